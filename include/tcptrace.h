@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The contract between tcptrace's BPF programs and its user space:
+ * map keys, counter layouts and limits. Fixed-width types only. */
+#ifndef TCPTRACE_H
+#define TCPTRACE_H
+
+#define TT_COMM_LEN 16
+
+/* in: accepted from a listener; out: opened with connect(). */
+enum tt_side {
+	TT_SIDE_IN = 0,
+	TT_SIDE_OUT = 1,
+	TT_SIDES = 2,
+};
+
+/* Cumulative per-process counters (value of the proc_counters map,
+ * one copy per CPU). Every connection that ends is counted in exactly one
+ * of fin_active, fin_passive, rst_sent, rst_recv, timeout. */
+struct tt_proc_counters {
+	__u64 conn[TT_SIDES];        /* reached ESTABLISHED */
+	__u64 fin_active[TT_SIDES];  /* this side sent FIN first, no RST */
+	__u64 fin_passive[TT_SIDES]; /* peer's FIN first, no RST */
+	__u64 rst_sent[TT_SIDES];    /* ended by an RST this side sent */
+	__u64 rst_recv[TT_SIDES];    /* ended by an RST from the peer */
+	__u64 timeout[TT_SIDES];     /* ended with no FIN exchange and no RST */
+	__u64 tw[TT_SIDES];          /* timewait sockets left behind */
+	__u64 connfail;              /* connect() got a port but never established */
+	__u64 eaddrnotavail;         /* connect() found no free local port */
+	__u64 untracked;             /* sockets not followed: sock_owner map full */
+};
+
+/* Key of rst_reasons: RSTs that ended this process's connections. */
+struct tt_reason_key {
+	__u32 tgid;
+	__u16 reason; /* enum sk_rst_reason, or TT_REASON_UNKNOWN */
+	__u8 side;
+	__u8 pad;
+};
+
+/* Kernels before 6.10 pass no reason to tcp_send_reset. */
+#define TT_REASON_UNKNOWN 0xffff
+
+/* Value of sock_owner, keyed by the kernel's struct sock address. */
+struct tt_sock {
+	__u32 tgid;
+	__u16 flags; /* TT_SK_* */
+	__u8 side;
+	__u8 pad;
+	__u32 rst_reason;
+	__u32 pad2;
+};
+
+enum tt_sock_flags {
+	TT_SK_ESTABLISHED = 1 << 0, /* reached ESTABLISHED */
+	TT_SK_COUNTED = 1 << 1,     /* conn[] already counted */
+	TT_SK_PROVISIONAL = 1 << 2, /* owner taken from the listener, not yet
+				     * confirmed by a syscall of the owner */
+	TT_SK_FIN_FIRST = 1 << 3,   /* this side sent FIN first */
+	TT_SK_FIN_PEER = 1 << 4,    /* peer's FIN came first */
+	TT_SK_RST_SENT = 1 << 5,
+	TT_SK_RST_RECV = 1 << 6,
+	TT_SK_TW = 1 << 7,          /* left a timewait socket */
+	TT_SK_SEEDED = 1 << 8,      /* existed before tcptrace started */
+};
+
+/* A listening port and who owns it, per network namespace. */
+struct tt_listener_key {
+	__u32 netns;
+	__u16 port; /* host order */
+	__u16 pad;
+};
+
+/* A connection's identity inside its network namespace: used to find the
+ * owner of a timewait socket, which the kernel creates as a separate
+ * object with the same addresses. Ports in host order. IPv4 addresses
+ * in the first 4 bytes, the rest zero. */
+struct tt_flow_key {
+	__u32 netns;
+	__u16 family;
+	__u16 lport;
+	__u16 rport;
+	__u16 pad;
+	__u8 laddr[16];
+	__u8 raddr[16];
+};
+
+struct tt_owner {
+	__u32 tgid;
+	__u8 side;
+	__u8 pad[3];
+};
+
+/* Sockets that existed before start-up, keyed by socket cookie. */
+struct tt_seed {
+	__u32 tgid;
+	__u16 flags; /* TT_SK_* */
+	__u8 side;
+	__u8 pad;
+};
+
+/* Events tcptrace could not account for, one slot each in drop_counts. */
+enum tt_drop {
+	TT_DROP_SOCK_MAP_FULL = 0, /* a socket of a traced process not followed */
+	TT_DROP_PROC_MAP_FULL,     /* a process's counters could not be created */
+	TT_DROP_TW_MAP_FULL,       /* a timewait owner could not be recorded */
+	TT_DROP_REASON_MAP_FULL,   /* an RST reason could not be counted */
+	TT_DROPS,
+};
+
+/* Defaults for the map sizes; --max-sockets and --max-procs change them. */
+#define TT_DEFAULT_MAX_SOCKETS 131072
+#define TT_DEFAULT_MAX_PROCS 4096
+#define TT_MAX_TRACED 256 /* --pid entries */
+
+#endif /* TCPTRACE_H */

@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Per-process TCP accounting in the kernel: who owns each socket, how each
+ * connection ended, the timewait sockets it left, and failed connects.
+ *
+ * Ownership is remembered per socket, never taken from whatever task is on
+ * the CPU: most state changes run in softirq context, where on loopback the
+ * current task is often the peer. A socket gets its owner when a syscall of
+ * the owner creates it (connect, listen), from its listener when it is
+ * accepted, or from the seeds user space wrote for sockets that existed
+ * before start-up. Counters are cumulative, per process, per CPU. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "compat.bpf.h"
+#include "tcptrace.h"
+
+#define AF_INET 2
+#define AF_INET6 10
+
+/* Set by user space between open and load. */
+const volatile bool trace_all = true;
+
+/* Seeds not yet adopted: while zero, unknown sockets cost one lookup less. */
+__u64 seeds_pending = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS);
+	__type(key, __u64); /* struct sock address */
+	__type(value, struct tt_sock);
+} sock_owner SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32); /* tgid */
+	__type(value, struct tt_proc_counters);
+} proc_counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct tt_reason_key);
+	__type(value, __u64);
+} rst_reasons SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__type(key, __u32); /* tgid */
+	__type(value, char[TT_COMM_LEN]);
+} proc_comms SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct tt_listener_key);
+	__type(value, struct tt_owner);
+} listeners SEC(".maps");
+
+/* Least recently closed first out: a timewait socket lives 60 s, so the
+ * entries that get evicted belong to timewait sockets long gone. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS);
+	__type(key, struct tt_flow_key);
+	__type(value, struct tt_owner);
+} tw_owners SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS);
+	__type(key, __u64); /* socket cookie */
+	__type(value, struct tt_seed);
+} seeds SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TT_MAX_TRACED);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TT_MAX_TRACED);
+	__type(key, char[TT_COMM_LEN]);
+	__type(value, __u8);
+} traced_comms SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TT_DROPS);
+	__type(key, __u32);
+	__type(value, __u64);
+} drop_counts SEC(".maps");
+
+static __always_inline void count_drop(enum tt_drop drop)
+{
+	__u32 key = drop;
+	__u64 *count = bpf_map_lookup_elem(&drop_counts, &key);
+
+	if (count)
+		(*count)++;
+}
+
+static __always_inline struct tt_proc_counters *counters_of(__u32 tgid)
+{
+	struct tt_proc_counters *c = bpf_map_lookup_elem(&proc_counters, &tgid);
+	struct tt_proc_counters zero = {};
+
+	if (c)
+		return c;
+	/* EEXIST from a racing CPU is fine: the lookup below finds its entry. */
+	bpf_map_update_elem(&proc_counters, &tgid, &zero, BPF_NOEXIST);
+	c = bpf_map_lookup_elem(&proc_counters, &tgid);
+	if (!c)
+		count_drop(TT_DROP_PROC_MAP_FULL);
+	return c;
+}
+
+/* Whether the current process is traced; records its name when it is.
+ * The thread group leader's comm is the process name (threads of envoy or
+ * haproxy may carry their own). */
+static __always_inline bool current_is_traced(__u32 tgid)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	char comm[TT_COMM_LEN] = {};
+	bool traced;
+
+	BPF_CORE_READ_STR_INTO(&comm, task, group_leader, comm);
+	traced = trace_all || bpf_map_lookup_elem(&traced_pids, &tgid) ||
+		 bpf_map_lookup_elem(&traced_comms, &comm);
+	if (traced && !bpf_map_lookup_elem(&proc_comms, &tgid))
+		bpf_map_update_elem(&proc_comms, &tgid, &comm, BPF_ANY);
+	return traced;
+}
+
+static __always_inline __u32 current_tgid(void)
+{
+	return bpf_get_current_pid_tgid() >> 32;
+}
+
+static __always_inline struct tt_sock *track(__u64 key, __u32 tgid, __u8 side, __u16 flags)
+{
+	struct tt_sock value = { .tgid = tgid, .side = side, .flags = flags };
+	struct tt_sock *s;
+
+	if (bpf_map_update_elem(&sock_owner, &key, &value, BPF_ANY) == 0 &&
+	    (s = bpf_map_lookup_elem(&sock_owner, &key)))
+		return s;
+	count_drop(TT_DROP_SOCK_MAP_FULL);
+	struct tt_proc_counters *c = counters_of(tgid);
+	if (c)
+		c->untracked++;
+	return NULL;
+}
+
+/* A socket that existed before start-up, known to user space by cookie. */
+static __always_inline struct tt_sock *adopt_seed(const struct sock *sk, __u64 key)
+{
+	struct tt_seed *seed;
+	__u64 cookie;
+
+	if (!seeds_pending)
+		return NULL;
+	cookie = BPF_CORE_READ(sk, __sk_common.skc_cookie.counter);
+	if (!cookie)
+		return NULL;
+	seed = bpf_map_lookup_elem(&seeds, &cookie);
+	if (!seed)
+		return NULL;
+	struct tt_sock *s = track(key, seed->tgid, seed->side, seed->flags);
+	bpf_map_delete_elem(&seeds, &cookie);
+	__sync_fetch_and_add(&seeds_pending, -1);
+	return s;
+}
+
+static __always_inline struct tt_sock *lookup_sock(const struct sock *sk, __u64 key)
+{
+	struct tt_sock *s = bpf_map_lookup_elem(&sock_owner, &key);
+
+	return s ? s : adopt_seed(sk, key);
+}
+
+static __always_inline void listener_key_of(const struct sock *sk, struct tt_listener_key *key)
+{
+	key->netns = sk_netns_of(sk);
+	key->port = BPF_CORE_READ(sk, __sk_common.skc_num);
+	key->pad = 0;
+}
+
+static __always_inline void flow_of(const struct sock *sk, __u16 family, struct tt_flow_key *k)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	k->netns = sk_netns_of(sk);
+	k->family = family;
+	k->lport = sk_local_port_of(sk);
+	k->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	if (family == AF_INET) {
+		BPF_CORE_READ_INTO((__u32 *)k->laddr, sk, __sk_common.skc_rcv_saddr);
+		BPF_CORE_READ_INTO((__u32 *)k->raddr, sk, __sk_common.skc_daddr);
+	} else {
+		BPF_CORE_READ_INTO(&k->laddr, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
+		BPF_CORE_READ_INTO(&k->raddr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+	}
+}
+
+/* The owner of an accepted socket is known for sure only when a syscall
+ * of a traced process touches it: that is when conn_in is counted. */
+static __always_inline void confirm_owner(struct tt_sock *s)
+{
+	__u32 tgid;
+
+	if (!(s->flags & TT_SK_PROVISIONAL))
+		return;
+	tgid = current_tgid();
+	if (tgid != s->tgid && current_is_traced(tgid))
+		s->tgid = tgid;
+	s->flags &= ~TT_SK_PROVISIONAL;
+	if ((s->flags & (TT_SK_ESTABLISHED | TT_SK_COUNTED)) == TT_SK_ESTABLISHED) {
+		struct tt_proc_counters *c = counters_of(s->tgid);
+		if (c)
+			c->conn[s->side & 1]++;
+		s->flags |= TT_SK_COUNTED;
+	}
+}
+
+static __always_inline void count_reason(const struct tt_sock *s)
+{
+	struct tt_reason_key key = { .tgid = s->tgid, .reason = s->rst_reason, .side = s->side };
+	__u64 one = 1, *count;
+
+	count = bpf_map_lookup_elem(&rst_reasons, &key);
+	if (count) {
+		(*count)++;
+		return;
+	}
+	if (bpf_map_update_elem(&rst_reasons, &key, &one, BPF_NOEXIST) == 0)
+		return;
+	count = bpf_map_lookup_elem(&rst_reasons, &key);
+	if (count)
+		(*count)++;
+	else
+		count_drop(TT_DROP_REASON_MAP_FULL);
+}
+
+/* Count how a connection ended, once, when its socket goes away (or is
+ * reused by a new connect). Not at the move to CLOSE: an abort (close with
+ * unread data, SO_LINGER 0) sends its RST after the state change. */
+static __always_inline void finish(struct tt_sock *s)
+{
+	struct tt_proc_counters *c;
+	__u8 side = s->side & 1;
+
+	if (!(s->flags & TT_SK_ESTABLISHED))
+		return;
+	c = counters_of(s->tgid);
+	if (!c)
+		return;
+	if (!(s->flags & TT_SK_COUNTED))
+		c->conn[side]++;
+	/* An RST we send wins: on data arriving after shutdown the kernel
+	 * runs its RST-received path and then sends the RST itself. */
+	if (s->flags & TT_SK_RST_SENT) {
+		c->rst_sent[side]++;
+		count_reason(s);
+	} else if (s->flags & TT_SK_RST_RECV) {
+		c->rst_recv[side]++;
+	} else if (s->flags & TT_SK_FIN_FIRST) {
+		c->fin_active[side]++;
+		if (s->flags & TT_SK_TW)
+			c->tw[side]++;
+	} else if (s->flags & TT_SK_FIN_PEER) {
+		c->fin_passive[side]++;
+	} else {
+		c->timeout[side]++;
+	}
+}
+
+static __always_inline void on_connect(const struct sock *sk, __u64 key)
+{
+	__u32 tgid = current_tgid();
+	struct tt_sock *old = bpf_map_lookup_elem(&sock_owner, &key);
+
+	if (old) {
+		finish(old);
+		bpf_map_delete_elem(&sock_owner, &key);
+	}
+	if (current_is_traced(tgid))
+		track(key, tgid, TT_SIDE_OUT, 0);
+}
+
+static __always_inline void on_listen(const struct sock *sk)
+{
+	__u32 tgid = current_tgid();
+	struct tt_listener_key key;
+	struct tt_owner owner = { .tgid = tgid };
+
+	if (!current_is_traced(tgid))
+		return;
+	listener_key_of(sk, &key);
+	bpf_map_update_elem(&listeners, &key, &owner, BPF_ANY);
+}
+
+static __always_inline void on_unlisten(const struct sock *sk)
+{
+	struct tt_listener_key key;
+	struct tt_owner *owner;
+
+	listener_key_of(sk, &key);
+	owner = bpf_map_lookup_elem(&listeners, &key);
+	/* Another process may listen on the same port (SO_REUSEPORT). */
+	if (owner && owner->tgid == current_tgid())
+		bpf_map_delete_elem(&listeners, &key);
+}
+
+static __always_inline struct tt_sock *adopt_child(const struct sock *sk, __u64 key)
+{
+	struct tt_listener_key lkey;
+	struct tt_owner *owner;
+
+	listener_key_of(sk, &lkey);
+	owner = bpf_map_lookup_elem(&listeners, &lkey);
+	if (!owner)
+		return NULL;
+	return track(key, owner->tgid, TT_SIDE_IN, TT_SK_PROVISIONAL);
+}
+
+static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, int oldstate,
+				     __u16 family)
+{
+	if (oldstate == TCP_SYN_SENT) {
+		struct tt_proc_counters *c = counters_of(s->tgid);
+
+		/* No local port was ever assigned: inet_hash_connect found
+		 * none free and connect() returns EADDRNOTAVAIL. */
+		if (c && sk_local_port_of(sk) == 0)
+			c->eaddrnotavail++;
+		else if (c)
+			c->connfail++;
+		return;
+	}
+	/* The active closer's socket leaves FIN_WAIT2 or CLOSING for CLOSE
+	 * when the kernel hands the connection to a timewait socket, which
+	 * never shows up as a state change of its own. */
+	if ((oldstate == TCP_FIN_WAIT2 || oldstate == TCP_CLOSING) &&
+	    !(s->flags & (TT_SK_RST_SENT | TT_SK_RST_RECV))) {
+		struct tt_flow_key flow;
+		struct tt_owner owner = { .tgid = s->tgid, .side = s->side };
+
+		s->flags |= TT_SK_TW;
+		flow_of(sk, family, &flow);
+		if (bpf_map_update_elem(&tw_owners, &flow, &owner, BPF_ANY))
+			count_drop(TT_DROP_TW_MAP_FULL);
+	}
+}
+
+SEC("raw_tp/inet_sock_set_state")
+int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
+{
+	__u64 key = (__u64)sk;
+	struct tt_sock *s;
+	__u16 family;
+
+	if (sk_protocol_of(sk) != IPPROTO_TCP)
+		return 0;
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	if (family != AF_INET && family != AF_INET6)
+		return 0;
+
+	/* These three run in the syscall of the process that owns the socket. */
+	if (newstate == TCP_SYN_SENT) {
+		on_connect(sk, key);
+		return 0;
+	}
+	if (newstate == TCP_LISTEN) {
+		on_listen(sk);
+		return 0;
+	}
+	if (oldstate == TCP_LISTEN && newstate == TCP_CLOSE) {
+		on_unlisten(sk);
+		return 0;
+	}
+
+	s = lookup_sock(sk, key);
+	if (!s) {
+		if (oldstate != TCP_SYN_RECV || newstate != TCP_ESTABLISHED)
+			return 0;
+		s = adopt_child(sk, key);
+		if (!s)
+			return 0;
+	}
+
+	switch (newstate) {
+	case TCP_ESTABLISHED:
+		s->flags |= TT_SK_ESTABLISHED;
+		if (s->side == TT_SIDE_OUT) {
+			struct tt_proc_counters *c = counters_of(s->tgid);
+			if (c)
+				c->conn[TT_SIDE_OUT]++;
+			s->flags |= TT_SK_COUNTED;
+		}
+		break;
+	case TCP_FIN_WAIT1: /* close() or shutdown() by the owner */
+		if (!(s->flags & TT_SK_FIN_PEER))
+			s->flags |= TT_SK_FIN_FIRST;
+		confirm_owner(s);
+		break;
+	case TCP_CLOSE_WAIT:
+		if (!(s->flags & TT_SK_FIN_FIRST))
+			s->flags |= TT_SK_FIN_PEER;
+		break;
+	case TCP_LAST_ACK: /* close() or shutdown() by the owner */
+		confirm_owner(s);
+		break;
+	case TCP_CLOSE:
+		on_close(sk, s, oldstate, family);
+		break;
+	}
+	return 0;
+}
+
+/* An RST with no incoming segment (skb NULL) always ends the connection;
+ * one answering a segment does only once the socket is CLOSE (a SYN_SENT
+ * socket answers a stray ACK with an RST and carries on). */
+static __always_inline void on_send_reset(const struct sock *sk, const struct sk_buff *skb,
+					  __u32 reason)
+{
+	struct tt_sock *s;
+
+	if (!sk)
+		return;
+	s = lookup_sock(sk, (__u64)sk);
+	if (!s || (s->flags & TT_SK_RST_SENT))
+		return;
+	if (skb && BPF_CORE_READ(sk, __sk_common.skc_state) != TCP_CLOSE)
+		return;
+	s->flags |= TT_SK_RST_SENT;
+	s->rst_reason = reason;
+}
+
+SEC("raw_tp/tcp_send_reset")
+int BPF_PROG(handle_send_reset, const struct sock *sk, const struct sk_buff *skb, __u32 reason)
+{
+	on_send_reset(sk, skb, reason);
+	return 0;
+}
+
+/* Kernels before 6.10: the tracepoint has no reason argument, and reading
+ * one would make the attach fail. User space loads one of the two. */
+SEC("raw_tp/tcp_send_reset")
+int BPF_PROG(handle_send_reset_noreason, const struct sock *sk, const struct sk_buff *skb)
+{
+	on_send_reset(sk, skb, TT_REASON_UNKNOWN);
+	return 0;
+}
+
+SEC("raw_tp/tcp_receive_reset")
+int BPF_PROG(handle_receive_reset, struct sock *sk)
+{
+	struct tt_sock *s = lookup_sock(sk, (__u64)sk);
+
+	if (s)
+		s->flags |= TT_SK_RST_RECV;
+	return 0;
+}
+
+/* tcp_recvmsg in the reader's own syscall: names the process that
+ * accepted a socket from a listener several processes share. */
+SEC("raw_tp/tcp_rcv_space_adjust")
+int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
+{
+	__u64 key = (__u64)sk;
+	struct tt_sock *s = bpf_map_lookup_elem(&sock_owner, &key);
+
+	if (s && (s->flags & TT_SK_PROVISIONAL))
+		confirm_owner(s);
+	return 0;
+}
+
+SEC("raw_tp/tcp_destroy_sock")
+int BPF_PROG(handle_destroy_sock, struct sock *sk)
+{
+	__u64 key = (__u64)sk;
+	struct tt_sock *s = lookup_sock(sk, key);
+
+	if (!s)
+		return 0;
+	finish(s);
+	bpf_map_delete_elem(&sock_owner, &key);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* CSV per RFC 4180: header once, then one row per process per interval.
+ * Pure formatting into a FILE; the caller flushes per interval. */
+#ifndef TT_CSV_H
+#define TT_CSV_H
+
+#include <stdio.h>
+#include "stats.h"
+
+/* Names of RST reasons indexed by reason slot; NULL entries are unnamed. */
+struct tt_reason_names {
+	const char *name[TT_REASON_SLOTS];
+};
+
+void csv_write_header(FILE *f);
+
+/* iso_time: "2026-11-22T16:45:01.000Z"; elapsed_s: seconds since tracing
+ * began, at the end of the interval. Returns 0, or -1 on a write error. */
+int csv_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct tt_row *row,
+		  const struct tt_reason_names *names);
+
+#endif /* TT_CSV_H */

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* tcptrace: per-process TCP connection endings, TIME_WAIT and port
+ * exhaustion, every interval. main() is the life cycle: parse, resolve,
+ * open, load, seed, attach, loop, summarise, clean up. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "options.h"
+#include "proc_match.h"
+#include "report.h"
+#include "tracer.h"
+
+#define BTF_PATH "/sys/kernel/btf/vmlinux"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	/* tcptrace says what failed in one line of its own; the verifier's
+	 * log and libbpf's chatter only on request. */
+	(void)level;
+	if (!getenv("TCPTRACE_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static int die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tcptrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+/* Sleep until the monotonic deadline, or until a signal asks us to stop. */
+static void sleep_until(uint64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000ull),
+		.tv_nsec = (long)(deadline_ns % 1000000000ull),
+	};
+
+	while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A closed stdout (tcptrace | head) shows up as EPIPE on write. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Trace, one row block per interval, until duration, count or a signal. */
+static int trace_loop(struct tracer *t, const struct tt_options *opts, struct report *rep,
+		      struct tt_snapshot *first, struct tt_snapshot *last)
+{
+	uint64_t start = first->mono_ns, end = start + opts->duration_ms * 1000000ull;
+	struct tt_snapshot prev = *first;
+	struct tt_row *rows = NULL;
+	uint64_t ticks = 0;
+	int err = 0;
+
+	*last = *first;
+	while (!stop) {
+		uint64_t deadline = start + (ticks + 1) * opts->interval_ms * 1000000ull;
+		struct tt_snapshot cur;
+		struct timespec wall;
+		size_t n;
+
+		if (opts->duration_ms && deadline > end)
+			deadline = end;
+		sleep_until(deadline);
+		if (tracer_snapshot(t, &cur))
+			return die(TT_EXIT_RUNTIME, "%s", t->err);
+		clock_gettime(CLOCK_REALTIME, &wall);
+		rows = realloc(rows, (cur.n ? cur.n : 1) * sizeof(*rows));
+		if (!rows)
+			return die(TT_EXIT_RUNTIME, "out of memory");
+		n = snapshot_diff(&prev, &cur, rows, cur.n);
+		err = report_interval(rep, rows, n, &wall, (double)(cur.mono_ns - start) / 1e9);
+		if (prev.rows != first->rows)
+			snapshot_free(&prev);
+		prev = cur;
+		*last = cur;
+		ticks++;
+		if (err == -EPIPE)
+			break; /* the reader went away: finish quietly */
+		if (err) {
+			err = die(TT_EXIT_RUNTIME, "cannot write output: %s", strerror(-err));
+			break;
+		}
+		if ((opts->count && ticks >= opts->count) ||
+		    (opts->duration_ms && cur.mono_ns >= end))
+			break;
+	}
+	free(rows);
+	return err;
+}
+
+static void print_summary(struct tracer *t, const struct tt_snapshot *first,
+			  const struct tt_snapshot *last, FILE *f)
+{
+	struct tt_row *totals = calloc(last->n ? last->n : 1, sizeof(*totals));
+	static const char *const drop_what[TT_DROPS] = {
+		[TT_DROP_SOCK_MAP_FULL] = "sockets not followed, the socket map was full: "
+					  "raise --max-sockets",
+		[TT_DROP_PROC_MAP_FULL] = "events lost, the process map was full: raise --max-procs",
+		[TT_DROP_TW_MAP_FULL] = "timewait owners not recorded: raise --max-sockets",
+		[TT_DROP_REASON_MAP_FULL] = "RST reasons not counted: raise --max-procs",
+	};
+	size_t n;
+
+	if (!totals)
+		return;
+	n = snapshot_diff(first, last, totals, last->n);
+	report_summary(f, totals, n, (double)(last->mono_ns - first->mono_ns) / 1e9,
+		       &t->reason_names, t->reasons_available);
+	for (int i = 0; i < TT_DROPS; i++)
+		if (last->drops[i] > first->drops[i])
+			fprintf(stderr, "tcptrace: %llu %s\n",
+				(unsigned long long)(last->drops[i] - first->drops[i]), drop_what[i]);
+	free(totals);
+}
+
+int main(int argc, char **argv)
+{
+	struct tt_options opts;
+	struct tracer t = {};
+	struct report rep = {};
+	struct tt_snapshot first, last;
+	uint32_t pids[TT_MAX_TRACED * 4];
+	size_t n_pids = 0;
+	char err[256];
+	int ret;
+
+	if (options_parse(argc, argv, &opts, err, sizeof(err))) {
+		fprintf(stderr, "tcptrace: %s\nTry 'tcptrace --help' for more information.\n", err);
+		return TT_EXIT_USAGE;
+	}
+	if (opts.help) {
+		fputs(tt_usage, stdout);
+		return TT_EXIT_OK;
+	}
+	if (opts.version) {
+		puts("tcptrace " TCPTRACE_VERSION);
+		return TT_EXIT_OK;
+	}
+	if (opts.n_targets && proc_match("/proc", opts.targets, opts.n_targets, pids,
+					 sizeof(pids) / sizeof(pids[0]), &n_pids, err, sizeof(err)))
+		return die(TT_EXIT_USAGE, "%s", err);
+	if (access(BTF_PATH, R_OK))
+		return die(TT_EXIT_USAGE, "kernel BTF not found at %s: %s (tcptrace needs a kernel "
+			   "built with CONFIG_DEBUG_INFO_BTF=y)", BTF_PATH, strerror(errno));
+	if (opts.csv_path && !strcmp(opts.csv_path, "-")) {
+		rep.csv = stdout;
+	} else {
+		rep.table = stdout;
+		if (opts.csv_path && !(rep.csv = fopen(opts.csv_path, "w")))
+			return die(TT_EXIT_USAGE, "cannot write CSV file '%s': %s", opts.csv_path,
+				   strerror(errno));
+	}
+	rep.names = &t.reason_names;
+	libbpf_set_print(libbpf_print);
+
+	ret = TT_EXIT_BPF;
+	if (tracer_open(&t, &opts)) {
+		die(ret, "%s", t.err);
+		goto cleanup;
+	}
+	if ((ret = tracer_load(&t))) {
+		ret = ret == -EPERM ? TT_EXIT_USAGE : TT_EXIT_BPF;
+		die(ret, "%s%s", t.err, ret == TT_EXIT_USAGE ?
+			" (tcptrace needs root, or CAP_BPF and CAP_PERFMON)" : "");
+		goto cleanup;
+	}
+	t.selected = pids;
+	t.n_selected = n_pids;
+	ret = TT_EXIT_RUNTIME;
+	if (tracer_set_targets(&t, &opts) || tracer_seed(&t, pids, n_pids, opts.n_targets == 0)) {
+		die(ret, "%s", t.err);
+		goto cleanup;
+	}
+	if (tracer_attach(&t)) {
+		ret = die(TT_EXIT_BPF, "%s", t.err);
+		goto cleanup;
+	}
+	install_signals();
+	if (tracer_snapshot(&t, &first)) {
+		die(ret, "%s", t.err);
+		goto cleanup;
+	}
+	if (rep.csv)
+		csv_write_header(rep.csv);
+	fprintf(stderr, "tcptrace: tracing %s, %llu existing sockets found; Ctrl-C to stop\n",
+		opts.n_targets ? "the named processes" : "every process",
+		(unsigned long long)t.seeded);
+
+	ret = trace_loop(&t, &opts, &rep, &first, &last);
+	print_summary(&t, &first, &last, rep.table ? rep.table : stderr);
+	if (last.rows != first.rows)
+		snapshot_free(&last);
+	snapshot_free(&first);
+
+cleanup:
+	tracer_close(&t);
+	if (rep.csv && rep.csv != stdout && fclose(rep.csv) && ret == TT_EXIT_OK)
+		ret = die(TT_EXIT_RUNTIME, "cannot write CSV file '%s': %s", opts.csv_path,
+			  strerror(errno));
+	return ret;
+}

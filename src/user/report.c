@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Writes each interval's rows to the table and the CSV, and the summary at
+ * exit. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include "report.h"
+#include "table.h"
+
+bool report_shows(const struct tt_row *row)
+{
+	return row->selected || !row_is_zero(row);
+}
+
+int report_interval(struct report *r, const struct tt_row *rows, size_t n,
+		    const struct timespec *when, double elapsed_s)
+{
+	char clock[16], iso[40];
+	struct tm local, utc;
+
+	localtime_r(&when->tv_sec, &local);
+	gmtime_r(&when->tv_sec, &utc);
+	strftime(clock, sizeof(clock), "%H:%M:%S", &local);
+	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%S", &utc);
+	snprintf(iso + 19, sizeof(iso) - 19, ".%03ldZ", when->tv_nsec / 1000000);
+
+	if (r->table) {
+		fputc('\n', r->table);
+		table_write_header(r->table, clock);
+		for (size_t i = 0; i < n; i++)
+			if (report_shows(&rows[i]))
+				table_write_row(r->table, &rows[i]);
+		if (fflush(r->table) || ferror(r->table))
+			return -(errno ? errno : EIO);
+	}
+	if (r->csv) {
+		for (size_t i = 0; i < n; i++)
+			if (report_shows(&rows[i]) &&
+			    csv_write_row(r->csv, iso, elapsed_s, &rows[i], r->names))
+				return -(errno ? errno : EIO);
+		if (fflush(r->csv))
+			return -(errno ? errno : EIO);
+	}
+	return 0;
+}
+
+void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed_s,
+		    const struct tt_reason_names *names, bool reasons_available)
+{
+	fprintf(f, "\nTotals over %.1f s\n", elapsed_s);
+	table_write_header(f, "total");
+	for (size_t i = 0; i < n; i++)
+		if (report_shows(&rows[i]))
+			table_write_row(f, &rows[i]);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *sep = "";
+
+		if (!rows[i].c.rst_sent[TT_SIDE_IN] && !rows[i].c.rst_sent[TT_SIDE_OUT])
+			continue;
+		fprintf(f, "%7u %-9.9s RSTs sent by reason: ", rows[i].pid, rows[i].comm);
+		for (size_t slot = 0; slot < TT_REASON_SLOTS; slot++) {
+			if (!rows[i].reasons[slot])
+				continue;
+			if (names->name[slot])
+				fprintf(f, "%s%s %" PRIu64, sep, names->name[slot], rows[i].reasons[slot]);
+			else
+				fprintf(f, "%sreason_%zu %" PRIu64, sep, slot, rows[i].reasons[slot]);
+			sep = ", ";
+		}
+		fputc('\n', f);
+	}
+	if (!reasons_available)
+		fprintf(f, "RST reasons are not available on this kernel (tcp_send_reset has no "
+			   "reason before Linux 6.10)\n");
+	fflush(f);
+}

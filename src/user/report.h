@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Writes each interval's rows to the table and the CSV, and the summary at
+ * exit. Knows which rows to show; knows nothing of BPF. */
+#ifndef TT_REPORT_H
+#define TT_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
+#include "csv.h"
+#include "stats.h"
+
+struct report {
+	FILE *table; /* NULL when the CSV goes to stdout */
+	FILE *csv;   /* NULL without --csv */
+	const struct tt_reason_names *names;
+};
+
+/* Whether a row is shown: named by --pid, or anything happened. */
+bool report_shows(const struct tt_row *row);
+
+/* One interval ending at wall-clock time `when`, elapsed_s after start.
+ * Returns 0, or -errno of a failed write. */
+int report_interval(struct report *r, const struct tt_row *rows, size_t n,
+		    const struct timespec *when, double elapsed_s);
+
+/* Totals per process over the whole run, then the RST reasons. */
+void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed_s,
+		    const struct tt_reason_names *names, bool reasons_available);
+
+#endif /* TT_REPORT_H */

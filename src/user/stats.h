@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Plain structs for one process's counts, and the interval maths over
+ * them: pure functions, no libbpf, so unit tests need no root. */
+#ifndef TT_STATS_H
+#define TT_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "tcptrace.h"
+
+/* RST reasons are counted per value of enum sk_rst_reason; values at or
+ * past TT_REASON_OTHER, and TT_REASON_UNKNOWN, share the last slot. */
+#define TT_REASON_SLOTS 64
+#define TT_REASON_OTHER (TT_REASON_SLOTS - 1)
+
+/* One process's counts: cumulative in a snapshot, a difference in a row. */
+struct tt_row {
+	uint32_t pid;
+	char comm[TT_COMM_LEN];
+	bool selected; /* named by --pid: shown every interval, zeros included */
+	struct tt_proc_counters c;
+	uint64_t tw_now; /* a gauge: timewait sockets held now, never a difference */
+	uint64_t reasons[TT_REASON_SLOTS]; /* RSTs sent, by reason */
+};
+
+/* Everything read from the kernel at one moment, rows sorted by pid. */
+struct tt_snapshot {
+	uint64_t mono_ns; /* CLOCK_MONOTONIC when taken */
+	size_t n;
+	struct tt_row *rows;
+	uint64_t drops[TT_DROPS];
+};
+
+/* Slot of a reason value in tt_row.reasons. */
+size_t reason_slot(uint32_t reason);
+
+/* Sort rows by pid (snapshots must be sorted for snapshot_diff). */
+void rows_sort(struct tt_row *rows, size_t n);
+
+/* For every row of cur, the difference to the row with the same pid in
+ * prev (a pid missing from prev counts from zero); tw_now, comm and
+ * selected are taken from cur. Writes at most max rows to out, returns
+ * how many it wrote. */
+size_t snapshot_diff(const struct tt_snapshot *prev, const struct tt_snapshot *cur,
+		     struct tt_row *out, size_t max);
+
+/* True when the row has nothing to show: all counters and tw_now zero. */
+bool row_is_zero(const struct tt_row *row);
+
+/* Add the counters of delta to total (tw_now: total keeps the larger). */
+void row_add(struct tt_row *total, const struct tt_row *delta);
+
+/* The connections a row saw end, summed over every close class. */
+uint64_t row_closes(const struct tt_row *row);
+
+#endif /* TT_STATS_H */

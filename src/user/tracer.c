@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The BPF side's life cycle (open, probe, configure, load, seed, attach)
+ * and the only module that reads its maps, into plain snapshots. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "proc_match.h"
+#include "sockdiag.h"
+#include "tcptrace.skel.h"
+#include "tracer.h"
+
+#define REASON_PREFIX "SK_RST_REASON_"
+
+static int fail(struct tracer *t, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct tracer *t, int err, const char *fmt, ...)
+{
+	va_list ap;
+	size_t len;
+
+	va_start(ap, fmt);
+	vsnprintf(t->err, sizeof(t->err), fmt, ap);
+	va_end(ap);
+	len = strlen(t->err);
+	snprintf(t->err + len, sizeof(t->err) - len, ": %s", strerror(err < 0 ? -err : err));
+	return err < 0 ? err : -err;
+}
+
+/* Whether the running kernel's tcp_send_reset passes enum sk_rst_reason
+ * (6.10+): its raw tracepoint prototype has a fourth parameter. */
+static bool probe_rst_reason(const struct btf *btf)
+{
+	const struct btf_type *type;
+	int id = btf__find_by_name_kind(btf, "btf_trace_tcp_send_reset", BTF_KIND_TYPEDEF);
+
+	if (id < 0)
+		return false;
+	type = btf__type_by_id(btf, id);
+	type = btf__type_by_id(btf, type->type);
+	if (!type || !btf_is_ptr(type))
+		return false;
+	type = btf__type_by_id(btf, type->type);
+	return type && btf_is_func_proto(type) && btf_vlen(type) >= 4;
+}
+
+/* The kernel's own names for its RST reasons; values differ by version. */
+static void load_reason_names(const struct btf *btf, struct tt_reason_names *names)
+{
+	int id = btf__find_by_name_kind(btf, "sk_rst_reason", BTF_KIND_ENUM);
+	const struct btf_type *type;
+	const struct btf_enum *e;
+
+	if (id < 0)
+		return;
+	type = btf__type_by_id(btf, id);
+	e = btf_enum(type);
+	for (int i = 0; i < btf_vlen(type); i++, e++) {
+		const char *name = btf__name_by_offset(btf, e->name_off);
+		size_t slot = reason_slot(e->val);
+
+		if (!name || slot == TT_REASON_OTHER || names->name[slot])
+			continue;
+		if (!strncmp(name, REASON_PREFIX, strlen(REASON_PREFIX)))
+			name += strlen(REASON_PREFIX);
+		names->name[slot] = strdup(name);
+	}
+	names->name[TT_REASON_OTHER] = strdup("OTHER");
+}
+
+int tracer_open(struct tracer *t, const struct tt_options *opts)
+{
+	struct tcptrace_bpf *skel;
+	struct btf *btf;
+	int err;
+
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return fail(t, errno, "cannot read kernel BTF (/sys/kernel/btf/vmlinux)");
+	t->reasons_available = probe_rst_reason(btf);
+	if (t->reasons_available)
+		load_reason_names(btf, &t->reason_names);
+	else
+		t->reason_names.name[TT_REASON_OTHER] = strdup("UNKNOWN");
+	btf__free(btf);
+
+	skel = tcptrace_bpf__open();
+	if (!skel)
+		return fail(t, errno, "cannot open BPF object");
+	t->skel = skel;
+	skel->rodata->trace_all = opts->n_targets == 0;
+	bpf_program__set_autoload(skel->progs.handle_send_reset, t->reasons_available);
+	bpf_program__set_autoload(skel->progs.handle_send_reset_noreason, !t->reasons_available);
+
+	err = bpf_map__set_max_entries(skel->maps.sock_owner, opts->max_sockets);
+	err = err ?: bpf_map__set_max_entries(skel->maps.tw_owners, opts->max_sockets);
+	err = err ?: bpf_map__set_max_entries(skel->maps.seeds, opts->max_sockets);
+	err = err ?: bpf_map__set_max_entries(skel->maps.proc_counters, opts->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.proc_comms, opts->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.rst_reasons, opts->max_procs);
+	if (err)
+		return fail(t, err, "cannot size BPF maps");
+	return 0;
+}
+
+int tracer_load(struct tracer *t)
+{
+	int err = tcptrace_bpf__load(t->skel);
+
+	if (err)
+		return fail(t, err, "cannot load BPF programs");
+	return 0;
+}
+
+int tracer_set_targets(struct tracer *t, const struct tt_options *opts)
+{
+	int pids_fd = bpf_map__fd(t->skel->maps.traced_pids);
+	int comms_fd = bpf_map__fd(t->skel->maps.traced_comms);
+	__u8 one = 1;
+
+	for (size_t i = 0; i < opts->n_targets; i++) {
+		const struct tt_target *target = &opts->targets[i];
+		char comm[TT_COMM_LEN] = {};
+		int err;
+
+		if (target->is_pid) {
+			err = bpf_map_update_elem(pids_fd, &target->pid, &one, BPF_ANY);
+		} else {
+			strncpy(comm, target->name, sizeof(comm) - 1);
+			err = bpf_map_update_elem(comms_fd, comm, &one, BPF_ANY);
+		}
+		if (err)
+			return fail(t, errno, "cannot store traced process");
+	}
+	return 0;
+}
+
+static int netns_of_pid(uint32_t pid, uint32_t *inum)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
+	if (stat(path, &st))
+		return -errno;
+	*inum = (uint32_t)st.st_ino;
+	return 0;
+}
+
+/* The diag socket of pid's network namespace, opened on first use. */
+static struct tt_netns *netns_for_pid(struct tracer *t, uint32_t pid)
+{
+	uint32_t inum = 0;
+	int fd;
+
+	if (netns_of_pid(pid, &inum))
+		return NULL;
+	for (size_t i = 0; i < t->n_netns; i++)
+		if (t->netns[i].inum == inum)
+			return &t->netns[i];
+	if (t->n_netns == TT_MAX_NETNS)
+		return NULL;
+	fd = sockdiag_open(pid);
+	if (fd < 0)
+		return NULL;
+	t->netns[t->n_netns] = (struct tt_netns){ .inum = inum, .diag_fd = fd };
+	return &t->netns[t->n_netns++];
+}
+
+/* Socket inodes held by the seeded processes, sorted for bsearch. */
+struct inode_owner {
+	uint32_t inode;
+	uint32_t pid;
+};
+
+struct inode_table {
+	struct inode_owner *v;
+	size_t n, cap;
+};
+
+static int cmp_inode(const void *a, const void *b)
+{
+	const struct inode_owner *x = a, *y = b;
+
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+static void collect_socket_inodes(uint32_t pid, struct inode_table *tab)
+{
+	char path[64], link[64];
+	struct dirent *de;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%u/fd", pid);
+	dir = opendir(path);
+	if (!dir)
+		return; /* gone, or a kernel thread */
+	while ((de = readdir(dir))) {
+		unsigned long inode;
+		ssize_t len;
+
+		len = readlinkat(dirfd(dir), de->d_name, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (sscanf(link, "socket:[%lu]", &inode) != 1)
+			continue;
+		if (tab->n == tab->cap) {
+			size_t cap = tab->cap ? tab->cap * 2 : 256;
+			struct inode_owner *v = realloc(tab->v, cap * sizeof(*v));
+			if (!v)
+				break;
+			tab->v = v;
+			tab->cap = cap;
+		}
+		tab->v[tab->n++] = (struct inode_owner){ .inode = (uint32_t)inode, .pid = pid };
+	}
+	closedir(dir);
+}
+
+struct seed_ctx {
+	struct tracer *t;
+	const struct inode_table *inodes;
+	uint32_t netns;
+	struct tt_diag_sock *socks; /* this namespace's sockets held by seeded processes */
+	uint32_t *owners;
+	size_t n, cap;
+};
+
+static void keep_owned(const struct tt_diag_sock *sock, void *opaque)
+{
+	struct seed_ctx *ctx = opaque;
+	struct inode_owner key = { .inode = sock->inode }, *hit;
+
+	if (!sock->inode)
+		return;
+	hit = bsearch(&key, ctx->inodes->v, ctx->inodes->n, sizeof(key), cmp_inode);
+	if (!hit)
+		return;
+	if (ctx->n == ctx->cap) {
+		size_t cap = ctx->cap ? ctx->cap * 2 : 256;
+		struct tt_diag_sock *socks = realloc(ctx->socks, cap * sizeof(*socks));
+		uint32_t *owners = socks ? realloc(ctx->owners, cap * sizeof(*owners)) : NULL;
+
+		if (socks)
+			ctx->socks = socks;
+		if (!owners)
+			return;
+		ctx->owners = owners;
+		ctx->cap = cap;
+	}
+	ctx->socks[ctx->n] = *sock;
+	ctx->owners[ctx->n++] = hit->pid;
+}
+
+static __u16 seed_flags(uint8_t state)
+{
+	__u16 flags = TT_SK_SEEDED;
+
+	if (state == TCP_SYN_SENT)
+		return flags;
+	flags |= TT_SK_ESTABLISHED | TT_SK_COUNTED;
+	if (state == TCP_FIN_WAIT1 || state == TCP_FIN_WAIT2 || state == TCP_CLOSING)
+		flags |= TT_SK_FIN_FIRST;
+	else if (state == TCP_CLOSE_WAIT || state == TCP_LAST_ACK)
+		flags |= TT_SK_FIN_PEER;
+	return flags;
+}
+
+static bool is_listening_port(const struct seed_ctx *ctx, uint16_t port)
+{
+	for (size_t i = 0; i < ctx->n; i++)
+		if (ctx->socks[i].state == TCP_LISTEN && ctx->socks[i].lport == port)
+			return true;
+	return false;
+}
+
+/* Listeners first, so that a connection on a listening port counts as in. */
+static uint64_t store_seeds(struct seed_ctx *ctx)
+{
+	int listeners_fd = bpf_map__fd(ctx->t->skel->maps.listeners);
+	int seeds_fd = bpf_map__fd(ctx->t->skel->maps.seeds);
+	uint64_t stored = 0;
+
+	for (size_t i = 0; i < ctx->n; i++) {
+		const struct tt_diag_sock *s = &ctx->socks[i];
+
+		if (s->state == TCP_LISTEN) {
+			struct tt_listener_key key = { .netns = ctx->netns, .port = s->lport };
+			struct tt_owner owner = { .tgid = ctx->owners[i] };
+
+			bpf_map_update_elem(listeners_fd, &key, &owner, BPF_ANY);
+		} else if (s->cookie) {
+			struct tt_seed seed = {
+				.tgid = ctx->owners[i],
+				.flags = seed_flags(s->state),
+				.side = is_listening_port(ctx, s->lport) ? TT_SIDE_IN : TT_SIDE_OUT,
+			};
+
+			if (bpf_map_update_elem(seeds_fd, &s->cookie, &seed, BPF_NOEXIST) == 0)
+				stored++;
+		}
+	}
+	return stored;
+}
+
+static void list_all_pids(uint32_t **pids, size_t *n)
+{
+	DIR *dir = opendir("/proc");
+	struct dirent *de;
+	size_t cap = 0;
+
+	*pids = NULL;
+	*n = 0;
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (*end || pid == 0 || pid > UINT32_MAX)
+			continue;
+		if (*n == cap) {
+			uint32_t *v = realloc(*pids, (cap = cap ? cap * 2 : 1024) * sizeof(*v));
+			if (!v)
+				break;
+			*pids = v;
+		}
+		(*pids)[(*n)++] = (uint32_t)pid;
+	}
+	closedir(dir);
+}
+
+#define SEED_STATES (~((1u << TCP_TIME_WAIT) | (1u << TCP_CLOSE) | (1u << 12 /* NEW_SYN_RECV */)))
+
+int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all)
+{
+	struct inode_table inodes = {};
+	uint32_t *all_pids = NULL;
+	uint64_t seeded = 0;
+
+	if (all) {
+		list_all_pids(&all_pids, &n_pids);
+		pids = all_pids;
+	}
+	for (size_t i = 0; i < n_pids; i++)
+		collect_socket_inodes(pids[i], &inodes);
+	qsort(inodes.v, inodes.n, sizeof(*inodes.v), cmp_inode);
+
+	/* One dump per network namespace the processes live in. */
+	for (size_t i = 0; i < n_pids && inodes.n; i++) {
+		size_t before = t->n_netns;
+		struct tt_netns *ns = netns_for_pid(t, pids[i]);
+		struct seed_ctx ctx = { .t = t, .inodes = &inodes };
+
+		if (!ns || t->n_netns == before)
+			continue; /* already dumped, or gone */
+		ctx.netns = ns->inum;
+		sockdiag_dump(ns->diag_fd, AF_INET, SEED_STATES, keep_owned, &ctx);
+		sockdiag_dump(ns->diag_fd, AF_INET6, SEED_STATES, keep_owned, &ctx);
+		seeded += store_seeds(&ctx);
+		free(ctx.socks);
+		free(ctx.owners);
+	}
+	free(inodes.v);
+	free(all_pids);
+	t->seeded = seeded;
+	t->skel->bss->seeds_pending = seeded;
+	return 0;
+}
+
+int tracer_attach(struct tracer *t)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		link = bpf_program__attach(prog);
+		if (!link)
+			return fail(t, errno, "cannot attach to %s",
+				    strchr(bpf_program__section_name(prog), '/') + 1);
+		t->links[t->n_links++] = link;
+	}
+	return 0;
+}
+
+/* The row of pid: binary search over the sorted part, then the few rows
+ * appended since the last sort. */
+static struct tt_row *row_for(struct tt_snapshot *snap, size_t sorted, size_t *cap, uint32_t pid)
+{
+	size_t lo = 0, hi = sorted;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (snap->rows[mid].pid == pid)
+			return &snap->rows[mid];
+		if (snap->rows[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = sorted; i < snap->n; i++)
+		if (snap->rows[i].pid == pid)
+			return &snap->rows[i];
+	if (snap->n == *cap) {
+		size_t new_cap = *cap ? *cap * 2 : 64;
+		struct tt_row *rows = realloc(snap->rows, new_cap * sizeof(*rows));
+
+		if (!rows)
+			return NULL;
+		snap->rows = rows;
+		*cap = new_cap;
+	}
+	memset(&snap->rows[snap->n], 0, sizeof(snap->rows[0]));
+	snap->rows[snap->n].pid = pid;
+	return &snap->rows[snap->n++];
+}
+
+static int read_counters(struct tracer *t, struct tt_snapshot *snap, size_t *cap, int ncpus)
+{
+	int fd = bpf_map__fd(t->skel->maps.proc_counters);
+	struct tt_proc_counters *percpu = calloc(ncpus, sizeof(*percpu));
+	__u32 key, *prev = NULL;
+
+	if (!percpu)
+		return -ENOMEM;
+	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+		struct tt_row *row;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, percpu))
+			continue; /* deleted meanwhile: never by us */
+		row = row_for(snap, 0, cap, key);
+		if (!row)
+			break;
+		for (int cpu = 0; cpu < ncpus; cpu++) {
+			const __u64 *src = (const __u64 *)&percpu[cpu];
+			__u64 *dst = (__u64 *)&row->c;
+
+			for (size_t i = 0; i < sizeof(row->c) / sizeof(__u64); i++)
+				dst[i] += src[i];
+		}
+	}
+	free(percpu);
+	return 0;
+}
+
+static void read_reasons(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap,
+			 int ncpus)
+{
+	int fd = bpf_map__fd(t->skel->maps.rst_reasons);
+	struct tt_reason_key key, *prev = NULL;
+	__u64 *percpu = calloc(ncpus, sizeof(*percpu));
+
+	if (!percpu)
+		return;
+	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+		struct tt_row *row;
+		__u64 sum = 0;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, percpu))
+			continue;
+		for (int cpu = 0; cpu < ncpus; cpu++)
+			sum += percpu[cpu];
+		row = row_for(snap, sorted, cap, key.tgid);
+		if (row)
+			row->reasons[reason_slot(key.reason)] += sum;
+	}
+	free(percpu);
+}
+
+struct tw_ctx {
+	struct tracer *t;
+	struct tt_snapshot *snap;
+	size_t sorted, *cap;
+	uint32_t netns;
+};
+
+static void count_timewait(const struct tt_diag_sock *sock, void *opaque)
+{
+	struct tw_ctx *ctx = opaque;
+	struct tt_flow_key key = {
+		.netns = ctx->netns,
+		.family = sock->family,
+		.lport = sock->lport,
+		.rport = sock->rport,
+	};
+	struct tt_owner owner;
+	struct tt_row *row;
+
+	memcpy(key.laddr, sock->laddr, sizeof(key.laddr));
+	memcpy(key.raddr, sock->raddr, sizeof(key.raddr));
+	if (bpf_map_lookup_elem(bpf_map__fd(ctx->t->skel->maps.tw_owners), &key, &owner))
+		return;
+	row = row_for(ctx->snap, ctx->sorted, ctx->cap, owner.tgid);
+	if (row)
+		row->tw_now++;
+}
+
+/* tw_now: the kernel's own list of timewait sockets, in every namespace a
+ * traced process lives in, matched to owners recorded at close time. */
+static void read_timewait(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap)
+{
+	for (size_t i = 0; i < snap->n; i++)
+		netns_for_pid(t, snap->rows[i].pid);
+	for (size_t i = 0; i < t->n_netns; i++) {
+		struct tw_ctx ctx = { t, snap, sorted, cap, t->netns[i].inum };
+
+		sockdiag_dump(t->netns[i].diag_fd, AF_INET, 1u << TCP_TIME_WAIT, count_timewait, &ctx);
+		sockdiag_dump(t->netns[i].diag_fd, AF_INET6, 1u << TCP_TIME_WAIT, count_timewait, &ctx);
+	}
+}
+
+static void read_drops(struct tracer *t, struct tt_snapshot *snap, int ncpus)
+{
+	int fd = bpf_map__fd(t->skel->maps.drop_counts);
+	__u64 *percpu = calloc(ncpus, sizeof(*percpu));
+
+	if (!percpu)
+		return;
+	for (__u32 key = 0; key < TT_DROPS; key++) {
+		if (bpf_map_lookup_elem(fd, &key, percpu))
+			continue;
+		for (int cpu = 0; cpu < ncpus; cpu++)
+			snap->drops[key] += percpu[cpu];
+	}
+	free(percpu);
+}
+
+static void name_rows(struct tracer *t, struct tt_snapshot *snap)
+{
+	int fd = bpf_map__fd(t->skel->maps.proc_comms);
+
+	for (size_t i = 0; i < snap->n; i++) {
+		struct tt_row *row = &snap->rows[i];
+
+		/* Remember the name while the process lives: it may exit
+		 * before its last connections are counted. */
+		if (bpf_map_lookup_elem(fd, &row->pid, row->comm)) {
+			char comm[TT_COMM_LEN] = {};
+
+			if (proc_read_comm("/proc", row->pid, comm, sizeof(comm)) == 0)
+				bpf_map_update_elem(fd, &row->pid, comm, BPF_NOEXIST);
+			else
+				snprintf(comm, sizeof(comm), "?");
+			memcpy(row->comm, comm, sizeof(comm));
+		}
+		row->comm[sizeof(row->comm) - 1] = '\0';
+		for (size_t j = 0; j < t->n_selected; j++)
+			if (t->selected[j] == row->pid)
+				row->selected = true;
+	}
+}
+
+int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap)
+{
+	struct timespec now;
+	int ncpus = libbpf_num_possible_cpus();
+	size_t cap = 0, sorted;
+	int err;
+
+	memset(snap, 0, sizeof(*snap));
+	if (ncpus < 0)
+		return fail(t, ncpus, "cannot count CPUs");
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	snap->mono_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+
+	err = read_counters(t, snap, &cap, ncpus);
+	if (err)
+		return fail(t, err, "cannot read counters");
+	for (size_t i = 0; i < t->n_selected; i++)
+		row_for(snap, 0, &cap, t->selected[i]);
+	rows_sort(snap->rows, snap->n);
+	sorted = snap->n;
+	read_reasons(t, snap, sorted, &cap, ncpus);
+	read_timewait(t, snap, sorted, &cap);
+	read_drops(t, snap, ncpus);
+	rows_sort(snap->rows, snap->n);
+	name_rows(t, snap);
+	return 0;
+}
+
+void snapshot_free(struct tt_snapshot *snap)
+{
+	free(snap->rows);
+	snap->rows = NULL;
+	snap->n = 0;
+}
+
+void tracer_close(struct tracer *t)
+{
+	while (t->n_links)
+		bpf_link__destroy(t->links[--t->n_links]);
+	tcptrace_bpf__destroy(t->skel);
+	t->skel = NULL;
+	for (size_t i = 0; i < t->n_netns; i++)
+		close(t->netns[i].diag_fd);
+	t->n_netns = 0;
+	for (size_t i = 0; i < TT_REASON_SLOTS; i++) {
+		free((char *)t->reason_names.name[i]);
+		t->reason_names.name[i] = NULL;
+	}
+}

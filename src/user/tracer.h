@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The BPF side's life cycle and the only module that reads its maps. */
+#ifndef TT_TRACER_H
+#define TT_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "csv.h"
+#include "options.h"
+#include "stats.h"
+
+struct tcptrace_bpf;
+struct bpf_link;
+
+struct tt_netns {
+	uint32_t inum;
+	int diag_fd;
+};
+
+#define TT_MAX_NETNS 64
+
+struct tracer {
+	struct tcptrace_bpf *skel;
+	struct bpf_link *links[8];
+	size_t n_links;
+	bool reasons_available; /* tcp_send_reset carries enum sk_rst_reason */
+	struct tt_reason_names reason_names;
+	struct tt_netns netns[TT_MAX_NETNS];
+	size_t n_netns;
+	const uint32_t *selected; /* PIDs named by --pid, shown every interval */
+	size_t n_selected;
+	uint64_t seeded;          /* sockets found at start-up */
+	char err[256];            /* the failed step and why, for the caller */
+};
+
+/* Each returns 0, or -errno with t->err set. */
+int tracer_open(struct tracer *t, const struct tt_options *opts);
+int tracer_load(struct tracer *t);
+int tracer_set_targets(struct tracer *t, const struct tt_options *opts);
+int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all);
+int tracer_attach(struct tracer *t);
+/* Read every counter into snap (rows allocated, free with snapshot_free). */
+int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap);
+void tracer_close(struct tracer *t);
+
+void snapshot_free(struct tt_snapshot *snap);
+
+#endif /* TT_TRACER_H */
