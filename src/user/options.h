@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
 #include "tcptrace.h"
 
 /* One --pid entry: a numeric PID or a command name (as in /proc/PID/comm). */

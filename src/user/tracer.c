@@ -233,6 +233,36 @@ static void collect_socket_inodes(uint32_t pid, struct inode_table *tab)
 	closedir(dir);
 }
 
+/* Listening ports of one namespace: a few, so a plain array. */
+struct port_set {
+	uint16_t *v;
+	size_t n, cap;
+};
+
+static bool port_set_has(const struct port_set *set, uint16_t port)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i] == port)
+			return true;
+	return false;
+}
+
+static void add_port(struct port_set *set, uint16_t port)
+{
+	if (port_set_has(set, port))
+		return;
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 16;
+		uint16_t *v = realloc(set->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		set->v = v;
+		set->cap = cap;
+	}
+	set->v[set->n++] = port;
+}
+
 struct seed_ctx {
 	struct tracer *t;
 	const struct inode_table *inodes;
@@ -240,6 +270,9 @@ struct seed_ctx {
 	struct tt_diag_sock *socks; /* this namespace's sockets held by seeded processes */
 	uint32_t *owners;
 	size_t n, cap;
+	uint64_t listeners, connections; /* stored */
+	struct port_set listening;       /* of every process in the namespace */
+	uint16_t ephemeral_lo, ephemeral_hi;
 };
 
 static void keep_owned(const struct tt_diag_sock *sock, void *opaque)
@@ -247,6 +280,8 @@ static void keep_owned(const struct tt_diag_sock *sock, void *opaque)
 	struct seed_ctx *ctx = opaque;
 	struct inode_owner key = { .inode = sock->inode }, *hit;
 
+	if (sock->state == TCP_LISTEN)
+		add_port(&ctx->listening, sock->lport);
 	if (!sock->inode)
 		return;
 	hit = bsearch(&key, ctx->inodes->v, ctx->inodes->n, sizeof(key), cmp_inode);
@@ -282,20 +317,42 @@ static __u16 seed_flags(uint8_t state)
 	return flags;
 }
 
-static bool is_listening_port(const struct seed_ctx *ctx, uint16_t port)
+/* Accepted (in) or connected (out)? The kernel does not say once the
+ * socket exists. A local port someone listens on means accepted; else the
+ * end holding the ephemeral port is the one that connected. */
+static __u8 seed_side(const struct seed_ctx *ctx, const struct tt_diag_sock *s)
 {
-	for (size_t i = 0; i < ctx->n; i++)
-		if (ctx->socks[i].state == TCP_LISTEN && ctx->socks[i].lport == port)
-			return true;
-	return false;
+	bool local_ephemeral = s->lport >= ctx->ephemeral_lo && s->lport <= ctx->ephemeral_hi;
+	bool remote_ephemeral = s->rport >= ctx->ephemeral_lo && s->rport <= ctx->ephemeral_hi;
+
+	if (port_set_has(&ctx->listening, s->lport))
+		return TT_SIDE_IN;
+	return remote_ephemeral && !local_ephemeral ? TT_SIDE_IN : TT_SIDE_OUT;
 }
 
-/* Listeners first, so that a connection on a listening port counts as in. */
-static uint64_t store_seeds(struct seed_ctx *ctx)
+/* net.ipv4.ip_local_port_range as the namespace of pid has it. */
+static void read_port_range(uint32_t pid, uint16_t *lo, uint16_t *hi)
+{
+	char path[64];
+	unsigned int a = 32768, b = 60999;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/sys/net/ipv4/ip_local_port_range", pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%u %u", &a, &b) != 2)
+			a = 32768, b = 60999;
+		fclose(f);
+	}
+	*lo = (uint16_t)a;
+	*hi = (uint16_t)b;
+}
+
+/* Listeners and connections; a connection on a listening port is `in`. */
+static void store_seeds(struct seed_ctx *ctx)
 {
 	int listeners_fd = bpf_map__fd(ctx->t->skel->maps.listeners);
 	int seeds_fd = bpf_map__fd(ctx->t->skel->maps.seeds);
-	uint64_t stored = 0;
 
 	for (size_t i = 0; i < ctx->n; i++) {
 		const struct tt_diag_sock *s = &ctx->socks[i];
@@ -304,19 +361,19 @@ static uint64_t store_seeds(struct seed_ctx *ctx)
 			struct tt_listener_key key = { .netns = ctx->netns, .port = s->lport };
 			struct tt_owner owner = { .tgid = ctx->owners[i] };
 
-			bpf_map_update_elem(listeners_fd, &key, &owner, BPF_ANY);
+			if (bpf_map_update_elem(listeners_fd, &key, &owner, BPF_ANY) == 0)
+				ctx->listeners++;
 		} else if (s->cookie) {
 			struct tt_seed seed = {
 				.tgid = ctx->owners[i],
 				.flags = seed_flags(s->state),
-				.side = is_listening_port(ctx, s->lport) ? TT_SIDE_IN : TT_SIDE_OUT,
+				.side = seed_side(ctx, s),
 			};
 
 			if (bpf_map_update_elem(seeds_fd, &s->cookie, &seed, BPF_NOEXIST) == 0)
-				stored++;
+				ctx->connections++;
 		}
 	}
-	return stored;
 }
 
 static void list_all_pids(uint32_t **pids, size_t *n)
@@ -352,7 +409,7 @@ int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all)
 {
 	struct inode_table inodes = {};
 	uint32_t *all_pids = NULL;
-	uint64_t seeded = 0;
+	uint64_t listeners = 0, connections = 0;
 
 	if (all) {
 		list_all_pids(&all_pids, &n_pids);
@@ -371,16 +428,20 @@ int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all)
 		if (!ns || t->n_netns == before)
 			continue; /* already dumped, or gone */
 		ctx.netns = ns->inum;
+		read_port_range(pids[i], &ctx.ephemeral_lo, &ctx.ephemeral_hi);
 		sockdiag_dump(ns->diag_fd, AF_INET, SEED_STATES, keep_owned, &ctx);
 		sockdiag_dump(ns->diag_fd, AF_INET6, SEED_STATES, keep_owned, &ctx);
-		seeded += store_seeds(&ctx);
+		store_seeds(&ctx);
+		listeners += ctx.listeners;
+		connections += ctx.connections;
 		free(ctx.socks);
 		free(ctx.owners);
+		free(ctx.listening.v);
 	}
 	free(inodes.v);
 	free(all_pids);
-	t->seeded = seeded;
-	t->skel->bss->seeds_pending = seeded;
+	t->seeded = listeners + connections;
+	t->skel->bss->seeds_pending = connections;
 	return 0;
 }
 

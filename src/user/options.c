@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Turns tcptrace's command line into a struct tt_options, checking every
+ * value and describing the first bad one in a single line of text. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+#include "options.h"
+
+#define PID_MAX_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT on 64-bit */
+#define INTERVAL_MIN_MS 100ULL
+#define INTERVAL_MAX_MS (3600ULL * 1000)
+#define DURATION_MAX_MS (31ULL * 24 * 3600 * 1000)
+#define COUNT_MAX 1000000000ULL
+#define MAX_SOCKETS_MIN 1024
+#define MAX_SOCKETS_MAX 16777216
+#define MAX_PROCS_MIN 16
+#define MAX_PROCS_MAX 1048576
+
+enum {
+	OPT_CSV = 0x100,
+	OPT_MAX_SOCKETS,
+	OPT_MAX_PROCS,
+};
+
+static const struct option long_options[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "max-sockets", required_argument, NULL, OPT_MAX_SOCKETS },
+	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* '-': positional arguments come back in order, so the first one is named;
+ * ':': a missing argument is reported as ':' rather than '?'. */
+static const char short_options[] = "-:p:i:d:c:hV";
+
+const char tt_usage[] =
+	"Usage: tcptrace [OPTION]...\n"
+	"Count, per process, how TCP connections open and end: FIN or RST, who\n"
+	"sent it, timewait sockets, and connect() failures for lack of a local port.\n"
+	"\n"
+	"  -p, --pid PID|NAME[,...]  trace only these processes (repeatable; NAME is\n"
+	"                            matched against /proc/PID/comm, 15 bytes at most)\n"
+	"  -i, --interval SECONDS    print a table every SECONDS (0.1 to 3600, default 1)\n"
+	"  -d, --duration SECONDS    stop after SECONDS (at most 31 days)\n"
+	"  -c, --count N             stop after N intervals\n"
+	"      --csv FILE            also write every row to FILE as CSV (- for stdout)\n"
+	"      --max-sockets N       sockets followed at once (1024 to 16777216,\n"
+	"                            default 131072)\n"
+	"      --max-procs N         processes counted at once (16 to 1048576,\n"
+	"                            default 4096)\n"
+	"  -h, --help                print this help and exit\n"
+	"  -V, --version             print the version and exit\n"
+	"\n"
+	"Exit status: 0 ok, 1 runtime failure, 2 usage or bad input,\n"
+	"3 BPF load or attach failure.\n"
+	"\n"
+	"Examples:\n"
+	"  tcptrace --pid haproxy\n"
+	"  tcptrace -p nginx --csv nginx.csv -d 30\n";
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static bool all_digits(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	}
+	return true;
+}
+
+/* strtoull alone would accept a sign, leading spaces and "0x", so the text
+ * must be plain digits first. */
+static int parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	char digits[32];
+	unsigned long long v;
+	char *end;
+
+	if (!all_digits(s, len) || len >= sizeof(digits))
+		return -1;
+	memcpy(digits, s, len);
+	digits[len] = '\0';
+	errno = 0;
+	v = strtoull(digits, &end, 10);
+	if (errno || *end != '\0')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_range(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v;
+
+	if (parse_u64(s, strlen(s), &v) || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* "SECONDS[.FFF]" to milliseconds, without floating point so that "0.1" is
+ * exactly 100. */
+static int parse_seconds_ms(const char *s, uint64_t *ms)
+{
+	const char *dot = strchr(s, '.');
+	size_t int_len = dot ? (size_t)(dot - s) : strlen(s);
+	uint64_t secs, frac = 0;
+	size_t frac_len = 0, i;
+
+	if (parse_u64(s, int_len, &secs) || secs > UINT64_MAX / 1000 - 1000)
+		return -1;
+	if (dot) {
+		frac_len = strlen(dot + 1);
+		if (frac_len > 3 || parse_u64(dot + 1, frac_len, &frac))
+			return -1;
+		for (i = frac_len; i < 3; i++)
+			frac *= 10;
+	}
+	*ms = secs * 1000 + frac;
+	return 0;
+}
+
+static bool target_equal(const struct tt_target *a, const struct tt_target *b)
+{
+	if (a->is_pid != b->is_pid)
+		return false;
+	return a->is_pid ? a->pid == b->pid : strcmp(a->name, b->name) == 0;
+}
+
+static int add_target(struct tt_options *opts, const struct tt_target *t, char *err,
+		      size_t errlen)
+{
+	size_t i;
+
+	/* The same process named twice is still one process to trace. */
+	for (i = 0; i < opts->n_targets; i++) {
+		if (target_equal(&opts->targets[i], t))
+			return 0;
+	}
+	if (opts->n_targets == TT_MAX_TRACED)
+		return fail(err, errlen, "too many --pid entries: expected at most %d",
+			    TT_MAX_TRACED);
+	opts->targets[opts->n_targets++] = *t;
+	return 0;
+}
+
+static int parse_target(const char *entry, size_t len, struct tt_target *t, char *err,
+			size_t errlen)
+{
+	uint64_t pid;
+
+	memset(t, 0, sizeof(*t));
+	if (all_digits(entry, len)) {
+		if (parse_u64(entry, len, &pid) || pid < 1 || pid > PID_MAX_LIMIT)
+			return fail(err, errlen,
+				    "invalid --pid entry '%.*s': expected a PID from 1 to %d",
+				    (int)len, entry, PID_MAX_LIMIT);
+		t->is_pid = true;
+		t->pid = (uint32_t)pid;
+		return 0;
+	}
+	if (len > TT_COMM_LEN - 1 || memchr(entry, '/', len))
+		return fail(err, errlen,
+			    "invalid --pid entry '%.*s': expected a process name of at most %d "
+			    "bytes without '/', as in /proc/PID/comm",
+			    (int)len, entry, TT_COMM_LEN - 1);
+	memcpy(t->name, entry, len);
+	t->name[len] = '\0';
+	return 0;
+}
+
+static int parse_targets(const char *arg, struct tt_options *opts, char *err, size_t errlen)
+{
+	const char *entry = arg;
+	struct tt_target t;
+
+	for (;;) {
+		const char *comma = strchr(entry, ',');
+		size_t len = comma ? (size_t)(comma - entry) : strlen(entry);
+
+		if (len == 0)
+			return fail(err, errlen,
+				    "invalid --pid '%s': empty entry, expected "
+				    "PID|NAME[,PID|NAME...]",
+				    arg);
+		if (parse_target(entry, len, &t, err, errlen) || add_target(opts, &t, err, errlen))
+			return -1;
+		if (!comma)
+			return 0;
+		entry = comma + 1;
+	}
+}
+
+static const struct option *long_option_by_val(int val)
+{
+	const struct option *o;
+
+	for (o = long_options; o->name; o++) {
+		if (o->val == val)
+			return o;
+	}
+	return NULL;
+}
+
+/* The option as the user spelled it: "--name" when given long, "-c" when short. */
+static void option_name(char *buf, size_t len, int val, const char *arg)
+{
+	const struct option *o = long_option_by_val(val);
+
+	if (o && (val > 0xff || strncmp(arg, "--", 2) == 0))
+		snprintf(buf, len, "--%s", o->name);
+	else
+		snprintf(buf, len, "-%c", val);
+}
+
+/* getopt_long reports '?' for an unknown option and for an argument given
+ * to a long option that takes none (then optopt holds that option). */
+static int bad_option(int argc, char **argv, char *err, size_t errlen)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	const struct option *o = optopt ? long_option_by_val(optopt) : NULL;
+
+	if (o && o->has_arg == no_argument && strncmp(arg, "--", 2) == 0)
+		return fail(err, errlen, "option '--%s' takes no argument", o->name);
+	if (optopt)
+		return fail(err, errlen, "unknown option '-%c'", optopt);
+	return fail(err, errlen, "unknown option '%.*s'", (int)strcspn(arg, "="), arg);
+}
+
+int options_parse(int argc, char **argv, struct tt_options *opts, char *err, size_t errlen)
+{
+	char name[32];
+	uint64_t v;
+	int c;
+
+	memset(opts, 0, sizeof(*opts));
+	opts->interval_ms = 1000;
+	opts->max_sockets = TT_DEFAULT_MAX_SOCKETS;
+	opts->max_procs = TT_DEFAULT_MAX_PROCS;
+	if (err && errlen)
+		err[0] = '\0';
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_targets(optarg, opts, err, errlen))
+				return -1;
+			break;
+		case 'i':
+			if (parse_seconds_ms(optarg, &v) || v < INTERVAL_MIN_MS ||
+			    v > INTERVAL_MAX_MS)
+				return fail(err, errlen,
+					    "invalid --interval '%s': expected seconds from 0.1 to "
+					    "3600, e.g. 1 or 0.5",
+					    optarg);
+			opts->interval_ms = v;
+			break;
+		case 'd':
+			if (parse_seconds_ms(optarg, &v) || v == 0 || v > DURATION_MAX_MS)
+				return fail(err, errlen,
+					    "invalid --duration '%s': expected seconds from 0.001 "
+					    "to 2678400 (31 days), e.g. 30 or 0.5",
+					    optarg);
+			opts->duration_ms = v;
+			break;
+		case 'c':
+			if (parse_range(optarg, 1, COUNT_MAX, &v))
+				return fail(err, errlen,
+					    "invalid --count '%s': expected an integer from 1 to "
+					    "1000000000",
+					    optarg);
+			opts->count = v;
+			break;
+		case OPT_CSV:
+			if (optarg[0] == '\0')
+				return fail(err, errlen, "invalid --csv '': expected a file name, "
+							 "or - for stdout");
+			opts->csv_path = optarg;
+			break;
+		case OPT_MAX_SOCKETS:
+			if (parse_range(optarg, MAX_SOCKETS_MIN, MAX_SOCKETS_MAX, &v))
+				return fail(err, errlen,
+					    "invalid --max-sockets '%s': expected an integer from "
+					    "%d to %d",
+					    optarg, MAX_SOCKETS_MIN, MAX_SOCKETS_MAX);
+			opts->max_sockets = (uint32_t)v;
+			break;
+		case OPT_MAX_PROCS:
+			if (parse_range(optarg, MAX_PROCS_MIN, MAX_PROCS_MAX, &v))
+				return fail(err, errlen,
+					    "invalid --max-procs '%s': expected an integer from "
+					    "%d to %d",
+					    optarg, MAX_PROCS_MIN, MAX_PROCS_MAX);
+			opts->max_procs = (uint32_t)v;
+			break;
+		case 'h':
+			opts->help = true;
+			break;
+		case 'V':
+			opts->version = true;
+			break;
+		case 1:
+			return fail(err, errlen, "unexpected argument '%s'", optarg);
+		case ':':
+			option_name(name, sizeof(name), optopt, argv[optind - 1]);
+			return fail(err, errlen, "option '%s' needs an argument", name);
+		default:
+			return bad_option(argc, argv, err, errlen);
+		}
+	}
+	/* Whatever follows "--" is positional too. */
+	if (optind < argc)
+		return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+	return 0;
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The interval maths over per-process counts: sorting snapshots, turning two
+ * cumulative snapshots into per-interval rows, and summing rows for totals. */
+#include <stdlib.h>
+#include <string.h>
+#include "stats.h"
+
+/* The counters are handled as an array of words, so a field added to
+ * struct tt_proc_counters is diffed and summed without touching this file. */
+_Static_assert(sizeof(struct tt_proc_counters) % sizeof(__u64) == 0,
+	       "struct tt_proc_counters must hold only __u64 fields");
+#define COUNTER_WORDS (sizeof(struct tt_proc_counters) / sizeof(__u64))
+
+size_t reason_slot(uint32_t reason)
+{
+	return reason < TT_REASON_OTHER ? reason : TT_REASON_OTHER;
+}
+
+static int row_cmp_pid(const void *a, const void *b)
+{
+	const struct tt_row *ra = a, *rb = b;
+
+	return (ra->pid > rb->pid) - (ra->pid < rb->pid);
+}
+
+void rows_sort(struct tt_row *rows, size_t n)
+{
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), row_cmp_pid);
+}
+
+/* A cumulative counter only goes down when its pid now belongs to a new
+ * process, whose count started from zero. */
+static uint64_t counter_delta(uint64_t cur, uint64_t prev)
+{
+	return cur >= prev ? cur - prev : cur;
+}
+
+static void counters_sub(struct tt_proc_counters *out, const struct tt_proc_counters *cur,
+			 const struct tt_proc_counters *prev)
+{
+	__u64 c[COUNTER_WORDS], p[COUNTER_WORDS];
+	size_t i;
+
+	memcpy(c, cur, sizeof(c));
+	memcpy(p, prev, sizeof(p));
+	for (i = 0; i < COUNTER_WORDS; i++)
+		c[i] = counter_delta(c[i], p[i]);
+	memcpy(out, c, sizeof(c));
+}
+
+static void counters_add(struct tt_proc_counters *total, const struct tt_proc_counters *delta)
+{
+	__u64 t[COUNTER_WORDS], d[COUNTER_WORDS];
+	size_t i;
+
+	memcpy(t, total, sizeof(t));
+	memcpy(d, delta, sizeof(d));
+	for (i = 0; i < COUNTER_WORDS; i++)
+		t[i] += d[i];
+	memcpy(total, t, sizeof(t));
+}
+
+static void row_diff(struct tt_row *out, const struct tt_row *cur, const struct tt_row *prev)
+{
+	size_t i;
+
+	out->pid = cur->pid;
+	memcpy(out->comm, cur->comm, sizeof(out->comm));
+	out->selected = cur->selected;
+	out->tw_now = cur->tw_now;
+	if (!prev) {
+		out->c = cur->c;
+		memcpy(out->reasons, cur->reasons, sizeof(out->reasons));
+		return;
+	}
+	counters_sub(&out->c, &cur->c, &prev->c);
+	for (i = 0; i < TT_REASON_SLOTS; i++)
+		out->reasons[i] = counter_delta(cur->reasons[i], prev->reasons[i]);
+}
+
+/* Both snapshots are sorted by pid, so one merge walk pairs the rows. */
+size_t snapshot_diff(const struct tt_snapshot *prev, const struct tt_snapshot *cur,
+		     struct tt_row *out, size_t max)
+{
+	size_t n_prev = prev ? prev->n : 0;
+	size_t i, j = 0, n_out = 0;
+
+	for (i = 0; i < cur->n && n_out < max; i++) {
+		const struct tt_row *row = &cur->rows[i];
+		const struct tt_row *match = NULL;
+
+		while (j < n_prev && prev->rows[j].pid < row->pid)
+			j++;
+		if (j < n_prev && prev->rows[j].pid == row->pid)
+			match = &prev->rows[j];
+		row_diff(&out[n_out++], row, match);
+	}
+	return n_out;
+}
+
+bool row_is_zero(const struct tt_row *row)
+{
+	static const struct tt_proc_counters zero_counters;
+	size_t i;
+
+	if (row->tw_now || memcmp(&row->c, &zero_counters, sizeof(zero_counters)))
+		return false;
+	for (i = 0; i < TT_REASON_SLOTS; i++) {
+		if (row->reasons[i])
+			return false;
+	}
+	return true;
+}
+
+void row_add(struct tt_row *total, const struct tt_row *delta)
+{
+	size_t i;
+
+	counters_add(&total->c, &delta->c);
+	for (i = 0; i < TT_REASON_SLOTS; i++)
+		total->reasons[i] += delta->reasons[i];
+	if (delta->tw_now > total->tw_now)
+		total->tw_now = delta->tw_now;
+}
+
+uint64_t row_closes(const struct tt_row *row)
+{
+	uint64_t sum = 0;
+	int side;
+
+	for (side = 0; side < TT_SIDES; side++)
+		sum += row->c.fin_active[side] + row->c.fin_passive[side] +
+		       row->c.rst_sent[side] + row->c.rst_recv[side] + row->c.timeout[side];
+	return sum;
+}

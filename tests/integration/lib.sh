@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Shared helpers of the root integration tests: a private network namespace
+# per test, tcptrace started from the root namespace (as a user runs it on
+# the host of a containerised proxy), its CSV summed per process, and
+# ground truth from ss, nstat and the scenario's own counts.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TCPTRACE=${TCPTRACE:-$TOP/tcptrace}
+SCENARIO=${TT_SCENARIO:-$TOP/build/tt-scenario}
+WORK=$(mktemp -d /tmp/tcptrace-it.XXXXXX)
+NS=""
+TRACER_PID=""
+PASSED=0
+FAILED=0
+CASE_FAILED=0
+export NSTAT_HISTORY=$WORK/nstat.history
+
+cleanup() {
+	[ -n "$TRACER_PID" ] && kill -INT "$TRACER_PID" 2>/dev/null && wait "$TRACER_PID" 2>/dev/null
+	if [ -n "$NS" ]; then
+		for pid in $(ip netns pids "$NS" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
+		ip netns del "$NS" 2>/dev/null
+	fi
+	NS=""
+	TRACER_PID=""
+}
+trap 'cleanup; rm -rf "$WORK"' EXIT
+
+log() { printf '%s\n' "$*" >&2; }
+
+# A fresh namespace with loopback up; extra arguments are sysctl settings.
+ns_new() {
+	NS=tt-it-$$-$RANDOM
+	ip netns add "$NS" || return 1
+	ip -n "$NS" link set lo up
+	for setting in "$@"; do ip netns exec "$NS" sysctl -qw "$setting" || return 1; done
+}
+
+in_ns() { ip netns exec "$NS" "$@"; }
+
+# Start a server in the namespace; sets SRV to its PID once it listens.
+server_start() { # addr port count mode
+	local ready=$WORK/ready.$RANDOM i
+	ip netns exec "$NS" "$SCENARIO" server --addr "$1" --port "$2" --count "$3" --mode "$4" \
+		--ready "$ready" >"$WORK/server.out" 2>&1 &
+	SRV=$!
+	for i in $(seq 100); do [ -s "$ready" ] && return 0; sleep 0.05; done
+	log "server did not start: $(cat "$WORK/server.out")"
+	return 1
+}
+
+# Start tcptrace with the given arguments; returns once its programs are attached.
+tracer_start() { # csv [tcptrace args...]
+	local csv=$1 i
+	shift
+	"$TCPTRACE" --csv "$csv" -i 0.2 "$@" >"$WORK/tracer.out" 2>"$WORK/tracer.err" &
+	TRACER_PID=$!
+	for i in $(seq 200); do
+		grep -q '^tcptrace: tracing' "$WORK/tracer.err" && return 0
+		kill -0 "$TRACER_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	log "tcptrace did not start: $(cat "$WORK/tracer.err")"
+	return 1
+}
+
+# Stop tcptrace as a user would (Ctrl-C) and require a clean exit.
+tracer_stop() {
+	local rc
+	sleep 0.5 # one more interval, so the last closes are in the CSV
+	kill -INT "$TRACER_PID"
+	wait "$TRACER_PID"
+	rc=$?
+	TRACER_PID=""
+	[ "$rc" -eq 0 ] || { log "tcptrace exited with $rc: $(cat "$WORK/tracer.err")"; return 1; }
+}
+
+# Sum of a CSV column over every row of one PID.
+csv_sum() { # csv pid column
+	awk -F, -v pid="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$3 == pid { s += $c }
+		END { if (!c) { print "no-column-" col; exit } print s + 0 }' "$1"
+}
+
+# The last value of a gauge column (tw_now) for one PID.
+csv_last() { # csv pid column
+	awk -F, -v pid="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$3 == pid { v = $c }
+		END { print v + 0 }' "$1"
+}
+
+# The rst_sent_reasons field of every row of one PID, summed per reason.
+csv_reasons() { # csv pid
+	awk -F, -v pid="$2" '
+		NR == 1 { next }
+		$3 == pid && $NF != "" {
+			n = split($NF, parts, ";")
+			for (i = 1; i <= n; i++) { split(parts[i], kv, "="); sum[kv[1]] += kv[2] }
+		}
+		END { for (k in sum) printf "%s=%d\n", k, sum[k] }' "$1" | sort | paste -sd';'
+}
+
+# A kernel counter of the test namespace (absolute: the namespace is new).
+nstat_of() { in_ns nstat -az "$1" | awk -v k="$1" '$1 == k { print $2 }'; }
+
+# Timewait sockets in the namespace whose local (sport) or remote (dport) port is given.
+tw_count() { # sport|dport port
+	in_ns ss -tanH state time-wait "( $1 = :$2 )" | wc -l
+}
+
+expect_eq() { # what expected actual
+	if [ "$2" = "$3" ]; then
+		log "    ok   $1 = $3"
+	else
+		log "    FAIL $1: expected $2, got $3"
+		CASE_FAILED=1
+	fi
+}
+
+run_case() { # name function
+	log "== $1"
+	CASE_FAILED=0
+	if ! "$2" || [ "$CASE_FAILED" -ne 0 ]; then
+		FAILED=$((FAILED + 1))
+		log "FAIL $1"
+		[ -s "$WORK/tracer.err" ] && log "  tcptrace stderr: $(tail -3 "$WORK/tracer.err")"
+	else
+		PASSED=$((PASSED + 1))
+		log "PASS $1"
+	fi
+	cleanup
+}
+
+finish() {
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" -eq 0 ]
+}

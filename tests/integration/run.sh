@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Root integration tests: real sockets in a private network namespace,
+# server and client as separate processes, tcptrace's CSV compared with
+# ss, nstat and the scenario's own counts. Exact wherever the kernel
+# counts the same thing. A test that cannot run fails; none is skipped.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+N=20
+PORT=8080
+
+# Field of the scenario's own summary line (key=value pairs).
+field() { tr ' ' '\n' <"$1" | awk -F= -v k="$2" '$1 == k { print $2 }'; }
+
+# Server and client of one mode, both traced by name; sets SRV and CLI.
+run_pair() { # addr mode [count]
+	local count=${3:-$N}
+	server_start "$1" "$PORT" "$count" "$2" || return 1
+	tracer_start "$WORK/t.csv" -p tt-scenario || return 1
+	ip netns exec "$NS" "$SCENARIO" client --addr "$1" --port "$PORT" --count "$count" --mode "$2" \
+		>"$WORK/client.out" 2>&1 &
+	CLI=$!
+	wait "$CLI" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	tracer_stop
+}
+
+case_server_closes_first() {
+	ns_new && run_pair 127.0.0.1 fin-server || return 1
+	local csv=$WORK/t.csv
+	expect_eq "server conn_in = TcpPassiveOpens" "$(nstat_of TcpPassiveOpens)" "$(csv_sum "$csv" "$SRV" conn_in)"
+	expect_eq "client conn_out = TcpActiveOpens" "$(nstat_of TcpActiveOpens)" "$(csv_sum "$csv" "$CLI" conn_out)"
+	expect_eq "server fin_active_in" "$N" "$(csv_sum "$csv" "$SRV" fin_active_in)"
+	expect_eq "client fin_passive_out" "$N" "$(csv_sum "$csv" "$CLI" fin_passive_out)"
+	expect_eq "server tw_in = TcpExtTW" "$(nstat_of TcpExtTW)" "$(csv_sum "$csv" "$SRV" tw_in)"
+	expect_eq "server tw_now = ss timewait on the server port" "$(tw_count sport "$PORT")" "$(csv_last "$csv" "$SRV" tw_now)"
+	expect_eq "client tw_out" 0 "$(csv_sum "$csv" "$CLI" tw_out)"
+	expect_eq "client tw_now" 0 "$(csv_last "$csv" "$CLI" tw_now)"
+	expect_eq "client conn_in (nothing of the server's)" 0 "$(csv_sum "$csv" "$CLI" conn_in)"
+}
+
+case_client_closes_first() {
+	ns_new && run_pair 127.0.0.1 fin-client || return 1
+	local csv=$WORK/t.csv
+	expect_eq "server conn_in" "$N" "$(csv_sum "$csv" "$SRV" conn_in)"
+	expect_eq "server fin_passive_in" "$N" "$(csv_sum "$csv" "$SRV" fin_passive_in)"
+	expect_eq "server tw_in" 0 "$(csv_sum "$csv" "$SRV" tw_in)"
+	expect_eq "client fin_active_out" "$N" "$(csv_sum "$csv" "$CLI" fin_active_out)"
+	expect_eq "client tw_out = TcpExtTW" "$(nstat_of TcpExtTW)" "$(csv_sum "$csv" "$CLI" tw_out)"
+	expect_eq "client tw_now = ss timewait towards the server port" "$(tw_count dport "$PORT")" "$(csv_last "$csv" "$CLI" tw_now)"
+	expect_eq "server tw_now" 0 "$(csv_last "$csv" "$SRV" tw_now)"
+}
+
+case_ipv6_server_closes_first() {
+	ns_new && run_pair ::1 fin-server || return 1
+	local csv=$WORK/t.csv
+	expect_eq "server conn_in" "$N" "$(csv_sum "$csv" "$SRV" conn_in)"
+	expect_eq "server tw_in" "$N" "$(csv_sum "$csv" "$SRV" tw_in)"
+	expect_eq "server tw_now = ss timewait on the server port" "$(tw_count sport "$PORT")" "$(csv_last "$csv" "$SRV" tw_now)"
+	expect_eq "client fin_passive_out" "$N" "$(csv_sum "$csv" "$CLI" fin_passive_out)"
+}
+
+case_linger0_server() {
+	ns_new && run_pair 127.0.0.1 linger0-server || return 1
+	local csv=$WORK/t.csv
+	expect_eq "server rst_sent_in = TcpOutRsts" "$(nstat_of TcpOutRsts)" "$(csv_sum "$csv" "$SRV" rst_sent_in)"
+	expect_eq "server rst_sent_in" "$N" "$(csv_sum "$csv" "$SRV" rst_sent_in)"
+	expect_eq "client rst_recv_out" "$N" "$(csv_sum "$csv" "$CLI" rst_recv_out)"
+	expect_eq "client saw resets" "$N" "$(field "$WORK/client.out" rst_seen)"
+	expect_eq "server tw_in" 0 "$(csv_sum "$csv" "$SRV" tw_in)"
+	expect_eq "server fin_active_in" 0 "$(csv_sum "$csv" "$SRV" fin_active_in)"
+	# SO_LINGER {1, 0} goes through tcp_disconnect: the kernel says TCP_STATE.
+	expect_eq "server RST reasons" "TCP_STATE=$N" "$(csv_reasons "$csv" "$SRV")"
+}
+
+case_close_with_unread_data() {
+	ns_new && run_pair 127.0.0.1 unread-server || return 1
+	local csv=$WORK/t.csv
+	expect_eq "server rst_sent_in = TcpExtTCPAbortOnClose" "$(nstat_of TcpExtTCPAbortOnClose)" "$(csv_sum "$csv" "$SRV" rst_sent_in)"
+	expect_eq "server rst_sent_in" "$N" "$(csv_sum "$csv" "$SRV" rst_sent_in)"
+	expect_eq "client rst_recv_out" "$N" "$(csv_sum "$csv" "$CLI" rst_recv_out)"
+	expect_eq "server RST reasons" "TCP_ABORT_ON_CLOSE=$N" "$(csv_reasons "$csv" "$SRV")"
+}
+
+case_rst_received() {
+	ns_new && run_pair 127.0.0.1 linger0-client || return 1
+	local csv=$WORK/t.csv
+	expect_eq "server rst_recv_in" "$N" "$(csv_sum "$csv" "$SRV" rst_recv_in)"
+	expect_eq "server saw resets or EOF" "$N" "$(( $(field "$WORK/server.out" rst_seen) + $(field "$WORK/server.out" eof) ))"
+	expect_eq "client rst_sent_out = TcpOutRsts" "$(nstat_of TcpOutRsts)" "$(csv_sum "$csv" "$CLI" rst_sent_out)"
+	expect_eq "client rst_sent_out" "$N" "$(csv_sum "$csv" "$CLI" rst_sent_out)"
+	expect_eq "server rst_sent_in" 0 "$(csv_sum "$csv" "$SRV" rst_sent_in)"
+}
+
+case_port_exhaustion() {
+	ns_new "net.ipv4.ip_local_port_range=40000 40003" || return 1
+	server_start 127.0.0.1 "$PORT" 4 hold || return 1
+	tracer_start "$WORK/t.csv" -p tt-scenario || return 1
+	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count 8 --mode exhaust \
+		>"$WORK/client.out" 2>&1 &
+	CLI=$!
+	wait "$CLI" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
+	kill -USR1 "$SRV" 2>/dev/null
+	wait "$SRV"
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	expect_eq "client's own EADDRNOTAVAIL count" 4 "$(field "$WORK/client.out" eaddrnotavail)"
+	expect_eq "client eaddrnotavail" "$(field "$WORK/client.out" eaddrnotavail)" "$(csv_sum "$csv" "$CLI" eaddrnotavail)"
+	expect_eq "client conn_out" "$(field "$WORK/client.out" connected)" "$(csv_sum "$csv" "$CLI" conn_out)"
+	expect_eq "client connfail_out" 0 "$(csv_sum "$csv" "$CLI" connfail_out)"
+	expect_eq "server eaddrnotavail" 0 "$(csv_sum "$csv" "$SRV" eaddrnotavail)"
+}
+
+case_connection_refused() {
+	ns_new || return 1
+	# A listener-less namespace: tcptrace needs a running tt-scenario to
+	# accept the name, so trace the client by name from a placeholder.
+	server_start 127.0.0.1 9 1 hold || return 1
+	tracer_start "$WORK/t.csv" -p tt-scenario || return 1
+	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count 5 --mode refused \
+		>"$WORK/client.out" 2>&1 &
+	CLI=$!
+	wait "$CLI" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	expect_eq "client's own refused count" 5 "$(field "$WORK/client.out" refused)"
+	expect_eq "client connfail_out" 5 "$(csv_sum "$csv" "$CLI" connfail_out)"
+	expect_eq "client conn_out" 0 "$(csv_sum "$csv" "$CLI" conn_out)"
+	expect_eq "client rst_recv_out (no connection ended)" 0 "$(csv_sum "$csv" "$CLI" rst_recv_out)"
+	expect_eq "client eaddrnotavail" 0 "$(csv_sum "$csv" "$CLI" eaddrnotavail)"
+}
+
+# Connections established before tcptrace started: found through
+# sock_diag and /proc/PID/fd, then followed to their end.
+case_connected_before_start() {
+	local n=5 i
+	ns_new || return 1
+	server_start 127.0.0.1 "$PORT" "$n" hold || return 1
+	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$n" --mode hold \
+		--hold "$WORK/held" >"$WORK/client.out" 2>&1 &
+	CLI=$!
+	for i in $(seq 100); do [ -s "$WORK/held" ] && break; sleep 0.05; done
+	local held established
+	held=$(in_ns ss -tanH state established state listening | wc -l)
+	established=$(in_ns ss -tanH state established | wc -l)
+	tracer_start "$WORK/t.csv" -p "$SRV,$CLI" || return 1
+	kill -USR1 "$CLI"
+	wait "$CLI" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	expect_eq "connections at start (both ends)" "$((2 * n))" "$established"
+	expect_eq "sockets found at start = ss" "tcptrace: tracing the named processes, $held existing sockets found; Ctrl-C to stop" "$(grep '^tcptrace: tracing' "$WORK/tracer.err")"
+	expect_eq "client conn_out (established before start)" 0 "$(csv_sum "$csv" "$CLI" conn_out)"
+	expect_eq "client fin_active_out" "$n" "$(csv_sum "$csv" "$CLI" fin_active_out)"
+	expect_eq "client tw_out" "$n" "$(csv_sum "$csv" "$CLI" tw_out)"
+	expect_eq "client tw_now = ss" "$(tw_count dport "$PORT")" "$(csv_last "$csv" "$CLI" tw_now)"
+	expect_eq "server fin_passive_in" "$n" "$(csv_sum "$csv" "$SRV" fin_passive_in)"
+	expect_eq "server conn_in" 0 "$(csv_sum "$csv" "$SRV" conn_in)"
+}
+
+# Only the server is traced by PID: the client's connections must not
+# land on it, and the client gets no row at all.
+case_only_server_traced() {
+	ns_new || return 1
+	server_start 127.0.0.1 "$PORT" "$N" fin-server || return 1
+	tracer_start "$WORK/t.csv" -p "$SRV" || return 1
+	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$N" --mode fin-server \
+		>"$WORK/client.out" 2>&1 &
+	CLI=$!
+	wait "$CLI" && wait "$SRV" || return 1
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	expect_eq "server conn_in" "$N" "$(csv_sum "$csv" "$SRV" conn_in)"
+	expect_eq "server conn_out" 0 "$(csv_sum "$csv" "$SRV" conn_out)"
+	expect_eq "server fin_passive_out" 0 "$(csv_sum "$csv" "$SRV" fin_passive_out)"
+	expect_eq "server tw_in" "$N" "$(csv_sum "$csv" "$SRV" tw_in)"
+	expect_eq "rows of other processes" 0 "$(awk -F, -v p="$SRV" 'NR > 1 && $3 != p' "$csv" | wc -l)"
+}
+
+# Without --pid every process is traced; attribution must still be right.
+case_every_process() {
+	ns_new || return 1
+	server_start 127.0.0.1 "$PORT" "$N" fin-server || return 1
+	tracer_start "$WORK/t.csv" || return 1
+	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$N" --mode fin-server \
+		>"$WORK/client.out" 2>&1 &
+	CLI=$!
+	wait "$CLI" && wait "$SRV" || return 1
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	expect_eq "server conn_in" "$N" "$(csv_sum "$csv" "$SRV" conn_in)"
+	expect_eq "server tw_in" "$N" "$(csv_sum "$csv" "$SRV" tw_in)"
+	expect_eq "client conn_out" "$N" "$(csv_sum "$csv" "$CLI" conn_out)"
+	expect_eq "client tw_out" 0 "$(csv_sum "$csv" "$CLI" tw_out)"
+	expect_eq "client fin_passive_out" "$N" "$(csv_sum "$csv" "$CLI" fin_passive_out)"
+}
+
+[ "$(id -u)" -eq 0 ] || { echo "integration tests need root"; echo "0 passed, 1 failed"; exit 1; }
+for bin in "$TCPTRACE" "$SCENARIO"; do
+	[ -x "$bin" ] || { echo "missing $bin: run make first"; echo "0 passed, 1 failed"; exit 1; }
+done
+
+run_case "server closes first: TIME_WAIT on the server" case_server_closes_first
+run_case "client closes first: TIME_WAIT on the client" case_client_closes_first
+run_case "IPv6: server closes first" case_ipv6_server_closes_first
+run_case "SO_LINGER 0 abort: RST sent, reason shown" case_linger0_server
+run_case "close with unread data: RST sent" case_close_with_unread_data
+run_case "RST received" case_rst_received
+run_case "port exhaustion: exact EADDRNOTAVAIL" case_port_exhaustion
+run_case "connection refused" case_connection_refused
+run_case "connected before tcptrace started" case_connected_before_start
+run_case "only the server traced" case_only_server_traced
+run_case "every process traced" case_every_process
+finish

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests of the CSV writer: the header, rows spelled out in full, RFC
+ * 4180 quoting, RST reason lists, and reporting a failed write. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "csv.h"
+
+#define ISO_TIME "2026-11-22T16:45:01.000Z"
+#define ZERO_COUNTS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+
+struct capture {
+	FILE *f;
+	char *text;
+	size_t len;
+};
+
+static void capture_start(struct capture *c)
+{
+	c->text = NULL;
+	c->f = open_memstream(&c->text, &c->len);
+	assert_non_null(c->f);
+}
+
+static const char *capture_end(struct capture *c)
+{
+	assert_int_equal(fclose(c->f), 0);
+	return c->text;
+}
+
+static struct tt_row make_row(uint32_t pid, const char *comm)
+{
+	struct tt_row row;
+
+	memset(&row, 0, sizeof(row));
+	row.pid = pid;
+	strncpy(row.comm, comm, sizeof(row.comm) - 1);
+	return row;
+}
+
+/* Writes one row into memory, expecting success, and returns the text. */
+static char *row_text(const struct tt_row *row, double elapsed_s,
+		      const struct tt_reason_names *names)
+{
+	struct capture c;
+
+	capture_start(&c);
+	assert_int_equal(csv_write_row(c.f, ISO_TIME, elapsed_s, row, names), 0);
+	capture_end(&c);
+	return c.text;
+}
+
+static void test_header(void **state)
+{
+	struct capture c;
+
+	(void)state;
+	capture_start(&c);
+	csv_write_header(c.f);
+	assert_string_equal(
+		capture_end(&c),
+		"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
+		"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,"
+		"rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,"
+		"connfail_out,untracked,rst_sent_reasons\n");
+	free(c.text);
+}
+
+static void test_row_of_zeros(void **state)
+{
+	struct tt_row row = make_row(4242, "haproxy");
+	char *text;
+
+	(void)state;
+	text = row_text(&row, 1.0, NULL);
+	assert_string_equal(text, ISO_TIME ",1.000,4242,haproxy," ZERO_COUNTS ",\n");
+	free(text);
+}
+
+static void test_row_puts_each_counter_in_its_column(void **state)
+{
+	struct tt_row row = make_row(7, "nginx");
+	char *text;
+
+	(void)state;
+	row.c.conn[TT_SIDE_IN] = 1;
+	row.c.conn[TT_SIDE_OUT] = 2;
+	row.c.fin_active[TT_SIDE_IN] = 3;
+	row.c.fin_active[TT_SIDE_OUT] = 4;
+	row.c.fin_passive[TT_SIDE_IN] = 5;
+	row.c.fin_passive[TT_SIDE_OUT] = 6;
+	row.c.rst_sent[TT_SIDE_IN] = 7;
+	row.c.rst_sent[TT_SIDE_OUT] = 8;
+	row.c.rst_recv[TT_SIDE_IN] = 9;
+	row.c.rst_recv[TT_SIDE_OUT] = 10;
+	row.c.tw[TT_SIDE_IN] = 11;
+	row.c.tw[TT_SIDE_OUT] = 12;
+	row.tw_now = 13;
+	row.c.eaddrnotavail = 14;
+	row.c.timeout[TT_SIDE_IN] = 15;
+	row.c.timeout[TT_SIDE_OUT] = 16;
+	row.c.connfail = 17;
+	row.c.untracked = 18446744073709551615ULL;
+	text = row_text(&row, 2.5, NULL);
+	assert_string_equal(text, ISO_TIME ",2.500,7,nginx,"
+					   "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
+					   "18446744073709551615,\n");
+	free(text);
+}
+
+static void test_elapsed_has_three_decimals(void **state)
+{
+	struct tt_row row = make_row(1, "a");
+	char *text;
+
+	(void)state;
+	text = row_text(&row, 12.3456, NULL);
+	assert_string_equal(text, ISO_TIME ",12.346,1,a," ZERO_COUNTS ",\n");
+	free(text);
+}
+
+static void test_comm_with_comma_and_quote_is_quoted(void **state)
+{
+	struct tt_row row = make_row(99, "a,\"b");
+	char *text;
+
+	(void)state;
+	text = row_text(&row, 1.0, NULL);
+	assert_string_equal(text, ISO_TIME ",1.000,99,\"a,\"\"b\"," ZERO_COUNTS ",\n");
+	free(text);
+}
+
+static void test_comm_with_newline_is_quoted(void **state)
+{
+	struct tt_row row = make_row(99, "two\nlines");
+	char *text;
+
+	(void)state;
+	text = row_text(&row, 1.0, NULL);
+	assert_string_equal(text, ISO_TIME ",1.000,99,\"two\nlines\"," ZERO_COUNTS ",\n");
+	free(text);
+}
+
+static void test_comm_filling_the_array_is_written_whole(void **state)
+{
+	struct tt_row row = make_row(5, "");
+	char *text;
+
+	(void)state;
+	memcpy(row.comm, "0123456789abcdef", TT_COMM_LEN);
+	text = row_text(&row, 1.0, NULL);
+	assert_string_equal(text, ISO_TIME ",1.000,5,0123456789abcdef," ZERO_COUNTS ",\n");
+	free(text);
+}
+
+static void test_reasons_named_and_unnamed_in_slot_order(void **state)
+{
+	struct tt_reason_names names = { { NULL } };
+	struct tt_row row = make_row(8, "envoy");
+	char *text;
+
+	(void)state;
+	names.name[2] = "NO_SOCKET";
+	names.name[TT_REASON_OTHER] = "OTHER";
+	row.c.rst_sent[TT_SIDE_IN] = 10;
+	row.reasons[TT_REASON_OTHER] = 1;
+	row.reasons[5] = 3;
+	row.reasons[2] = 6;
+	text = row_text(&row, 1.0, &names);
+	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,10,0,0,0,0,0,0,0,0,0,0,0,"
+					   "NO_SOCKET=6;reason_5=3;OTHER=1\n");
+	free(text);
+}
+
+static void test_reasons_without_names_table(void **state)
+{
+	struct tt_row row = make_row(8, "envoy");
+	char *text;
+
+	(void)state;
+	row.reasons[0] = 2;
+	text = row_text(&row, 1.0, NULL);
+	assert_string_equal(text, ISO_TIME ",1.000,8,envoy," ZERO_COUNTS ",reason_0=2\n");
+	free(text);
+}
+
+static void test_reason_name_with_comma_is_quoted(void **state)
+{
+	struct tt_reason_names names = { { NULL } };
+	struct tt_row row = make_row(8, "envoy");
+	char *text;
+
+	(void)state;
+	names.name[1] = "ODD,NAME";
+	row.reasons[1] = 1;
+	row.reasons[3] = 4;
+	text = row_text(&row, 1.0, &names);
+	assert_string_equal(text,
+			    ISO_TIME ",1.000,8,envoy," ZERO_COUNTS ",\"ODD,NAME=1;reason_3=4\"\n");
+	free(text);
+}
+
+static void test_write_to_read_only_stream_fails(void **state)
+{
+	struct tt_row row = make_row(1, "a");
+	char path[] = "/tmp/test_csv_XXXXXX";
+	int fd;
+	FILE *f;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(csv_write_row(f, ISO_TIME, 1.0, &row, NULL), -1);
+	fclose(f);
+	unlink(path);
+}
+
+static void test_write_to_full_unbuffered_stream_fails(void **state)
+{
+	struct tt_row row = make_row(1, "a");
+	char buf[1];
+	FILE *f;
+
+	(void)state;
+	f = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	assert_int_equal(csv_write_row(f, ISO_TIME, 1.0, &row, NULL), -1);
+	fclose(f);
+}
+
+static void test_rows_follow_the_header(void **state)
+{
+	struct tt_row a = make_row(1, "a"), b = make_row(2, "b");
+	struct capture c;
+
+	(void)state;
+	a.c.conn[TT_SIDE_IN] = 3;
+	capture_start(&c);
+	csv_write_header(c.f);
+	assert_int_equal(csv_write_row(c.f, ISO_TIME, 0.5, &a, NULL), 0);
+	assert_int_equal(csv_write_row(c.f, ISO_TIME, 0.5, &b, NULL), 0);
+	assert_string_equal(
+		capture_end(&c),
+		"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
+		"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,"
+		"rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,"
+		"connfail_out,untracked,rst_sent_reasons\n"
+		ISO_TIME ",0.500,1,a,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
+		ISO_TIME ",0.500,2,b," ZERO_COUNTS ",\n");
+	free(c.text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_header),
+		cmocka_unit_test(test_row_of_zeros),
+		cmocka_unit_test(test_row_puts_each_counter_in_its_column),
+		cmocka_unit_test(test_elapsed_has_three_decimals),
+		cmocka_unit_test(test_comm_with_comma_and_quote_is_quoted),
+		cmocka_unit_test(test_comm_with_newline_is_quoted),
+		cmocka_unit_test(test_comm_filling_the_array_is_written_whole),
+		cmocka_unit_test(test_reasons_named_and_unnamed_in_slot_order),
+		cmocka_unit_test(test_reasons_without_names_table),
+		cmocka_unit_test(test_reason_name_with_comma_is_quoted),
+		cmocka_unit_test(test_write_to_read_only_stream_fails),
+		cmocka_unit_test(test_write_to_full_unbuffered_stream_fails),
+		cmocka_unit_test(test_rows_follow_the_header),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests of options_parse: every option, its defaults, its limits, and
+ * the one-line error for each kind of bad input. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/types.h>
+#include "options.h"
+
+#define ERR_LEN 256
+#define ARGV(...) ((char *[]){ "tcptrace", __VA_ARGS__, NULL })
+
+struct parsed {
+	struct tt_options opts;
+	char err[ERR_LEN];
+	int ret;
+};
+
+static void parse(struct parsed *p, char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	memset(p->err, 'X', sizeof(p->err));
+	p->ret = options_parse(argc, argv, &p->opts, p->err, sizeof(p->err));
+}
+
+/* Parses argv and expects it to succeed. */
+static void parse_ok(struct parsed *p, char **argv)
+{
+	parse(p, argv);
+	if (p->ret != 0)
+		fail_msg("unexpected error: %s", p->err);
+}
+
+/* Parses argv and expects exactly this error line. */
+static void parse_fails_with(char **argv, const char *err)
+{
+	struct parsed p;
+
+	parse(&p, argv);
+	assert_int_equal(p.ret, -1);
+	assert_string_equal(p.err, err);
+}
+
+/* Parses argv and expects some error naming the option. */
+static void parse_fails_naming(char **argv, const char *option)
+{
+	struct parsed p;
+
+	parse(&p, argv);
+	assert_int_equal(p.ret, -1);
+	assert_non_null(strstr(p.err, option));
+	assert_null(strchr(p.err, '\n'));
+}
+
+static uint64_t interval_of(const char *arg)
+{
+	struct parsed p;
+
+	parse_ok(&p, ARGV("-i", (char *)arg));
+	return p.opts.interval_ms;
+}
+
+static uint64_t duration_of(const char *arg)
+{
+	struct parsed p;
+
+	parse_ok(&p, ARGV("-d", (char *)arg));
+	return p.opts.duration_ms;
+}
+
+static void test_defaults(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, (char *[]){ "tcptrace", NULL });
+	assert_int_equal(p.opts.n_targets, 0);
+	assert_int_equal(p.opts.interval_ms, 1000);
+	assert_int_equal(p.opts.duration_ms, 0);
+	assert_int_equal(p.opts.count, 0);
+	assert_null(p.opts.csv_path);
+	assert_int_equal(p.opts.max_sockets, TT_DEFAULT_MAX_SOCKETS);
+	assert_int_equal(p.opts.max_procs, TT_DEFAULT_MAX_PROCS);
+	assert_false(p.opts.help);
+	assert_false(p.opts.version);
+}
+
+static void test_pid_numeric(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-p", "4242"));
+	assert_int_equal(p.opts.n_targets, 1);
+	assert_true(p.opts.targets[0].is_pid);
+	assert_int_equal(p.opts.targets[0].pid, 4242);
+}
+
+static void test_pid_name(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("--pid", "haproxy"));
+	assert_int_equal(p.opts.n_targets, 1);
+	assert_false(p.opts.targets[0].is_pid);
+	assert_string_equal(p.opts.targets[0].name, "haproxy");
+}
+
+static void test_pid_equals_form(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("--pid=nginx"));
+	assert_int_equal(p.opts.n_targets, 1);
+	assert_string_equal(p.opts.targets[0].name, "nginx");
+}
+
+static void test_pid_list_mixes_pids_and_names(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-p", "1,nginx,42,12a"));
+	assert_int_equal(p.opts.n_targets, 4);
+	assert_true(p.opts.targets[0].is_pid);
+	assert_int_equal(p.opts.targets[0].pid, 1);
+	assert_string_equal(p.opts.targets[1].name, "nginx");
+	assert_int_equal(p.opts.targets[2].pid, 42);
+	assert_false(p.opts.targets[3].is_pid);
+	assert_string_equal(p.opts.targets[3].name, "12a");
+}
+
+static void test_pid_is_repeatable(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-p", "nginx", "--pid", "7,haproxy"));
+	assert_int_equal(p.opts.n_targets, 3);
+	assert_string_equal(p.opts.targets[0].name, "nginx");
+	assert_int_equal(p.opts.targets[1].pid, 7);
+	assert_string_equal(p.opts.targets[2].name, "haproxy");
+}
+
+static void test_pid_duplicates_are_kept_once(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-p", "1,1,nginx", "-p", "nginx,1"));
+	assert_int_equal(p.opts.n_targets, 2);
+	assert_int_equal(p.opts.targets[0].pid, 1);
+	assert_string_equal(p.opts.targets[1].name, "nginx");
+}
+
+static void test_pid_range_limits(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-p", "4194304"));
+	assert_int_equal(p.opts.targets[0].pid, 4194304);
+	parse_fails_with(ARGV("-p", "4194305"),
+			 "invalid --pid entry '4194305': expected a PID from 1 to 4194304");
+	parse_fails_with(ARGV("-p", "0"),
+			 "invalid --pid entry '0': expected a PID from 1 to 4194304");
+	parse_fails_naming(ARGV("-p", "99999999999999999999999"), "--pid");
+}
+
+static void test_pid_name_of_15_bytes_is_accepted(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-p", "systemd-journal"));
+	assert_string_equal(p.opts.targets[0].name, "systemd-journal");
+}
+
+static void test_pid_name_of_16_bytes_is_rejected(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("-p", "systemd-journald"),
+			 "invalid --pid entry 'systemd-journald': expected a process name of at "
+			 "most 15 bytes without '/', as in /proc/PID/comm");
+}
+
+static void test_pid_name_with_slash_is_rejected(void **state)
+{
+	(void)state;
+	parse_fails_naming(ARGV("-p", "usr/bin/nginx"), "'usr/bin/nginx'");
+}
+
+static void test_pid_empty_entries_are_rejected(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("-p", ""),
+			 "invalid --pid '': empty entry, expected PID|NAME[,PID|NAME...]");
+	parse_fails_with(ARGV("-p", ",x"),
+			 "invalid --pid ',x': empty entry, expected PID|NAME[,PID|NAME...]");
+	parse_fails_naming(ARGV("-p", "x,"), "'x,'");
+	parse_fails_naming(ARGV("-p", "a,,b"), "'a,,b'");
+}
+
+static void test_pid_limit_of_targets(void **state)
+{
+	static char names[TT_MAX_TRACED + 1][16];
+	char *argv[2 * (TT_MAX_TRACED + 1) + 2];
+	struct tt_options opts;
+	char err[ERR_LEN];
+	int i, argc = 0;
+
+	(void)state;
+	argv[argc++] = "tcptrace";
+	for (i = 0; i < TT_MAX_TRACED; i++) {
+		snprintf(names[i], sizeof(names[i]), "%d", i + 1);
+		argv[argc++] = "-p";
+		argv[argc++] = names[i];
+	}
+	argv[argc] = NULL;
+	assert_int_equal(options_parse(argc, argv, &opts, err, sizeof(err)), 0);
+	assert_int_equal(opts.n_targets, TT_MAX_TRACED);
+
+	snprintf(names[i], sizeof(names[i]), "proc%d", i + 1);
+	argv[argc++] = "-p";
+	argv[argc++] = names[i];
+	argv[argc] = NULL;
+	assert_int_equal(options_parse(argc, argv, &opts, err, sizeof(err)), -1);
+	assert_string_equal(err, "too many --pid entries: expected at most 256");
+}
+
+static void test_interval_whole_seconds(void **state)
+{
+	(void)state;
+	assert_int_equal(interval_of("1"), 1000);
+	assert_int_equal(interval_of("3600"), 3600000);
+}
+
+static void test_interval_fractions(void **state)
+{
+	(void)state;
+	assert_int_equal(interval_of("0.5"), 500);
+	assert_int_equal(interval_of("2.250"), 2250);
+	assert_int_equal(interval_of("0.1"), 100);
+	assert_int_equal(interval_of("1.01"), 1010);
+}
+
+static void test_interval_long_form(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("--interval", "2"));
+	assert_int_equal(p.opts.interval_ms, 2000);
+}
+
+static void test_interval_zero_error_line(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("-i", "0"), "invalid --interval '0': expected seconds from 0.1 "
+					  "to 3600, e.g. 1 or 0.5");
+}
+
+static void test_interval_out_of_range(void **state)
+{
+	(void)state;
+	parse_fails_naming(ARGV("-i", "0.05"), "'0.05'");
+	parse_fails_naming(ARGV("-i", "0.099"), "'0.099'");
+	parse_fails_naming(ARGV("-i", "3600.001"), "'3600.001'");
+	parse_fails_naming(ARGV("-i", "99999999999999999999"), "--interval");
+}
+
+static void test_interval_malformed_seconds(void **state)
+{
+	static const char *const bad[] = {
+		"1.2345", "1e3", "-1", " 1", "1 ", "+1", "0x10",
+		"1.", ".5", "", "1.2.3", "1,5", "inf",
+	};
+	char expected[ERR_LEN];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(expected, sizeof(expected),
+			 "invalid --interval '%s': expected seconds from 0.1 to 3600, "
+			 "e.g. 1 or 0.5",
+			 bad[i]);
+		parse_fails_with(ARGV("-i", (char *)bad[i]), expected);
+	}
+}
+
+static void test_duration_in_seconds(void **state)
+{
+	(void)state;
+	assert_int_equal(duration_of("30"), 30000);
+	assert_int_equal(duration_of("0.001"), 1);
+	assert_int_equal(duration_of("2678400"), 2678400000ULL);
+}
+
+static void test_duration_long_form(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("--duration", "1.5"));
+	assert_int_equal(p.opts.duration_ms, 1500);
+}
+
+static void test_duration_zero_error_line(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("-d", "0"), "invalid --duration '0': expected seconds from 0.001 "
+					  "to 2678400 (31 days), e.g. 30 or 0.5");
+}
+
+static void test_duration_bad_values(void **state)
+{
+	(void)state;
+	parse_fails_naming(ARGV("-d", "0.000"), "'0.000'");
+	parse_fails_naming(ARGV("-d", "2678400.001"), "'2678400.001'");
+	parse_fails_naming(ARGV("-d", "1e3"), "--duration");
+	parse_fails_naming(ARGV("-d", "-5"), "--duration");
+	parse_fails_naming(ARGV("-d", "0.0001"), "--duration");
+}
+
+static void test_count(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-c", "1"));
+	assert_int_equal(p.opts.count, 1);
+	parse_ok(&p, ARGV("--count", "1000000000"));
+	assert_int_equal(p.opts.count, 1000000000);
+}
+
+static void test_count_bad_values(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("-c", "0"),
+			 "invalid --count '0': expected an integer from 1 to 1000000000");
+	parse_fails_naming(ARGV("-c", "1000000001"), "'1000000001'");
+	parse_fails_naming(ARGV("-c", "1.5"), "'1.5'");
+	parse_fails_naming(ARGV("-c", "-1"), "'-1'");
+	parse_fails_naming(ARGV("-c", " 3"), "' 3'");
+	parse_fails_naming(ARGV("-c", "ten"), "'ten'");
+}
+
+static void test_csv_path(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("--csv", "out.csv"));
+	assert_string_equal(p.opts.csv_path, "out.csv");
+	parse_ok(&p, ARGV("--csv", "-"));
+	assert_string_equal(p.opts.csv_path, "-");
+}
+
+static void test_csv_empty_is_rejected(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("--csv", ""),
+			 "invalid --csv '': expected a file name, or - for stdout");
+}
+
+static void test_max_sockets_limits(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("--max-sockets", "1024"));
+	assert_int_equal(p.opts.max_sockets, 1024);
+	parse_ok(&p, ARGV("--max-sockets", "16777216"));
+	assert_int_equal(p.opts.max_sockets, 16777216);
+	parse_fails_with(ARGV("--max-sockets", "1023"),
+			 "invalid --max-sockets '1023': expected an integer from 1024 to 16777216");
+	parse_fails_naming(ARGV("--max-sockets", "16777217"), "'16777217'");
+}
+
+static void test_max_procs_limits(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("--max-procs", "16"));
+	assert_int_equal(p.opts.max_procs, 16);
+	parse_ok(&p, ARGV("--max-procs", "1048576"));
+	assert_int_equal(p.opts.max_procs, 1048576);
+	parse_fails_with(ARGV("--max-procs", "15"),
+			 "invalid --max-procs '15': expected an integer from 16 to 1048576");
+	parse_fails_naming(ARGV("--max-procs", "1048577"), "'1048577'");
+}
+
+static void test_help(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-h"));
+	assert_true(p.opts.help);
+	parse_ok(&p, ARGV("--help"));
+	assert_true(p.opts.help);
+	assert_false(p.opts.version);
+}
+
+static void test_version(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-V"));
+	assert_true(p.opts.version);
+	parse_ok(&p, ARGV("--version"));
+	assert_true(p.opts.version);
+	assert_false(p.opts.help);
+}
+
+static void test_positional_argument_is_rejected(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("foo"), "unexpected argument 'foo'");
+	parse_fails_with(ARGV("-p", "1", "bar", "-c", "x"), "unexpected argument 'bar'");
+	parse_fails_with(ARGV("--", "-p"), "unexpected argument '-p'");
+}
+
+static void test_unknown_option(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("--foo"), "unknown option '--foo'");
+	parse_fails_with(ARGV("--foo=bar"), "unknown option '--foo'");
+	parse_fails_with(ARGV("-x"), "unknown option '-x'");
+	parse_fails_with(ARGV("-hx"), "unknown option '-x'");
+}
+
+static void test_missing_argument(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("--csv"), "option '--csv' needs an argument");
+	parse_fails_with(ARGV("--interval"), "option '--interval' needs an argument");
+	parse_fails_with(ARGV("-p"), "option '-p' needs an argument");
+	parse_fails_with(ARGV("-c"), "option '-c' needs an argument");
+}
+
+static void test_argument_to_flag_is_rejected(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("--help=yes"), "option '--help' takes no argument");
+}
+
+static void test_parsing_twice_starts_afresh(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-i", "2", "-p", "nginx"));
+	parse(&p, ARGV("--bogus"));
+	assert_int_equal(p.ret, -1);
+	parse_ok(&p, ARGV("-c", "3"));
+	assert_int_equal(p.opts.count, 3);
+	assert_int_equal(p.opts.interval_ms, 1000);
+	assert_int_equal(p.opts.n_targets, 0);
+}
+
+static void test_error_is_cut_to_errlen(void **state)
+{
+	struct tt_options opts;
+	char err[8] = "XXXXXXX";
+
+	(void)state;
+	assert_int_equal(options_parse(2, ARGV("--foo"), &opts, err, 6), -1);
+	assert_string_equal(err, "unkno");
+	assert_int_equal(err[7], '\0');
+}
+
+static void test_usage_documents_exit_codes_and_examples(void **state)
+{
+	(void)state;
+	assert_non_null(strstr(tt_usage, "Usage: tcptrace"));
+	assert_non_null(strstr(tt_usage, "0 ok, 1 runtime failure, 2 usage or bad input"));
+	assert_non_null(strstr(tt_usage, "3 BPF load or attach failure"));
+	assert_non_null(strstr(tt_usage, "tcptrace --pid haproxy\n"));
+	assert_non_null(strstr(tt_usage, "tcptrace -p nginx --csv nginx.csv -d 30\n"));
+	assert_non_null(strstr(tt_usage, "--max-sockets N"));
+	assert_non_null(strstr(tt_usage, "--max-procs N"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_pid_numeric),
+		cmocka_unit_test(test_pid_name),
+		cmocka_unit_test(test_pid_equals_form),
+		cmocka_unit_test(test_pid_list_mixes_pids_and_names),
+		cmocka_unit_test(test_pid_is_repeatable),
+		cmocka_unit_test(test_pid_duplicates_are_kept_once),
+		cmocka_unit_test(test_pid_range_limits),
+		cmocka_unit_test(test_pid_name_of_15_bytes_is_accepted),
+		cmocka_unit_test(test_pid_name_of_16_bytes_is_rejected),
+		cmocka_unit_test(test_pid_name_with_slash_is_rejected),
+		cmocka_unit_test(test_pid_empty_entries_are_rejected),
+		cmocka_unit_test(test_pid_limit_of_targets),
+		cmocka_unit_test(test_interval_whole_seconds),
+		cmocka_unit_test(test_interval_fractions),
+		cmocka_unit_test(test_interval_long_form),
+		cmocka_unit_test(test_interval_zero_error_line),
+		cmocka_unit_test(test_interval_out_of_range),
+		cmocka_unit_test(test_interval_malformed_seconds),
+		cmocka_unit_test(test_duration_in_seconds),
+		cmocka_unit_test(test_duration_long_form),
+		cmocka_unit_test(test_duration_zero_error_line),
+		cmocka_unit_test(test_duration_bad_values),
+		cmocka_unit_test(test_count),
+		cmocka_unit_test(test_count_bad_values),
+		cmocka_unit_test(test_csv_path),
+		cmocka_unit_test(test_csv_empty_is_rejected),
+		cmocka_unit_test(test_max_sockets_limits),
+		cmocka_unit_test(test_max_procs_limits),
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_positional_argument_is_rejected),
+		cmocka_unit_test(test_unknown_option),
+		cmocka_unit_test(test_missing_argument),
+		cmocka_unit_test(test_argument_to_flag_is_rejected),
+		cmocka_unit_test(test_parsing_twice_starts_afresh),
+		cmocka_unit_test(test_error_is_cut_to_errlen),
+		cmocka_unit_test(test_usage_documents_exit_codes_and_examples),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests of proc_match against a fake /proc tree built in a temporary
+ * directory: PIDs, names, names shared by several processes, misses. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "proc_match.h"
+
+#define ERR_LEN 128
+#define MAX_PIDS 16
+
+/* The fake tree: each numeric directory holds a comm file. */
+static const struct {
+	const char *dir;
+	const char *comm; /* NULL: no comm file, as for a process exiting */
+} fake_procs[] = {
+	{ "1", "systemd\n" },         { "100", "nginx\n" },
+	{ "4000", "nginx\n" },        { "250", "haproxy\n" },
+	{ "300", "systemd-journal\n" }, { "301", "a,b c\n" },
+	{ "600", NULL },              { "self", "ghost\n" },
+	{ "42abc", "phantom\n" },     { "0123", "zeroed\n" },
+};
+
+struct match {
+	uint32_t pids[MAX_PIDS];
+	size_t n_pids;
+	char err[ERR_LEN];
+	int ret;
+};
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int make_tree(void **state)
+{
+	char path[PATH_MAX];
+	char *root = malloc(PATH_MAX);
+	const char *tmp = getenv("TMPDIR");
+	size_t i;
+
+	if (!root)
+		return -1;
+	snprintf(root, PATH_MAX, "%s/test_proc_match_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(root))
+		return -1;
+	for (i = 0; i < sizeof(fake_procs) / sizeof(fake_procs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, fake_procs[i].dir);
+		if (mkdir(path, 0755))
+			return -1;
+		if (!fake_procs[i].comm)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/comm", root, fake_procs[i].dir);
+		write_file(path, fake_procs[i].comm);
+	}
+	/* A numeric name that is a file, not a directory, is no process. */
+	snprintf(path, sizeof(path), "%s/700", root);
+	write_file(path, "nginx\n");
+	*state = root;
+	return 0;
+}
+
+static int remove_tree(void **state)
+{
+	char path[PATH_MAX];
+	char *root = *state;
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(fake_procs) / sizeof(fake_procs[0]); i++) {
+		if (fake_procs[i].comm) {
+			snprintf(path, sizeof(path), "%s/%s/comm", root, fake_procs[i].dir);
+			ret |= unlink(path);
+		}
+		snprintf(path, sizeof(path), "%s/%s", root, fake_procs[i].dir);
+		ret |= rmdir(path);
+	}
+	snprintf(path, sizeof(path), "%s/700", root);
+	ret |= unlink(path);
+	ret |= rmdir(root);
+	free(root);
+	return ret;
+}
+
+static struct tt_target pid_target(uint32_t pid)
+{
+	struct tt_target t = { .is_pid = true, .pid = pid };
+
+	return t;
+}
+
+static struct tt_target name_target(const char *name)
+{
+	struct tt_target t = { .is_pid = false };
+
+	snprintf(t.name, sizeof(t.name), "%s", name);
+	return t;
+}
+
+static void run_match(const char *root, const struct tt_target *targets, size_t n,
+		      struct match *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->ret = proc_match(root, targets, n, m->pids, MAX_PIDS, &m->n_pids, m->err,
+			    sizeof(m->err));
+}
+
+static void test_read_comm_strips_newline(void **state)
+{
+	char comm[TT_COMM_LEN];
+
+	assert_int_equal(proc_read_comm(*state, 100, comm, sizeof(comm)), 0);
+	assert_string_equal(comm, "nginx");
+}
+
+static void test_read_comm_of_15_bytes(void **state)
+{
+	char comm[TT_COMM_LEN];
+
+	assert_int_equal(proc_read_comm(*state, 300, comm, sizeof(comm)), 0);
+	assert_string_equal(comm, "systemd-journal");
+}
+
+static void test_read_comm_cuts_to_buffer(void **state)
+{
+	char comm[4];
+
+	assert_int_equal(proc_read_comm(*state, 300, comm, sizeof(comm)), 0);
+	assert_string_equal(comm, "sys");
+}
+
+static void test_read_comm_of_missing_process_fails(void **state)
+{
+	char comm[TT_COMM_LEN];
+
+	assert_int_equal(proc_read_comm(*state, 12345, comm, sizeof(comm)), -1);
+	assert_int_equal(proc_read_comm(*state, 600, comm, sizeof(comm)), -1);
+}
+
+static void test_comm_matches_exact_name(void **state)
+{
+	(void)state;
+	assert_true(comm_matches("nginx", "nginx"));
+	assert_false(comm_matches("nginx", "nginx2"));
+	assert_false(comm_matches("ngin", "nginx"));
+	assert_false(comm_matches("Nginx", "nginx"));
+	assert_false(comm_matches("", "nginx"));
+}
+
+static void test_comm_matches_truncated_long_name(void **state)
+{
+	(void)state;
+	assert_true(comm_matches("systemd-journal", "systemd-journal"));
+	assert_true(comm_matches("systemd-journald", "systemd-journal"));
+	assert_false(comm_matches("systemd-journal", "systemd-journa"));
+}
+
+static void test_match_existing_pid(void **state)
+{
+	struct tt_target t[] = { pid_target(250) };
+	struct match m;
+
+	run_match(*state, t, 1, &m);
+	assert_int_equal(m.ret, 0);
+	assert_int_equal(m.n_pids, 1);
+	assert_int_equal(m.pids[0], 250);
+}
+
+static void test_match_pid_without_comm(void **state)
+{
+	struct tt_target t[] = { pid_target(600) };
+	struct match m;
+
+	run_match(*state, t, 1, &m);
+	assert_int_equal(m.ret, 0);
+	assert_int_equal(m.n_pids, 1);
+	assert_int_equal(m.pids[0], 600);
+}
+
+static void test_match_missing_pid(void **state)
+{
+	struct tt_target t[] = { pid_target(250), pid_target(123) };
+	struct match m;
+
+	run_match(*state, t, 2, &m);
+	assert_int_equal(m.ret, -1);
+	assert_string_equal(m.err, "no process with PID 123");
+}
+
+static void test_match_pid_that_is_a_file(void **state)
+{
+	struct tt_target t[] = { pid_target(700) };
+	struct match m;
+
+	run_match(*state, t, 1, &m);
+	assert_int_equal(m.ret, -1);
+	assert_string_equal(m.err, "no process with PID 700");
+}
+
+static void test_match_name_of_one_process(void **state)
+{
+	struct tt_target t[] = { name_target("haproxy") };
+	struct match m;
+
+	run_match(*state, t, 1, &m);
+	assert_int_equal(m.ret, 0);
+	assert_int_equal(m.n_pids, 1);
+	assert_int_equal(m.pids[0], 250);
+}
+
+static void test_match_name_of_two_processes_sorted(void **state)
+{
+	struct tt_target t[] = { name_target("nginx") };
+	struct match m;
+
+	run_match(*state, t, 1, &m);
+	assert_int_equal(m.ret, 0);
+	assert_int_equal(m.n_pids, 2);
+	assert_int_equal(m.pids[0], 100);
+	assert_int_equal(m.pids[1], 4000);
+}
+
+static void test_match_name_of_15_bytes(void **state)
+{
+	struct tt_target t[] = { name_target("systemd-journal") };
+	struct match m;
+
+	run_match(*state, t, 1, &m);
+	assert_int_equal(m.ret, 0);
+	assert_int_equal(m.n_pids, 1);
+	assert_int_equal(m.pids[0], 300);
+}
+
+static void test_match_name_with_punctuation(void **state)
+{
+	struct tt_target t[] = { name_target("a,b c") };
+	struct match m;
+
+	run_match(*state, t, 1, &m);
+	assert_int_equal(m.ret, 0);
+	assert_int_equal(m.n_pids, 1);
+	assert_int_equal(m.pids[0], 301);
+}
+
+static void test_match_missing_name(void **state)
+{
+	struct tt_target t[] = { name_target("nginx"), name_target("foo") };
+	struct match m;
+
+	run_match(*state, t, 2, &m);
+	assert_int_equal(m.ret, -1);
+	assert_string_equal(m.err, "no process named 'foo'");
+}
+
+static void test_match_ignores_non_numeric_directories(void **state)
+{
+	struct tt_target t[] = { name_target("ghost") };
+	struct match m;
+
+	run_match(*state, t, 1, &m);
+	assert_int_equal(m.ret, -1);
+	assert_string_equal(m.err, "no process named 'ghost'");
+	t[0] = name_target("phantom");
+	run_match(*state, t, 1, &m);
+	assert_string_equal(m.err, "no process named 'phantom'");
+}
+
+static void test_match_ignores_pid_names_with_leading_zero(void **state)
+{
+	struct tt_target t[] = { name_target("zeroed") };
+	struct match m;
+
+	run_match(*state, t, 1, &m);
+	assert_int_equal(m.ret, -1);
+	assert_string_equal(m.err, "no process named 'zeroed'");
+}
+
+static void test_match_several_targets_unique_and_sorted(void **state)
+{
+	struct tt_target t[] = {
+		pid_target(4000), name_target("haproxy"), name_target("nginx"),
+		pid_target(1),    pid_target(250),        name_target("systemd"),
+	};
+	struct match m;
+
+	run_match(*state, t, 6, &m);
+	assert_int_equal(m.ret, 0);
+	assert_int_equal(m.n_pids, 4);
+	assert_int_equal(m.pids[0], 1);
+	assert_int_equal(m.pids[1], 100);
+	assert_int_equal(m.pids[2], 250);
+	assert_int_equal(m.pids[3], 4000);
+}
+
+static void test_match_no_targets(void **state)
+{
+	struct match m;
+
+	run_match(*state, NULL, 0, &m);
+	assert_int_equal(m.ret, 0);
+	assert_int_equal(m.n_pids, 0);
+}
+
+static void test_match_more_processes_than_room(void **state)
+{
+	struct tt_target t[] = { name_target("nginx"), name_target("haproxy") };
+	uint32_t pids[3];
+	size_t n_pids;
+	char err[ERR_LEN];
+
+	assert_int_equal(proc_match(*state, t, 2, pids, 3, &n_pids, err, sizeof(err)), 0);
+	assert_int_equal(n_pids, 3);
+	assert_int_equal(proc_match(*state, t, 2, pids, 2, &n_pids, err, sizeof(err)), -1);
+	assert_string_equal(err, "--pid matches more than 2 processes");
+}
+
+static void test_match_unreadable_root(void **state)
+{
+	struct tt_target t[] = { name_target("nginx") };
+	char root[PATH_MAX];
+	struct match m;
+
+	snprintf(root, sizeof(root), "%s/missing", (char *)*state);
+	run_match(root, t, 1, &m);
+	assert_int_equal(m.ret, -1);
+	assert_non_null(strstr(m.err, root));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_comm_strips_newline),
+		cmocka_unit_test(test_read_comm_of_15_bytes),
+		cmocka_unit_test(test_read_comm_cuts_to_buffer),
+		cmocka_unit_test(test_read_comm_of_missing_process_fails),
+		cmocka_unit_test(test_comm_matches_exact_name),
+		cmocka_unit_test(test_comm_matches_truncated_long_name),
+		cmocka_unit_test(test_match_existing_pid),
+		cmocka_unit_test(test_match_pid_without_comm),
+		cmocka_unit_test(test_match_missing_pid),
+		cmocka_unit_test(test_match_pid_that_is_a_file),
+		cmocka_unit_test(test_match_name_of_one_process),
+		cmocka_unit_test(test_match_name_of_two_processes_sorted),
+		cmocka_unit_test(test_match_name_of_15_bytes),
+		cmocka_unit_test(test_match_name_with_punctuation),
+		cmocka_unit_test(test_match_missing_name),
+		cmocka_unit_test(test_match_ignores_non_numeric_directories),
+		cmocka_unit_test(test_match_ignores_pid_names_with_leading_zero),
+		cmocka_unit_test(test_match_several_targets_unique_and_sorted),
+		cmocka_unit_test(test_match_no_targets),
+		cmocka_unit_test(test_match_more_processes_than_room),
+		cmocka_unit_test(test_match_unreadable_root),
+	};
+
+	return cmocka_run_group_tests(tests, make_tree, remove_tree);
+}

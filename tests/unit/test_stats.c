@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests of the interval maths in stats.c: reason slots, sorting,
+ * snapshot differences, zero rows, totals and close counts. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+#include "stats.h"
+
+static struct tt_row make_row(uint32_t pid, const char *comm)
+{
+	struct tt_row row;
+
+	memset(&row, 0, sizeof(row));
+	row.pid = pid;
+	strncpy(row.comm, comm, sizeof(row.comm) - 1);
+	return row;
+}
+
+static void test_reason_slot_keeps_small_values(void **state)
+{
+	(void)state;
+	assert_int_equal(reason_slot(0), 0);
+	assert_int_equal(reason_slot(5), 5);
+	assert_int_equal(reason_slot(TT_REASON_OTHER - 1), TT_REASON_OTHER - 1);
+}
+
+static void test_reason_slot_folds_large_values_into_other(void **state)
+{
+	(void)state;
+	assert_int_equal(reason_slot(TT_REASON_OTHER), TT_REASON_OTHER);
+	assert_int_equal(reason_slot(TT_REASON_SLOTS), TT_REASON_OTHER);
+	assert_int_equal(reason_slot(1000), TT_REASON_OTHER);
+	assert_int_equal(reason_slot(UINT32_MAX), TT_REASON_OTHER);
+}
+
+static void test_reason_slot_unknown_is_other(void **state)
+{
+	(void)state;
+	assert_int_equal(reason_slot(TT_REASON_UNKNOWN), TT_REASON_OTHER);
+}
+
+static void test_rows_sort_orders_by_pid(void **state)
+{
+	struct tt_row rows[4] = {
+		make_row(30, "c"), make_row(4194304, "d"), make_row(1, "a"), make_row(20, "b"),
+	};
+
+	(void)state;
+	rows_sort(rows, 4);
+	assert_int_equal(rows[0].pid, 1);
+	assert_string_equal(rows[0].comm, "a");
+	assert_int_equal(rows[1].pid, 20);
+	assert_int_equal(rows[2].pid, 30);
+	assert_int_equal(rows[3].pid, 4194304);
+	assert_string_equal(rows[3].comm, "d");
+}
+
+static void test_diff_subtracts_every_counter(void **state)
+{
+	struct tt_row p = make_row(10, "web"), c = make_row(10, "web"), out;
+	struct tt_snapshot prev = { .n = 1, .rows = &p };
+	struct tt_snapshot cur = { .n = 1, .rows = &c };
+	__u64 pw[sizeof(p.c) / 8], cw[sizeof(c.c) / 8], ow[sizeof(out.c) / 8];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(pw) / 8; i++) {
+		pw[i] = 100 + i;
+		cw[i] = 100 + 3 * i;
+	}
+	memcpy(&p.c, pw, sizeof(pw));
+	memcpy(&c.c, cw, sizeof(cw));
+	assert_int_equal(snapshot_diff(&prev, &cur, &out, 1), 1);
+	memcpy(ow, &out.c, sizeof(ow));
+	for (i = 0; i < sizeof(ow) / 8; i++)
+		assert_int_equal(ow[i], 2 * i);
+	assert_int_equal(out.pid, 10);
+}
+
+static void test_diff_named_fields(void **state)
+{
+	struct tt_row p = make_row(10, "web"), c = make_row(10, "web"), out;
+	struct tt_snapshot prev = { .n = 1, .rows = &p };
+	struct tt_snapshot cur = { .n = 1, .rows = &c };
+
+	(void)state;
+	p.c.conn[TT_SIDE_IN] = 5;
+	c.c.conn[TT_SIDE_IN] = 12;
+	p.c.rst_sent[TT_SIDE_OUT] = 1;
+	c.c.rst_sent[TT_SIDE_OUT] = 4;
+	c.c.untracked = 2;
+	assert_int_equal(snapshot_diff(&prev, &cur, &out, 1), 1);
+	assert_int_equal(out.c.conn[TT_SIDE_IN], 7);
+	assert_int_equal(out.c.rst_sent[TT_SIDE_OUT], 3);
+	assert_int_equal(out.c.untracked, 2);
+	assert_int_equal(out.c.conn[TT_SIDE_OUT], 0);
+}
+
+static void test_diff_pid_missing_from_prev_counts_from_zero(void **state)
+{
+	struct tt_row p[1] = { make_row(10, "old") };
+	struct tt_row c[2] = { make_row(10, "old"), make_row(11, "new") };
+	struct tt_snapshot prev = { .n = 1, .rows = p };
+	struct tt_snapshot cur = { .n = 2, .rows = c };
+	struct tt_row out[2];
+
+	(void)state;
+	c[1].c.conn[TT_SIDE_OUT] = 9;
+	c[1].reasons[3] = 2;
+	assert_int_equal(snapshot_diff(&prev, &cur, out, 2), 2);
+	assert_int_equal(out[1].pid, 11);
+	assert_string_equal(out[1].comm, "new");
+	assert_int_equal(out[1].c.conn[TT_SIDE_OUT], 9);
+	assert_int_equal(out[1].reasons[3], 2);
+}
+
+static void test_diff_with_no_prev_snapshot_counts_from_zero(void **state)
+{
+	struct tt_row c = make_row(7, "x"), out;
+	struct tt_snapshot cur = { .n = 1, .rows = &c };
+
+	(void)state;
+	c.c.fin_active[TT_SIDE_IN] = 4;
+	assert_int_equal(snapshot_diff(NULL, &cur, &out, 1), 1);
+	assert_int_equal(out.c.fin_active[TT_SIDE_IN], 4);
+}
+
+static void test_diff_pid_vanished_has_no_row(void **state)
+{
+	struct tt_row p[3] = { make_row(10, "a"), make_row(20, "gone"), make_row(30, "c") };
+	struct tt_row c[2] = { make_row(10, "a"), make_row(30, "c") };
+	struct tt_snapshot prev = { .n = 3, .rows = p };
+	struct tt_snapshot cur = { .n = 2, .rows = c };
+	struct tt_row out[3];
+
+	(void)state;
+	p[2].c.conn[TT_SIDE_IN] = 1;
+	c[1].c.conn[TT_SIDE_IN] = 6;
+	assert_int_equal(snapshot_diff(&prev, &cur, out, 3), 2);
+	assert_int_equal(out[0].pid, 10);
+	assert_int_equal(out[1].pid, 30);
+	assert_int_equal(out[1].c.conn[TT_SIDE_IN], 5);
+}
+
+static void test_diff_counter_going_down_means_pid_reused(void **state)
+{
+	struct tt_row p = make_row(10, "old"), c = make_row(10, "new"), out;
+	struct tt_snapshot prev = { .n = 1, .rows = &p };
+	struct tt_snapshot cur = { .n = 1, .rows = &c };
+
+	(void)state;
+	p.c.conn[TT_SIDE_IN] = 1000;
+	c.c.conn[TT_SIDE_IN] = 3;
+	p.c.conn[TT_SIDE_OUT] = 1;
+	c.c.conn[TT_SIDE_OUT] = 4;
+	p.reasons[2] = 50;
+	c.reasons[2] = 1;
+	assert_int_equal(snapshot_diff(&prev, &cur, &out, 1), 1);
+	assert_int_equal(out.c.conn[TT_SIDE_IN], 3);
+	assert_int_equal(out.c.conn[TT_SIDE_OUT], 3);
+	assert_int_equal(out.reasons[2], 1);
+	assert_string_equal(out.comm, "new");
+}
+
+static void test_diff_subtracts_every_reason_slot(void **state)
+{
+	struct tt_row p = make_row(10, "a"), c = make_row(10, "a"), out;
+	struct tt_snapshot prev = { .n = 1, .rows = &p };
+	struct tt_snapshot cur = { .n = 1, .rows = &c };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TT_REASON_SLOTS; i++) {
+		p.reasons[i] = i;
+		c.reasons[i] = 3 * i;
+	}
+	snapshot_diff(&prev, &cur, &out, 1);
+	for (i = 0; i < TT_REASON_SLOTS; i++)
+		assert_int_equal(out.reasons[i], 2 * i);
+}
+
+static void test_diff_tw_now_is_a_gauge(void **state)
+{
+	struct tt_row p = make_row(10, "a"), c = make_row(10, "a"), out;
+	struct tt_snapshot prev = { .n = 1, .rows = &p };
+	struct tt_snapshot cur = { .n = 1, .rows = &c };
+
+	(void)state;
+	p.tw_now = 500;
+	c.tw_now = 700;
+	snapshot_diff(&prev, &cur, &out, 1);
+	assert_int_equal(out.tw_now, 700);
+	c.tw_now = 2;
+	snapshot_diff(&prev, &cur, &out, 1);
+	assert_int_equal(out.tw_now, 2);
+}
+
+static void test_diff_takes_comm_and_selected_from_cur(void **state)
+{
+	struct tt_row p = make_row(10, "before"), c = make_row(10, "after"), out;
+	struct tt_snapshot prev = { .n = 1, .rows = &p };
+	struct tt_snapshot cur = { .n = 1, .rows = &c };
+
+	(void)state;
+	c.selected = true;
+	snapshot_diff(&prev, &cur, &out, 1);
+	assert_string_equal(out.comm, "after");
+	assert_true(out.selected);
+}
+
+static void test_diff_writes_at_most_max_rows(void **state)
+{
+	struct tt_row c[3] = { make_row(1, "a"), make_row(2, "b"), make_row(3, "c") };
+	struct tt_snapshot cur = { .n = 3, .rows = c };
+	struct tt_snapshot prev = { .n = 0, .rows = NULL };
+	struct tt_row out[3];
+
+	(void)state;
+	out[2] = make_row(99, "untouched");
+	assert_int_equal(snapshot_diff(&prev, &cur, out, 2), 2);
+	assert_int_equal(out[1].pid, 2);
+	assert_int_equal(out[2].pid, 99);
+}
+
+static void test_row_is_zero_for_empty_row(void **state)
+{
+	struct tt_row row = make_row(1, "a");
+
+	(void)state;
+	row.selected = true;
+	assert_true(row_is_zero(&row));
+}
+
+static void test_row_is_zero_false_for_any_counter(void **state)
+{
+	struct tt_row row = make_row(1, "a");
+
+	(void)state;
+	row.c.eaddrnotavail = 1;
+	assert_false(row_is_zero(&row));
+}
+
+static void test_row_is_zero_false_for_tw_now(void **state)
+{
+	struct tt_row row = make_row(1, "a");
+
+	(void)state;
+	row.tw_now = 1;
+	assert_false(row_is_zero(&row));
+}
+
+static void test_row_add_sums_counters_and_reasons(void **state)
+{
+	struct tt_row total = make_row(5, "t"), delta = make_row(5, "t");
+
+	(void)state;
+	total.c.conn[TT_SIDE_IN] = 10;
+	total.c.untracked = 1;
+	total.reasons[TT_REASON_OTHER] = 2;
+	delta.c.conn[TT_SIDE_IN] = 5;
+	delta.c.timeout[TT_SIDE_OUT] = 3;
+	delta.c.untracked = 1;
+	delta.reasons[TT_REASON_OTHER] = 4;
+	delta.reasons[1] = 7;
+	row_add(&total, &delta);
+	assert_int_equal(total.c.conn[TT_SIDE_IN], 15);
+	assert_int_equal(total.c.timeout[TT_SIDE_OUT], 3);
+	assert_int_equal(total.c.untracked, 2);
+	assert_int_equal(total.reasons[TT_REASON_OTHER], 6);
+	assert_int_equal(total.reasons[1], 7);
+	assert_int_equal(total.pid, 5);
+}
+
+static void test_row_add_keeps_largest_tw_now(void **state)
+{
+	struct tt_row total = make_row(5, "t"), delta = make_row(5, "t");
+
+	(void)state;
+	delta.tw_now = 40;
+	row_add(&total, &delta);
+	assert_int_equal(total.tw_now, 40);
+	delta.tw_now = 25;
+	row_add(&total, &delta);
+	assert_int_equal(total.tw_now, 40);
+}
+
+static void test_row_closes_sums_every_close_class_on_both_sides(void **state)
+{
+	struct tt_row row = make_row(1, "a");
+
+	(void)state;
+	row.c.fin_active[TT_SIDE_IN] = 1;
+	row.c.fin_active[TT_SIDE_OUT] = 2;
+	row.c.fin_passive[TT_SIDE_IN] = 4;
+	row.c.fin_passive[TT_SIDE_OUT] = 8;
+	row.c.rst_sent[TT_SIDE_IN] = 16;
+	row.c.rst_sent[TT_SIDE_OUT] = 32;
+	row.c.rst_recv[TT_SIDE_IN] = 64;
+	row.c.rst_recv[TT_SIDE_OUT] = 128;
+	row.c.timeout[TT_SIDE_IN] = 256;
+	row.c.timeout[TT_SIDE_OUT] = 512;
+	assert_int_equal(row_closes(&row), 1023);
+}
+
+static void test_row_closes_ignores_other_counters(void **state)
+{
+	struct tt_row row = make_row(1, "a");
+
+	(void)state;
+	row.c.conn[TT_SIDE_IN] = 5;
+	row.c.tw[TT_SIDE_OUT] = 5;
+	row.c.connfail = 5;
+	row.c.eaddrnotavail = 5;
+	row.c.untracked = 5;
+	row.tw_now = 5;
+	assert_int_equal(row_closes(&row), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reason_slot_keeps_small_values),
+		cmocka_unit_test(test_reason_slot_folds_large_values_into_other),
+		cmocka_unit_test(test_reason_slot_unknown_is_other),
+		cmocka_unit_test(test_rows_sort_orders_by_pid),
+		cmocka_unit_test(test_diff_subtracts_every_counter),
+		cmocka_unit_test(test_diff_named_fields),
+		cmocka_unit_test(test_diff_pid_missing_from_prev_counts_from_zero),
+		cmocka_unit_test(test_diff_with_no_prev_snapshot_counts_from_zero),
+		cmocka_unit_test(test_diff_pid_vanished_has_no_row),
+		cmocka_unit_test(test_diff_counter_going_down_means_pid_reused),
+		cmocka_unit_test(test_diff_subtracts_every_reason_slot),
+		cmocka_unit_test(test_diff_tw_now_is_a_gauge),
+		cmocka_unit_test(test_diff_takes_comm_and_selected_from_cur),
+		cmocka_unit_test(test_diff_writes_at_most_max_rows),
+		cmocka_unit_test(test_row_is_zero_for_empty_row),
+		cmocka_unit_test(test_row_is_zero_false_for_any_counter),
+		cmocka_unit_test(test_row_is_zero_false_for_tw_now),
+		cmocka_unit_test(test_row_add_sums_counters_and_reasons),
+		cmocka_unit_test(test_row_add_keeps_largest_tw_now),
+		cmocka_unit_test(test_row_closes_sums_every_close_class_on_both_sides),
+		cmocka_unit_test(test_row_closes_ignores_other_counters),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

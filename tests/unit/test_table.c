@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests of the table: format_count at every unit boundary, and the
+ * header and rows spelled out character for character. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "table.h"
+
+#define HEADER_LINE_1(label)                                                              \
+	label "              conn        fin         rst          timewait      port\n"
+#define HEADER_LINE_2                                                                     \
+	"    PID COMM         in   out  actv  pasv  sent  recv    in   out   now  fail\n"
+
+/* Output of one table_write_* call, captured in memory. */
+struct capture {
+	FILE *f;
+	char *text;
+	size_t len;
+};
+
+static void capture_start(struct capture *c)
+{
+	c->text = NULL;
+	c->f = open_memstream(&c->text, &c->len);
+	assert_non_null(c->f);
+}
+
+static const char *capture_end(struct capture *c)
+{
+	assert_int_equal(fclose(c->f), 0);
+	return c->text;
+}
+
+static void assert_count(uint64_t v, const char *expected)
+{
+	char buf[8];
+
+	memset(buf, 'X', sizeof(buf));
+	format_count(buf, sizeof(buf), v);
+	assert_string_equal(buf, expected);
+}
+
+static struct tt_row haproxy_row(void)
+{
+	struct tt_row row;
+
+	memset(&row, 0, sizeof(row));
+	row.pid = 4242;
+	strcpy(row.comm, "haproxy");
+	row.c.conn[TT_SIDE_IN] = 1000;
+	row.c.fin_passive[TT_SIDE_IN] = 1000;
+	row.c.rst_sent[TT_SIDE_IN] = 1500;
+	row.c.rst_sent[TT_SIDE_OUT] = 500;
+	row.c.tw[TT_SIDE_IN] = 1000;
+	row.tw_now = 1000;
+	return row;
+}
+
+static void test_count_small_values_as_is(void **state)
+{
+	(void)state;
+	assert_count(0, "0");
+	assert_count(7, "7");
+	assert_count(99999, "99999");
+}
+
+static void test_count_thousands(void **state)
+{
+	(void)state;
+	assert_count(100000, "100k");
+	assert_count(100999, "100k");
+	assert_count(999999, "999k");
+}
+
+static void test_count_millions_with_one_decimal(void **state)
+{
+	(void)state;
+	assert_count(1000000, "1.0M");
+	assert_count(1099999, "1.0M");
+	assert_count(1100000, "1.1M");
+	assert_count(9999999, "9.9M");
+}
+
+static void test_count_tens_of_millions(void **state)
+{
+	(void)state;
+	assert_count(10000000, "10M");
+	assert_count(999999999, "999M");
+}
+
+static void test_count_larger_units(void **state)
+{
+	(void)state;
+	assert_count(1000000000, "1.0G");
+	assert_count(10000000000ULL, "10G");
+	assert_count(1000000000000ULL, "1.0T");
+	assert_count(999999999999999ULL, "999T");
+	assert_count(1000000000000000ULL, "1.0P");
+	assert_count(1000000000000000000ULL, "1.0E");
+}
+
+static void test_count_uint64_max(void **state)
+{
+	(void)state;
+	assert_count(UINT64_MAX, "18E");
+}
+
+static void test_count_never_exceeds_five_characters(void **state)
+{
+	char buf[8];
+	uint64_t v;
+
+	(void)state;
+	for (v = 1; v < UINT64_MAX / 3; v = v * 3 + 1) {
+		format_count(buf, sizeof(buf), v);
+		assert_in_range(strlen(buf), 1, 5);
+	}
+}
+
+static void test_header_with_clock(void **state)
+{
+	struct capture c;
+	const char *text;
+
+	(void)state;
+	capture_start(&c);
+	table_write_header(c.f, "16:45:01");
+	text = capture_end(&c);
+	assert_string_equal(text, HEADER_LINE_1("16:45:01") HEADER_LINE_2);
+	free(c.text);
+}
+
+static void test_header_with_total_label(void **state)
+{
+	struct capture c;
+	const char *text;
+
+	(void)state;
+	capture_start(&c);
+	table_write_header(c.f, "total");
+	text = capture_end(&c);
+	assert_string_equal(text, HEADER_LINE_1("total   ") HEADER_LINE_2);
+	free(c.text);
+}
+
+static void test_row_sums_sides_of_fin_and_rst(void **state)
+{
+	struct tt_row row = haproxy_row();
+	struct capture c;
+	const char *text;
+
+	(void)state;
+	capture_start(&c);
+	table_write_row(c.f, &row);
+	text = capture_end(&c);
+	assert_string_equal(
+		text,
+		"   4242 haproxy    1000     0     0  1000  2000     0  1000     0  1000     0\n");
+	free(c.text);
+}
+
+static void test_header_and_row_line_up(void **state)
+{
+	struct tt_row row = haproxy_row();
+	struct capture c;
+	const char *text;
+
+	(void)state;
+	capture_start(&c);
+	table_write_header(c.f, "16:45:01");
+	table_write_row(c.f, &row);
+	text = capture_end(&c);
+	assert_string_equal(
+		text,
+		"16:45:01              conn        fin         rst          timewait      port\n"
+		"    PID COMM         in   out  actv  pasv  sent  recv    in   out   now  fail\n"
+		"   4242 haproxy    1000     0     0  1000  2000     0  1000     0  1000     0\n");
+	free(c.text);
+}
+
+static void test_row_puts_each_counter_in_its_column(void **state)
+{
+	struct tt_row row;
+	struct capture c;
+	const char *text;
+
+	(void)state;
+	memset(&row, 0, sizeof(row));
+	row.pid = 1;
+	strcpy(row.comm, "a");
+	row.c.conn[TT_SIDE_IN] = 1;
+	row.c.conn[TT_SIDE_OUT] = 2;
+	row.c.fin_active[TT_SIDE_IN] = 1;
+	row.c.fin_active[TT_SIDE_OUT] = 2;
+	row.c.fin_passive[TT_SIDE_OUT] = 4;
+	row.c.rst_sent[TT_SIDE_OUT] = 5;
+	row.c.rst_recv[TT_SIDE_IN] = 6;
+	row.c.tw[TT_SIDE_IN] = 7;
+	row.c.tw[TT_SIDE_OUT] = 8;
+	row.tw_now = 9;
+	row.c.eaddrnotavail = 10;
+	row.c.timeout[TT_SIDE_IN] = 99;
+	row.c.connfail = 99;
+	row.c.untracked = 99;
+	capture_start(&c);
+	table_write_row(c.f, &row);
+	text = capture_end(&c);
+	assert_string_equal(
+		text,
+		"      1 a             1     2     3     4     5     6     7     8     9    10\n");
+	free(c.text);
+}
+
+static void test_row_truncates_comm_and_shortens_counts(void **state)
+{
+	struct tt_row row;
+	struct capture c;
+	const char *text;
+
+	(void)state;
+	memset(&row, 0, sizeof(row));
+	row.pid = 4194304;
+	strcpy(row.comm, "systemd-journal");
+	row.c.conn[TT_SIDE_OUT] = 123456789;
+	row.c.fin_active[TT_SIDE_IN] = 99999;
+	row.c.fin_active[TT_SIDE_OUT] = 1;
+	row.c.eaddrnotavail = UINT64_MAX;
+	capture_start(&c);
+	table_write_row(c.f, &row);
+	text = capture_end(&c);
+	assert_string_equal(
+		text,
+		"4194304 systemd-j     0  123M  100k     0     0     0     0     0     0   18E\n");
+	assert_int_equal(strlen(text), 78);
+	free(c.text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_count_small_values_as_is),
+		cmocka_unit_test(test_count_thousands),
+		cmocka_unit_test(test_count_millions_with_one_decimal),
+		cmocka_unit_test(test_count_tens_of_millions),
+		cmocka_unit_test(test_count_larger_units),
+		cmocka_unit_test(test_count_uint64_max),
+		cmocka_unit_test(test_count_never_exceeds_five_characters),
+		cmocka_unit_test(test_header_with_clock),
+		cmocka_unit_test(test_header_with_total_label),
+		cmocka_unit_test(test_row_sums_sides_of_fin_and_rst),
+		cmocka_unit_test(test_header_and_row_line_up),
+		cmocka_unit_test(test_row_puts_each_counter_in_its_column),
+		cmocka_unit_test(test_row_truncates_comm_and_shortens_counts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
