@@ -32,4 +32,43 @@ static __always_inline __u16 sk_local_port_of(const struct sock *sk)
 	return bpf_ntohs(BPF_CORE_READ((const struct inet_sock *)sk, inet_sport));
 }
 
+/* A network namespace's TCP death row, which counts its timewait sockets
+ * and points to the connection hash. Embedded in struct netns_ipv4, except
+ * in 5.17 to 6.0, where it was allocated apart (commit fbb8295248e1
+ * "tcp: allocate tcp_death_row outside of struct netns_ipv4"). */
+struct netns_ipv4___dr_ptr {
+	struct inet_timewait_death_row *tcp_death_row;
+} __attribute__((preserve_access_index));
+
+struct net___dr_ptr {
+	struct netns_ipv4___dr_ptr ipv4;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct inet_timewait_death_row *death_row_of(struct net *net)
+{
+	if (bpf_core_field_size(net->ipv4.tcp_death_row) == sizeof(void *))
+		return BPF_CORE_READ((struct net___dr_ptr *)net, ipv4.tcp_death_row);
+	return __builtin_preserve_access_index(&net->ipv4.tcp_death_row);
+}
+
+/* Timewait sockets were counted in an atomic_t tw_count until 5.17, then
+ * in refcount_t tw_refcount, which starts at 1. */
+struct inet_timewait_death_row___old {
+	atomic_t tw_count;
+} __attribute__((preserve_access_index));
+
+/* Whether inet_twsk_alloc would refuse a new timewait socket now
+ * (tcp_max_tw_buckets reached: TcpExtTCPTimeWaitOverflow). */
+static __always_inline bool death_row_full(struct inet_timewait_death_row *dr)
+{
+	int max = BPF_CORE_READ(dr, sysctl_max_tw_buckets);
+	int n;
+
+	if (bpf_core_field_exists(dr->tw_refcount))
+		n = BPF_CORE_READ(dr, tw_refcount.refs.counter) - 1;
+	else
+		n = BPF_CORE_READ((struct inet_timewait_death_row___old *)dr, tw_count.counter);
+	return n >= max;
+}
+
 #endif /* TT_COMPAT_BPF_H */

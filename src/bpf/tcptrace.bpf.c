@@ -17,6 +17,7 @@
 
 #define AF_INET 2
 #define AF_INET6 10
+#define ECONNRESET 104
 
 /* Set by user space between open and load. */
 const volatile bool trace_all = true;
@@ -330,9 +331,76 @@ static __always_inline struct tt_sock *adopt_child(const struct sock *sk, __u64 
 	return track(key, owner->tgid, TT_SIDE_IN, TT_SK_PROVISIONAL);
 }
 
+/* Chain entries looked at for the timewait socket: ehash chains are a
+ * few entries long, the hash table being sized to the socket count. */
+#define TT_EHASH_WALK 16
+
+static __always_inline bool same_addresses(const struct sock_common *a, const struct sock *b,
+					   __u16 family)
+{
+	if (family == AF_INET)
+		return BPF_CORE_READ(a, skc_addrpair) == BPF_CORE_READ(b, __sk_common.skc_addrpair);
+
+	struct in6_addr ad, as, bd, bs;
+
+	BPF_CORE_READ_INTO(&ad, a, skc_v6_daddr);
+	BPF_CORE_READ_INTO(&as, a, skc_v6_rcv_saddr);
+	BPF_CORE_READ_INTO(&bd, b, __sk_common.skc_v6_daddr);
+	BPF_CORE_READ_INTO(&bs, b, __sk_common.skc_v6_rcv_saddr);
+	for (int i = 0; i < 4; i++)
+		if (ad.in6_u.u6_addr32[i] != bd.in6_u.u6_addr32[i] ||
+		    as.in6_u.u6_addr32[i] != bs.in6_u.u6_addr32[i])
+			return false;
+	return true;
+}
+
+/* Whether the kernel has just put a timewait socket in sk's place: one
+ * with the same addresses in the same connection hash chain. The full
+ * socket's own port was already released (skc_num is 0), so the local
+ * port comes from inet_sport. */
+static __always_inline bool timewait_replaced(const struct sock *sk, __u16 family,
+					      struct inet_timewait_death_row *dr)
+{
+	struct net *net = BPF_CORE_READ(sk, __sk_common.skc_net.net);
+	struct inet_hashinfo *hinfo = BPF_CORE_READ(dr, hashinfo);
+	struct inet_ehash_bucket *ehash = BPF_CORE_READ(hinfo, ehash);
+	__u32 hash = BPF_CORE_READ(sk, __sk_common.skc_hash);
+	__u32 mask = BPF_CORE_READ(hinfo, ehash_mask);
+	__u16 dport = BPF_CORE_READ(sk, __sk_common.skc_dport);
+	__u16 lport = sk_local_port_of(sk);
+	__u64 node_offset = bpf_core_field_offset(struct sock_common, skc_nulls_node);
+	struct hlist_nulls_node *node = NULL;
+
+	bpf_probe_read_kernel(&node, sizeof(node), &ehash[hash & mask].chain.first);
+	for (int i = 0; i < TT_EHASH_WALK; i++) {
+		const struct sock_common *skc = (const void *)node - node_offset;
+
+		if (!node || ((unsigned long)node & 1)) /* the chain's nulls end marker */
+			return false;
+		if (BPF_CORE_READ(skc, skc_state) == TCP_TIME_WAIT &&
+		    BPF_CORE_READ(skc, skc_hash) == hash &&
+		    BPF_CORE_READ(skc, skc_dport) == dport &&
+		    BPF_CORE_READ(skc, skc_num) == lport &&
+		    BPF_CORE_READ(skc, skc_net.net) == net && same_addresses(skc, sk, family))
+			return true;
+		node = BPF_CORE_READ(node, next);
+	}
+	return false;
+}
+
+static __always_inline __u32 reason_abort_on_data(void)
+{
+	if (bpf_core_enum_value_exists(enum sk_rst_reason, SK_RST_REASON_TCP_ABORT_ON_DATA))
+		return bpf_core_enum_value(enum sk_rst_reason, SK_RST_REASON_TCP_ABORT_ON_DATA);
+	return TT_REASON_UNKNOWN;
+}
+
 static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, int oldstate,
 				     __u16 family)
 {
+	struct inet_timewait_death_row *dr;
+	int err;
+
 	if (oldstate == TCP_SYN_SENT) {
 		struct tt_proc_counters *c = counters_of(s->tgid);
 
@@ -344,11 +412,15 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 			c->connfail++;
 		return;
 	}
-	/* The active closer's socket leaves FIN_WAIT2 or CLOSING for CLOSE
-	 * when the kernel hands the connection to a timewait socket, which
-	 * never shows up as a state change of its own. */
-	if ((oldstate == TCP_FIN_WAIT2 || oldstate == TCP_CLOSING) &&
-	    !(s->flags & (TT_SK_RST_SENT | TT_SK_RST_RECV))) {
+	if (s->flags & (TT_SK_RST_SENT | TT_SK_RST_RECV))
+		return;
+	if (oldstate != TCP_FIN_WAIT1 && oldstate != TCP_FIN_WAIT2 && oldstate != TCP_CLOSING)
+		return;
+	dr = death_row_of(BPF_CORE_READ(sk, __sk_common.skc_net.net));
+	/* The active closer's socket moves to CLOSE when the kernel hands the
+	 * connection to a timewait socket, which never shows up as a state
+	 * change of its own: look for it. */
+	if (timewait_replaced(sk, family, dr)) {
 		struct tt_flow_key flow;
 		struct tt_owner owner = { .tgid = s->tgid, .side = s->side };
 
@@ -356,6 +428,16 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 		flow_of(sk, family, &flow);
 		if (bpf_map_update_elem(&tw_owners, &flow, &owner, BPF_ANY))
 			count_drop(TT_DROP_TW_MAP_FULL);
+		return;
+	}
+	/* No timewait socket: either the kernel's timewait table is full
+	 * (tcp_max_tw_buckets), or data reached the socket after close(),
+	 * which the kernel answers with an RST once the socket is destroyed,
+	 * too late for handle_send_reset to find it. A timeout sets sk_err. */
+	err = BPF_CORE_READ(sk, sk_err);
+	if (oldstate != TCP_CLOSING && !err && !death_row_full(dr)) {
+		s->flags |= TT_SK_RST_SENT;
+		s->rst_reason = reason_abort_on_data();
 	}
 }
 

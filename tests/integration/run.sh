@@ -197,6 +197,54 @@ case_every_process() {
 	expect_eq "client fin_passive_out" "$N" "$(csv_sum "$csv" "$CLI" fin_passive_out)"
 }
 
+# Sum of a column over every row of a command name.
+comm_sum() { # csv comm column
+	awk -F, -v comm="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$4 == comm { s += $c }
+		END { print s + 0 }' "$1"
+}
+
+# Sum over every process of the last value of a gauge column.
+gauge_total() { # csv column
+	awk -F, -v col="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		{ last[$3] = $c }
+		END { for (p in last) s += last[p]; print s + 0 }' "$1"
+}
+
+# haproxy in front of nginx (two workers) under ab, every process traced:
+# tcptrace's totals must equal the namespace's own kernel counters.
+case_haproxy_nginx_under_ab() {
+	local csv=$WORK/proxy.csv truth=$WORK/truth
+	"$TOP/tools/haproxy-demo.sh" --all -n 2000 -c 10 --csv "$csv" --truth "$truth" \
+		>"$WORK/tracer.out" 2>"$WORK/tracer.err" || return 1
+	. "$truth"
+	# The namespace holds haproxy, nginx and ab only; other rows are the host's.
+	grep -E '^[^,]*,[^,]*,[^,]*,(haproxy|nginx|ab),' "$csv" >"$WORK/scenario.csv"
+	sed -i "1i $(head -1 "$csv")" "$WORK/scenario.csv"
+	csv=$WORK/scenario.csv
+	local all_in all_out all_rst all_tw
+	all_in=$(awk -F, 'NR > 1 { s += $5 } END { print s + 0 }' "$csv")
+	all_out=$(awk -F, 'NR > 1 { s += $6 } END { print s + 0 }' "$csv")
+	all_rst=$(awk -F, 'NR > 1 { s += $11 + $12 } END { print s + 0 }' "$csv")
+	all_tw=$(awk -F, 'NR > 1 { s += $15 + $16 } END { print s + 0 }' "$csv")
+	expect_eq "ab completed its requests" "2000 0" "$ab_complete $ab_failed"
+	expect_eq "conn_in, haproxy+nginx+ab = TcpPassiveOpens" "$TcpPassiveOpens" "$all_in"
+	expect_eq "conn_out, haproxy+nginx+ab = TcpActiveOpens" "$TcpActiveOpens" "$all_out"
+	expect_eq "rst_sent, haproxy+nginx+ab = TcpOutRsts" "$TcpOutRsts" "$all_rst"
+	expect_eq "tw, haproxy+nginx+ab = TcpExtTW + TcpExtTWKilled" "$((TcpExtTW + TcpExtTWKilled))" "$all_tw"
+	expect_eq "tw_now, haproxy+nginx+ab = ss timewait" "$ss_timewait" "$(gauge_total "$csv" tw_now)"
+	expect_eq "haproxy conn_in = ab's connections" "$(comm_sum "$csv" ab conn_out)" "$(comm_sum "$csv" haproxy conn_in)"
+	expect_eq "haproxy conn_out = nginx conn_in" "$(comm_sum "$csv" haproxy conn_out)" "$(comm_sum "$csv" nginx conn_in)"
+	expect_eq "nginx master accepted nothing (its workers did)" 0 "$(csv_sum "$csv" "$nginx_master" conn_in)"
+	expect_eq "haproxy tw_in = ss timewait on :8080" "$ss_timewait_from_8080" "$(comm_sum "$csv" haproxy tw_in)"
+	expect_eq "haproxy tw_out" 0 "$(comm_sum "$csv" haproxy tw_out)"
+	expect_eq "ab tw_out (haproxy closes first)" 0 "$(comm_sum "$csv" ab tw_out)"
+	expect_eq "haproxy RSTs upstream = RSTs nginx received" "$(comm_sum "$csv" haproxy rst_sent_out)" "$(comm_sum "$csv" nginx rst_recv_in)"
+	expect_eq "haproxy's RST reasons" "TCP_STATE=$(comm_sum "$csv" haproxy rst_sent_out)" "$(csv_reasons "$csv" "$haproxy_pids")"
+}
+
 [ "$(id -u)" -eq 0 ] || { echo "integration tests need root"; echo "0 passed, 1 failed"; exit 1; }
 for bin in "$TCPTRACE" "$SCENARIO"; do
 	[ -x "$bin" ] || { echo "missing $bin: run make first"; echo "0 passed, 1 failed"; exit 1; }
@@ -213,4 +261,5 @@ run_case "connection refused" case_connection_refused
 run_case "connected before tcptrace started" case_connected_before_start
 run_case "only the server traced" case_only_server_traced
 run_case "every process traced" case_every_process
+run_case "haproxy -> nginx under ab: totals = nstat and ss" case_haproxy_nginx_under_ab
 finish

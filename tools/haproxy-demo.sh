@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# haproxy (127.0.0.1:8080) in front of an nginx backend with two workers
+# (127.0.0.1:8081), in a private network namespace, loaded by ab with a new
+# connection per request, while tcptrace traces haproxy and nginx from
+# the host. Everything it starts stops when it ends.
+#
+#   tools/haproxy-demo.sh [-n REQUESTS] [-c CONCURRENCY] [--csv FILE] [--truth FILE] [--all]
+#
+# --all traces every process (ab included) instead of haproxy and nginx.
+# --truth FILE writes what the kernel and ab counted in the namespace over
+# the same run (nstat, ss, ab), for tests to compare tcptrace's CSV with.
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+TCPTRACE=${TCPTRACE:-$TOP/tcptrace}
+REQUESTS=2000
+CONCURRENCY=10
+CSV=""
+TRUTH=""
+TARGETS=(-p haproxy,nginx)
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) REQUESTS=$2; shift 2 ;;
+	-c) CONCURRENCY=$2; shift 2 ;;
+	--csv) CSV=$2; shift 2 ;;
+	--truth) TRUTH=$2; shift 2 ;;
+	--all) TARGETS=(); shift ;;
+	*) echo "usage: $0 [-n REQUESTS] [-c CONCURRENCY] [--csv FILE] [--truth FILE] [--all]" >&2; exit 2 ;;
+	esac
+done
+
+NS=tt-demo-$$
+RUN=$(mktemp -d /tmp/tcptrace-demo.XXXXXX)
+export NSTAT_HISTORY=$RUN/nstat.history
+TRACER=""
+
+cleanup() {
+	[ -n "$TRACER" ] && kill -INT "$TRACER" 2>/dev/null && wait "$TRACER"
+	for pid in $(ip netns pids "$NS" 2>/dev/null); do kill -TERM "$pid" 2>/dev/null; done
+	sleep 0.2
+	for pid in $(ip netns pids "$NS" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
+	ip netns del "$NS" 2>/dev/null
+	rm -rf "$RUN"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+fail() { echo "haproxy-demo: $*" >&2; exit 1; }
+in_ns() { ip netns exec "$NS" "$@"; }
+
+# PIDs in the namespace with this command name, comma-separated.
+pids_named() {
+	local pid
+	for pid in $(ip netns pids "$NS"); do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$1" ] && echo "$pid"
+	done | paste -sd,
+}
+
+listening() { in_ns ss -tlnH "( sport = :$1 )" | grep -q .; }
+
+wait_listening() {
+	local i
+	for i in $(seq 100); do listening "$1" && return 0; sleep 0.05; done
+	fail "nothing listens on port $1: $(cat "$RUN"/*.log 2>/dev/null)"
+}
+
+[ -x "$TCPTRACE" ] || fail "missing $TCPTRACE: run make first"
+ip netns add "$NS" || fail "cannot create a network namespace"
+ip -n "$NS" link set lo up
+mkdir -p "$RUN/tmp"
+
+in_ns nginx -p "$RUN/" -c "$TOP/tools/scenarios/nginx-backend.conf" -e "$RUN/nginx.log" \
+	-g 'daemon off;' >"$RUN/nginx.out.log" 2>&1 &
+in_ns haproxy -db -f "$TOP/tools/scenarios/haproxy.cfg" >"$RUN/haproxy.log" 2>&1 &
+wait_listening 8081
+wait_listening 8080
+
+"$TCPTRACE" "${TARGETS[@]}" ${CSV:+--csv "$CSV"} &
+TRACER=$!
+sleep 1.5 # load, attach, and one quiet interval before the load starts
+
+timeout 120 ip netns exec "$NS" ab -q -n "$REQUESTS" -c "$CONCURRENCY" -s 10 \
+	http://127.0.0.1:8080/ >"$RUN/ab.out" 2>&1 || fail "ab failed: $(tail -3 "$RUN/ab.out")"
+sleep 1.2 # let the last closes land in an interval
+kill -INT "$TRACER"
+wait "$TRACER" || fail "tcptrace failed"
+TRACER=""
+
+if [ -n "$TRUTH" ]; then
+	{
+		for counter in TcpActiveOpens TcpPassiveOpens TcpOutRsts TcpExtTW TcpExtTWKilled \
+			TcpExtTCPTimeWaitOverflow TcpAttemptFails; do
+			echo "$counter=$(in_ns nstat -az "$counter" | awk -v k="$counter" '$1 == k { print $2 }')"
+		done
+		echo "ss_timewait=$(in_ns ss -tanH state time-wait | wc -l)"
+		echo "ss_timewait_from_8080=$(in_ns ss -tanH state time-wait '( sport = :8080 )' | wc -l)"
+		echo "ab_complete=$(awk '/^Complete requests:/ { print $3 }' "$RUN/ab.out")"
+		echo "ab_failed=$(awk '/^Failed requests:/ { print $3 }' "$RUN/ab.out")"
+		echo "haproxy_pids=$(pids_named haproxy)"
+		echo "nginx_master=$(cat "$RUN/nginx.pid")"
+		echo "nginx_pids=$(pids_named nginx)"
+	} >"$TRUTH"
+fi
