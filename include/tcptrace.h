@@ -27,6 +27,7 @@ struct tt_proc_counters {
 	__u64 connfail;              /* connect() got a port but never established */
 	__u64 eaddrnotavail;         /* connect() found no free local port */
 	__u64 untracked;             /* sockets not followed: sock_owner map full */
+	__u64 tw_rst;                /* RSTs sent by its timewait sockets */
 };
 
 /* Key of rst_reasons: RSTs that ended this process's connections. */

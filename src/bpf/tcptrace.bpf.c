@@ -194,19 +194,22 @@ static __always_inline void listener_key_of(const struct sock *sk, struct tt_lis
 	key->pad = 0;
 }
 
-static __always_inline void flow_of(const struct sock *sk, __u16 family, struct tt_flow_key *k)
+/* The flow key of a socket; lport is given because where to read it
+ * depends on the kind of socket (see sk_local_port_of). */
+static __always_inline void flow_of(const struct sock_common *skc, __u16 family, __u16 lport,
+				    struct tt_flow_key *k)
 {
 	__builtin_memset(k, 0, sizeof(*k));
-	k->netns = sk_netns_of(sk);
+	k->netns = BPF_CORE_READ(skc, skc_net.net, ns.inum);
 	k->family = family;
-	k->lport = sk_local_port_of(sk);
-	k->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	k->lport = lport;
+	k->rport = bpf_ntohs(BPF_CORE_READ(skc, skc_dport));
 	if (family == AF_INET) {
-		BPF_CORE_READ_INTO((__u32 *)k->laddr, sk, __sk_common.skc_rcv_saddr);
-		BPF_CORE_READ_INTO((__u32 *)k->raddr, sk, __sk_common.skc_daddr);
+		BPF_CORE_READ_INTO((__u32 *)k->laddr, skc, skc_rcv_saddr);
+		BPF_CORE_READ_INTO((__u32 *)k->raddr, skc, skc_daddr);
 	} else {
-		BPF_CORE_READ_INTO(&k->laddr, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
-		BPF_CORE_READ_INTO(&k->raddr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+		BPF_CORE_READ_INTO(&k->laddr, skc, skc_v6_rcv_saddr.in6_u.u6_addr8);
+		BPF_CORE_READ_INTO(&k->raddr, skc, skc_v6_daddr.in6_u.u6_addr8);
 	}
 }
 
@@ -425,7 +428,7 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 		struct tt_owner owner = { .tgid = s->tgid, .side = s->side };
 
 		s->flags |= TT_SK_TW;
-		flow_of(sk, family, &flow);
+		flow_of(&sk->__sk_common, family, sk_local_port_of(sk), &flow);
 		if (bpf_map_update_elem(&tw_owners, &flow, &owner, BPF_ANY))
 			count_drop(TT_DROP_TW_MAP_FULL);
 		return;
@@ -506,6 +509,25 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 	return 0;
 }
 
+/* A timewait socket answering a segment with an RST (a stray data
+ * segment, a SYN it refuses): the connection has already ended and been
+ * counted, so this RST goes to the owner's tw_rst. */
+static __always_inline void on_timewait_reset(const struct sock_common *tw)
+{
+	__u16 family = BPF_CORE_READ(tw, skc_family);
+	struct tt_proc_counters *c;
+	struct tt_flow_key flow;
+	struct tt_owner *owner;
+
+	flow_of(tw, family, BPF_CORE_READ(tw, skc_num), &flow);
+	owner = bpf_map_lookup_elem(&tw_owners, &flow);
+	if (!owner)
+		return;
+	c = counters_of(owner->tgid);
+	if (c)
+		c->tw_rst++;
+}
+
 /* An RST with no incoming segment (skb NULL) always ends the connection;
  * one answering a segment does only once the socket is CLOSE (a SYN_SENT
  * socket answers a stray ACK with an RST and carries on). */
@@ -516,6 +538,10 @@ static __always_inline void on_send_reset(const struct sock *sk, const struct sk
 
 	if (!sk)
 		return;
+	if (BPF_CORE_READ(sk, __sk_common.skc_state) == TCP_TIME_WAIT) {
+		on_timewait_reset((const struct sock_common *)sk);
+		return;
+	}
 	s = lookup_sock(sk, (__u64)sk);
 	if (!s || (s->flags & TT_SK_RST_SENT))
 		return;

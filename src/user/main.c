@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,8 +109,10 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 		prev = cur;
 		*last = cur;
 		ticks++;
-		if (err == -EPIPE)
-			break; /* the reader went away: finish quietly */
+		if (err == -EPIPE) {
+			err = TT_EXIT_OK; /* the reader went away: finish quietly */
+			break;
+		}
 		if (err) {
 			err = die(TT_EXIT_RUNTIME, "cannot write output: %s", strerror(-err));
 			break;
@@ -155,11 +158,12 @@ int main(int argc, char **argv)
 	struct tt_snapshot first, last;
 	uint32_t pids[TT_MAX_TRACED * 4];
 	size_t n_pids = 0;
+	bool tracing_started = false;
 	char err[256];
 	int ret;
 
 	if (options_parse(argc, argv, &opts, err, sizeof(err))) {
-		fprintf(stderr, "tcptrace: %s\nTry 'tcptrace --help' for more information.\n", err);
+		fprintf(stderr, "tcptrace: %s (see tcptrace --help)\n", err);
 		return TT_EXIT_USAGE;
 	}
 	if (opts.help) {
@@ -216,6 +220,7 @@ int main(int argc, char **argv)
 	}
 	if (rep.csv)
 		csv_write_header(rep.csv);
+	tracing_started = true;
 	fprintf(stderr, "tcptrace: tracing %s, %llu existing sockets found; Ctrl-C to stop\n",
 		opts.n_targets ? "the named processes" : "every process",
 		(unsigned long long)t.seeded);
@@ -228,8 +233,13 @@ int main(int argc, char **argv)
 
 cleanup:
 	tracer_close(&t);
-	if (rep.csv && rep.csv != stdout && fclose(rep.csv) && ret == TT_EXIT_OK)
-		ret = die(TT_EXIT_RUNTIME, "cannot write CSV file '%s': %s", opts.csv_path,
-			  strerror(errno));
+	if (rep.csv && rep.csv != stdout) {
+		if (fclose(rep.csv) && ret == TT_EXIT_OK)
+			ret = die(TT_EXIT_RUNTIME, "cannot write CSV file '%s': %s", opts.csv_path,
+				  strerror(errno));
+		/* Never leave an empty file behind a run that did not start. */
+		if (!tracing_started)
+			unlink(opts.csv_path);
+	}
 	return ret;
 }

@@ -13,7 +13,7 @@
 #include "csv.h"
 
 #define ISO_TIME "2026-11-22T16:45:01.000Z"
-#define ZERO_COUNTS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+#define ZERO_COUNTS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
 
 struct capture {
 	FILE *f;
@@ -68,7 +68,7 @@ static void test_header(void **state)
 		"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
 		"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,"
 		"rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,"
-		"connfail_out,untracked,rst_sent_reasons\n");
+		"connfail_out,untracked,tw_rst,rst_sent_reasons\n");
 	free(c.text);
 }
 
@@ -107,10 +107,11 @@ static void test_row_puts_each_counter_in_its_column(void **state)
 	row.c.timeout[TT_SIDE_OUT] = 16;
 	row.c.connfail = 17;
 	row.c.untracked = 18446744073709551615ULL;
+	row.c.tw_rst = 19;
 	text = row_text(&row, 2.5, NULL);
 	assert_string_equal(text, ISO_TIME ",2.500,7,nginx,"
 					   "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
-					   "18446744073709551615,\n");
+					   "18446744073709551615,19,\n");
 	free(text);
 }
 
@@ -173,7 +174,7 @@ static void test_reasons_named_and_unnamed_in_slot_order(void **state)
 	row.reasons[5] = 3;
 	row.reasons[2] = 6;
 	text = row_text(&row, 1.0, &names);
-	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,10,0,0,0,0,0,0,0,0,0,0,0,"
+	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,10,0,0,0,0,0,0,0,0,0,0,0,0,"
 					   "NO_SOCKET=6;reason_5=3;OTHER=1\n");
 	free(text);
 }
@@ -254,8 +255,8 @@ static void test_rows_follow_the_header(void **state)
 		"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
 		"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,"
 		"rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,"
-		"connfail_out,untracked,rst_sent_reasons\n"
-		ISO_TIME ",0.500,1,a,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
+		"connfail_out,untracked,tw_rst,rst_sent_reasons\n"
+		ISO_TIME ",0.500,1,a,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
 		ISO_TIME ",0.500,2,b," ZERO_COUNTS ",\n");
 	free(c.text);
 }
