@@ -134,13 +134,13 @@ case_connection_refused() {
 # Connections established before tcptrace started: found through
 # sock_diag and /proc/PID/fd, then followed to their end.
 case_connected_before_start() {
-	local n=5 i
+	local n=5 i held_file=$WORK/held.before-start
 	ns_new || return 1
 	server_start 127.0.0.1 "$PORT" "$n" hold || return 1
 	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$n" --mode hold \
-		--hold "$WORK/held" >"$WORK/client.out" 2>&1 &
+		--hold "$held_file" >"$WORK/client.out" 2>&1 &
 	CLI=$!
-	for i in $(seq 100); do [ -s "$WORK/held" ] && break; sleep 0.05; done
+	for i in $(seq 100); do [ -s "$held_file" ] && break; sleep 0.05; done
 	local held established
 	held=$(in_ns ss -tanH state established state listening | wc -l)
 	established=$(in_ns ss -tanH state established | wc -l)
@@ -244,6 +244,30 @@ case_haproxy_nginx_under_ab() {
 	expect_eq "haproxy's RST reasons" "TCP_STATE=$(comm_sum "$csv" haproxy rst_sent_out)" "$(csv_reasons "$csv" "$haproxy_pids")"
 }
 
+# More sockets than --max-sockets: what could not be followed is counted
+# per process, and tcptrace says which option raises the limit.
+case_socket_map_full() {
+	local n=1500 i held=$WORK/held.map-full
+	ulimit -n 8192
+	ns_new || return 1
+	server_start 127.0.0.1 "$PORT" "$n" hold || return 1
+	tracer_start "$WORK/t.csv" -p tt-scenario --max-sockets 1024 || return 1
+	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$n" \
+		--mode hold --hold "$held" >"$WORK/client.out" 2>&1 &
+	CLI=$!
+	for i in $(seq 200); do [ -s "$held" ] && break; sleep 0.05; done
+	kill -USR1 "$CLI"
+	wait "$CLI" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	expect_eq "client connections (its own count)" "$n" "$(field "$WORK/client.out" connected)"
+	expect_eq "client conn_out + untracked" "$n" "$(( $(csv_sum "$csv" "$CLI" conn_out) + $(csv_sum "$csv" "$CLI" untracked) ))"
+	expect_eq "server conn_in + untracked" "$n" "$(( $(csv_sum "$csv" "$SRV" conn_in) + $(csv_sum "$csv" "$SRV" untracked) ))"
+	expect_eq "some sockets untracked" 1 "$(( $(csv_sum "$csv" "$CLI" untracked) + $(csv_sum "$csv" "$SRV" untracked) > 0 ))"
+	expect_eq "stderr names the option" 1 "$(grep -c 'sockets not followed, the socket map was full: raise --max-sockets' "$WORK/tracer.err")"
+}
+
 # Bad input: one line on stderr, the documented exit status, no CSV left.
 expect_refusal() { # what status stderr-pattern tcptrace-args...
 	local what=$1 status=$2 pattern=$3 rc lines
@@ -326,6 +350,7 @@ run_case "connection refused" case_connection_refused
 run_case "connected before tcptrace started" case_connected_before_start
 run_case "only the server traced" case_only_server_traced
 run_case "every process traced" case_every_process
+run_case "socket map full: counted, and the limit named" case_socket_map_full
 run_case "bad input is refused in one line" case_bad_input
 run_case "clean exit on count, duration, signals and a closed stdout" case_clean_exit
 run_case "haproxy -> nginx under ab: totals = nstat and ss" case_haproxy_nginx_under_ab

@@ -1,0 +1,842 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Ground truth for the integration tests: one side (server or client) of a
+ * TCP scenario that ends connections in exactly one way (FIN from either
+ * side, RST from either side, port exhaustion, refused connects, held
+ * connections). It counts what it saw and prints one key=value summary line
+ * so a test can compare a tracer's numbers with it.
+ *
+ * Exit codes: 0 the scenario went as its mode expects, 1 it did not (one
+ * line on stderr says why), 2 usage. Every blocking call has a timeout. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#define IO_TIMEOUT_MS 10000	/* any single blocking step */
+#define HOLD_LIMIT_S 60		/* hold: longest wait for SIGUSR1 */
+#define MAX_COUNT 100000
+#define LISTEN_BACKLOG 1024
+
+enum mode {
+	MODE_FIN_SERVER,
+	MODE_FIN_CLIENT,
+	MODE_LINGER0_SERVER,
+	MODE_UNREAD_SERVER,
+	MODE_LINGER0_CLIENT,
+	MODE_EXHAUST,
+	MODE_HOLD,
+	MODE_REFUSED,
+};
+
+static const char *const mode_names[] = {
+	[MODE_FIN_SERVER] = "fin-server",
+	[MODE_FIN_CLIENT] = "fin-client",
+	[MODE_LINGER0_SERVER] = "linger0-server",
+	[MODE_UNREAD_SERVER] = "unread-server",
+	[MODE_LINGER0_CLIENT] = "linger0-client",
+	[MODE_EXHAUST] = "exhaust",
+	[MODE_HOLD] = "hold",
+	[MODE_REFUSED] = "refused",
+};
+
+#define N_MODES (sizeof(mode_names) / sizeof(mode_names[0]))
+
+struct config {
+	bool is_server;
+	enum mode mode;
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	long count;
+	const char *ready_path; /* server --ready */
+	const char *hold_path;  /* client --hold */
+};
+
+struct server_counts {
+	long accepted;
+	long rst_seen;
+	long eof;
+	long errors;
+};
+
+struct client_counts {
+	long connected;
+	long eaddrnotavail;
+	long refused;
+	long rst_seen;
+	long other_errors;
+};
+
+/* The first thing that went wrong, for the one stderr line at the end. */
+static char first_error[256];
+
+static void note_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (first_error[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(first_error, sizeof(first_error), fmt, ap);
+	va_end(ap);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: tt-scenario server --addr ADDR --port PORT --count N --mode MODE [--ready FILE]\n"
+		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE]\n"
+		"modes: fin-server fin-client linger0-server unread-server linger0-client\n"
+		"       hold (both), exhaust refused (client only)\n");
+}
+
+static bool parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_addr(const char *s, long port, struct config *cfg)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)&cfg->addr;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&cfg->addr;
+
+	memset(&cfg->addr, 0, sizeof(cfg->addr));
+	if (inet_pton(AF_INET, s, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((unsigned short)port);
+		cfg->addr_len = sizeof(*sin);
+		return true;
+	}
+	if (inet_pton(AF_INET6, s, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((unsigned short)port);
+		cfg->addr_len = sizeof(*sin6);
+		return true;
+	}
+	return false;
+}
+
+/* Returns 0, or 2 after printing why the command line is wrong. */
+static int parse_args(int argc, char **argv, struct config *cfg)
+{
+	static const struct option opts[] = {
+		{ "addr", required_argument, NULL, 'a' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "ready", required_argument, NULL, 'r' },
+		{ "hold", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *addr = NULL, *mode = NULL;
+	long port = -1;
+	size_t i;
+	int c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "server")) {
+		cfg->is_server = true;
+	} else if (!strcmp(argv[1], "client")) {
+		cfg->is_server = false;
+	} else if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		exit(0);
+	} else {
+		fprintf(stderr, "tt-scenario: unknown role '%s' (server or client)\n", argv[1]);
+		return 2;
+	}
+
+	cfg->count = -1;
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			addr = optarg;
+			break;
+		case 'p':
+			if (!parse_long(optarg, 1, 65535, &port)) {
+				fprintf(stderr, "tt-scenario: invalid --port '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			if (!parse_long(optarg, 1, MAX_COUNT, &cfg->count)) {
+				fprintf(stderr, "tt-scenario: invalid --count '%s' (1..%d)\n",
+					optarg, MAX_COUNT);
+				return 2;
+			}
+			break;
+		case 'm':
+			mode = optarg;
+			break;
+		case 'r':
+			cfg->ready_path = optarg;
+			break;
+		case 'H':
+			cfg->hold_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "tt-scenario: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!addr || port < 0 || cfg->count < 0 || !mode) {
+		fprintf(stderr, "tt-scenario: --addr, --port, --count and --mode are required\n");
+		return 2;
+	}
+	if (!parse_addr(addr, port, cfg)) {
+		fprintf(stderr, "tt-scenario: invalid --addr '%s' (an IPv4 or IPv6 literal)\n", addr);
+		return 2;
+	}
+	for (i = 0; i < N_MODES; i++)
+		if (!strcmp(mode, mode_names[i]))
+			break;
+	if (i == N_MODES) {
+		fprintf(stderr, "tt-scenario: unknown --mode '%s'\n", mode);
+		return 2;
+	}
+	cfg->mode = (enum mode)i;
+	if (cfg->is_server && (cfg->mode == MODE_EXHAUST || cfg->mode == MODE_REFUSED)) {
+		fprintf(stderr, "tt-scenario: mode %s is client only (use a hold server as the peer)\n",
+			mode);
+		return 2;
+	}
+	if (cfg->ready_path && !cfg->is_server) {
+		fprintf(stderr, "tt-scenario: --ready is a server option\n");
+		return 2;
+	}
+	if (cfg->hold_path && (cfg->is_server || cfg->mode != MODE_HOLD)) {
+		fprintf(stderr, "tt-scenario: --hold is for a hold client\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* Writes TEXT to PATH through PATH.tmp and rename(), so a reader never sees
+ * a partial file. */
+static int write_file_atomic(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		note_error("path too long: %s", path);
+		return -1;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		note_error("cannot create %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	fputs(text, f);
+	if (fclose(f)) {
+		note_error("cannot write %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	if (rename(tmp, path)) {
+		note_error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* SO_RCVTIMEO bounds recv() and accept(), SO_SNDTIMEO bounds send() and
+ * connect() (a connect that times out fails with EINPROGRESS). */
+static int set_timeouts(int fd)
+{
+	struct timeval tv = { .tv_sec = IO_TIMEOUT_MS / 1000 };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		return -1;
+	return 0;
+}
+
+static int set_linger0(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	return setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+static const char *errno_text(int err)
+{
+	return err == EAGAIN ? "timed out" : strerror(err);
+}
+
+/* Sends the 4-byte message MSG. 0 or -errno. */
+static int send_msg(int fd, const char *msg)
+{
+	ssize_t n = send(fd, msg, 4, MSG_NOSIGNAL);
+
+	if (n < 0)
+		return -errno;
+	return n == 4 ? 0 : -EMSGSIZE;
+}
+
+/* Reads exactly the 4 bytes MSG. 0, -errno, -ENODATA on EOF or -EBADMSG
+ * when other bytes came. */
+static int recv_msg(int fd, const char *msg)
+{
+	char buf[4];
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < sizeof(buf)) {
+		n = recv(fd, buf + got, sizeof(buf) - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;
+		got += (size_t)n;
+	}
+	return memcmp(buf, msg, sizeof(buf)) ? -EBADMSG : 0;
+}
+
+enum end_kind { END_EOF, END_RST, END_ERROR };
+
+/* Reads until the peer ends the connection: EOF or ECONNRESET. Any other
+ * error, a timeout or unexpected data is END_ERROR, noted for connection I. */
+static enum end_kind read_until_end(int fd, const char *who, long i)
+{
+	char buf[64];
+	ssize_t n;
+
+	for (;;) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n == 0)
+			return END_EOF;
+		if (n > 0) {
+			note_error("%s connection %ld: %zd unexpected bytes before the end", who, i, n);
+			return END_ERROR;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == ECONNRESET)
+			return END_RST;
+		note_error("%s connection %ld: waiting for EOF or reset: %s", who, i,
+			   errno_text(errno));
+		return END_ERROR;
+	}
+}
+
+static const char *msg_error_text(int err)
+{
+	if (err == -ENODATA)
+		return "EOF";
+	if (err == -EBADMSG)
+		return "wrong bytes";
+	return errno_text(-err);
+}
+
+/* ---- server ---- */
+
+static int open_listener(const struct config *cfg)
+{
+	int one = 1;
+	int fd;
+
+	fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		note_error("socket: %s", strerror(errno));
+		return -1;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) || set_timeouts(fd)) {
+		note_error("setsockopt on listener: %s", strerror(errno));
+		goto fail;
+	}
+	if (bind(fd, (const struct sockaddr *)&cfg->addr, cfg->addr_len)) {
+		note_error("bind: %s", strerror(errno));
+		goto fail;
+	}
+	if (listen(fd, LISTEN_BACKLOG)) {
+		note_error("listen: %s", strerror(errno));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+/* Waits for data on FD without reading it. 0, or -1 noted. */
+static int wait_readable(int fd, long i)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int r;
+
+	do
+		r = poll(&pfd, 1, IO_TIMEOUT_MS);
+	while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		note_error("server connection %ld: poll: %s", i, strerror(errno));
+		return -1;
+	}
+	if (r == 0) {
+		note_error("server connection %ld: no request within %d s", i,
+			   IO_TIMEOUT_MS / 1000);
+		return -1;
+	}
+	return 0;
+}
+
+/* One accepted connection of a sequential mode, closed on return. */
+static void serve_one(const struct config *cfg, int fd, long i, struct server_counts *sc)
+{
+	enum end_kind end;
+	int err;
+
+	if (cfg->mode == MODE_UNREAD_SERVER) {
+		/* The unread ping makes close() send RST (TCP_ABORT_ON_CLOSE). */
+		if (wait_readable(fd, i))
+			sc->errors++;
+		goto out;
+	}
+
+	err = recv_msg(fd, "ping");
+	if (err == -ECONNRESET)
+		sc->rst_seen++;
+	if (err) {
+		note_error("server connection %ld: read ping: %s", i, msg_error_text(err));
+		sc->errors++;
+		goto out;
+	}
+	err = send_msg(fd, "pong");
+	if (err) {
+		note_error("server connection %ld: send pong: %s", i, errno_text(-err));
+		sc->errors++;
+		goto out;
+	}
+
+	switch (cfg->mode) {
+	case MODE_LINGER0_SERVER:
+		if (set_linger0(fd)) {
+			note_error("server connection %ld: SO_LINGER: %s", i, strerror(errno));
+			sc->errors++;
+		}
+		break;
+	case MODE_FIN_CLIENT:
+	case MODE_LINGER0_CLIENT:
+		end = read_until_end(fd, "server", i);
+		if (end == END_EOF)
+			sc->eof++;
+		else if (end == END_RST)
+			sc->rst_seen++;
+		else
+			sc->errors++;
+		break;
+	default:
+		break;
+	}
+out:
+	close(fd);
+}
+
+/* hold: waits for the client to close every connection, then closes ours.
+ * The limit outlasts the client's own wait for SIGUSR1. */
+static void hold_wait_eofs(int *fds, long n, struct server_counts *sc)
+{
+	struct pollfd *pfds;
+	struct timespec now, deadline;
+	long left = n, i;
+	int r, ms;
+
+	pfds = calloc((size_t)n, sizeof(*pfds));
+	if (!pfds) {
+		note_error("out of memory");
+		sc->errors += n;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		pfds[i].fd = fds[i];
+		pfds[i].events = POLLIN;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += HOLD_LIMIT_S + IO_TIMEOUT_MS / 1000;
+
+	while (left > 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ms = (int)((deadline.tv_sec - now.tv_sec) * 1000 +
+			   (deadline.tv_nsec - now.tv_nsec) / 1000000);
+		if (ms <= 0) {
+			note_error("server: %ld of %ld connections still open after %d s",
+				   left, n, HOLD_LIMIT_S + IO_TIMEOUT_MS / 1000);
+			sc->errors += left;
+			break;
+		}
+		r = poll(pfds, (nfds_t)n, ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			note_error("server: poll: %s", strerror(errno));
+			sc->errors += left;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			enum end_kind end;
+
+			if (pfds[i].fd < 0 || !pfds[i].revents)
+				continue;
+			end = read_until_end(pfds[i].fd, "server", i);
+			if (end == END_EOF)
+				sc->eof++;
+			else if (end == END_RST)
+				sc->rst_seen++;
+			else
+				sc->errors++;
+			close(pfds[i].fd);
+			fds[i] = pfds[i].fd = -1;
+			left--;
+		}
+	}
+	free(pfds);
+}
+
+static bool server_as_expected(const struct config *cfg, const struct server_counts *sc)
+{
+	long n = cfg->count;
+
+	if (sc->accepted != n || sc->errors)
+		return false;
+	switch (cfg->mode) {
+	case MODE_FIN_CLIENT:
+	case MODE_HOLD:
+		return sc->eof == n && sc->rst_seen == 0;
+	case MODE_LINGER0_CLIENT:
+		return sc->rst_seen == n && sc->eof == 0;
+	default:
+		return sc->eof == 0 && sc->rst_seen == 0;
+	}
+}
+
+static int run_server(const struct config *cfg)
+{
+	struct server_counts sc = { 0 };
+	int *held = NULL;
+	char pid[32];
+	long i;
+	int lfd, fd;
+
+	if (cfg->mode == MODE_HOLD) {
+		held = calloc((size_t)cfg->count, sizeof(*held));
+		if (!held) {
+			note_error("out of memory");
+			sc.errors++;
+			goto summary;
+		}
+	}
+
+	lfd = open_listener(cfg);
+	if (lfd < 0) {
+		sc.errors++;
+		goto summary;
+	}
+	if (cfg->ready_path) {
+		snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+		if (write_file_atomic(cfg->ready_path, pid)) {
+			sc.errors++;
+			close(lfd);
+			goto summary;
+		}
+	}
+
+	for (i = 0; i < cfg->count; i++) {
+		do
+			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		while (fd < 0 && errno == EINTR);
+		if (fd < 0) {
+			/* The client is gone or stuck; more accepts would only wait. */
+			note_error("server: accept %ld of %ld: %s", i + 1, cfg->count,
+				   errno_text(errno));
+			sc.errors++;
+			break;
+		}
+		sc.accepted++;
+		if (set_timeouts(fd)) {
+			note_error("server connection %ld: setsockopt: %s", i, strerror(errno));
+			sc.errors++;
+		}
+		if (cfg->mode == MODE_HOLD)
+			held[i] = fd;
+		else
+			serve_one(cfg, fd, i, &sc);
+	}
+	close(lfd);
+
+	if (cfg->mode == MODE_HOLD)
+		hold_wait_eofs(held, sc.accepted, &sc);
+
+summary:
+	free(held);
+	printf("role=server mode=%s accepted=%ld rst_seen=%ld eof=%ld errors=%ld\n",
+	       mode_names[cfg->mode], sc.accepted, sc.rst_seen, sc.eof, sc.errors);
+	fflush(stdout);
+	if (server_as_expected(cfg, &sc))
+		return 0;
+	fprintf(stderr, "tt-scenario: server %s: not as expected for count=%ld%s%s\n",
+		mode_names[cfg->mode], cfg->count, first_error[0] ? "; first problem: " : "",
+		first_error);
+	return 1;
+}
+
+/* ---- client ---- */
+
+/* Opens a connection to the server, counting the outcome. Returns the fd,
+ * or -1 with the failure counted. */
+static int connect_one(const struct config *cfg, long i, struct client_counts *cc)
+{
+	int fd, err;
+
+	fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		note_error("client connection %ld: socket: %s", i, strerror(errno));
+		cc->other_errors++;
+		return -1;
+	}
+	if (set_timeouts(fd)) {
+		note_error("client connection %ld: setsockopt: %s", i, strerror(errno));
+		cc->other_errors++;
+		close(fd);
+		return -1;
+	}
+	if (connect(fd, (const struct sockaddr *)&cfg->addr, cfg->addr_len) == 0) {
+		cc->connected++;
+		return fd;
+	}
+	err = errno;
+	close(fd);
+	if (err == EADDRNOTAVAIL) {
+		cc->eaddrnotavail++;
+		if (cfg->mode != MODE_EXHAUST)
+			note_error("client connection %ld: connect: %s", i, strerror(err));
+	} else if (err == ECONNREFUSED) {
+		cc->refused++;
+		if (cfg->mode != MODE_REFUSED)
+			note_error("client connection %ld: connect: %s", i, strerror(err));
+	} else {
+		/* EINPROGRESS here means SO_SNDTIMEO expired. */
+		note_error("client connection %ld: connect: %s", i,
+			   err == EINPROGRESS ? "timed out" : strerror(err));
+		cc->other_errors++;
+	}
+	return -1;
+}
+
+/* One connection of a sequential mode, from connect to close. */
+static void client_one(const struct config *cfg, long i, struct client_counts *cc)
+{
+	enum end_kind end;
+	int fd, err;
+
+	fd = connect_one(cfg, i, cc);
+	if (fd < 0)
+		return;
+
+	err = send_msg(fd, "ping");
+	if (err) {
+		note_error("client connection %ld: send ping: %s", i, errno_text(-err));
+		cc->other_errors++;
+		goto out;
+	}
+	if (cfg->mode != MODE_UNREAD_SERVER) {
+		err = recv_msg(fd, "pong");
+		if (err == -ECONNRESET) {
+			/* A reset is a reset, but one this early is not the mode's. */
+			note_error("client connection %ld: reset before pong", i);
+			cc->rst_seen++;
+			cc->other_errors++;
+			goto out;
+		}
+		if (err) {
+			note_error("client connection %ld: read pong: %s", i, msg_error_text(err));
+			cc->other_errors++;
+			goto out;
+		}
+	}
+
+	switch (cfg->mode) {
+	case MODE_FIN_CLIENT:
+		break;
+	case MODE_LINGER0_CLIENT:
+		if (set_linger0(fd)) {
+			note_error("client connection %ld: SO_LINGER: %s", i, strerror(errno));
+			cc->other_errors++;
+		}
+		break;
+	default:
+		/* fin-server, linger0-server, unread-server: the server ends it. */
+		end = read_until_end(fd, "client", i);
+		if (end == END_RST)
+			cc->rst_seen++;
+		else if (end == END_ERROR)
+			cc->other_errors++;
+		else if (cfg->mode != MODE_FIN_SERVER)
+			note_error("client connection %ld: EOF where a reset was expected", i);
+		break;
+	}
+out:
+	close(fd);
+}
+
+/* hold: blocks until SIGUSR1 or the hold limit. SIGUSR1 is blocked from the
+ * start, so a signal sent early stays pending instead of being lost. */
+static void wait_for_release(void)
+{
+	struct timespec limit = { .tv_sec = HOLD_LIMIT_S };
+	sigset_t set;
+	int r;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	do
+		r = sigtimedwait(&set, NULL, &limit);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		fprintf(stderr, "tt-scenario: client hold: no SIGUSR1 within %d s, closing anyway\n",
+			HOLD_LIMIT_S);
+}
+
+/* exhaust and hold: open COUNT connections, keep them all, then close them
+ * all (the client closes first, so its side gets the TIME_WAIT). */
+static void client_keep_open(const struct config *cfg, struct client_counts *cc)
+{
+	int *fds;
+	long i, n = 0;
+
+	fds = calloc((size_t)cfg->count, sizeof(*fds));
+	if (!fds) {
+		note_error("out of memory");
+		cc->other_errors++;
+		return;
+	}
+	for (i = 0; i < cfg->count; i++) {
+		int fd = connect_one(cfg, i, cc);
+
+		if (fd >= 0)
+			fds[n++] = fd;
+	}
+
+	if (cfg->mode == MODE_HOLD) {
+		if (cfg->hold_path && write_file_atomic(cfg->hold_path, "ready\n"))
+			cc->other_errors++;
+		wait_for_release();
+	}
+
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+}
+
+static bool client_as_expected(const struct config *cfg, const struct client_counts *cc)
+{
+	long n = cfg->count;
+
+	if (cc->other_errors)
+		return false;
+	switch (cfg->mode) {
+	case MODE_EXHAUST:
+		return cc->connected + cc->eaddrnotavail == n && cc->refused == 0 &&
+		       cc->rst_seen == 0;
+	case MODE_REFUSED:
+		return cc->refused == n && cc->connected == 0 && cc->eaddrnotavail == 0;
+	case MODE_LINGER0_SERVER:
+	case MODE_UNREAD_SERVER:
+		return cc->connected == n && cc->rst_seen == n && !cc->refused &&
+		       !cc->eaddrnotavail;
+	default:
+		return cc->connected == n && cc->rst_seen == 0 && !cc->refused &&
+		       !cc->eaddrnotavail;
+	}
+}
+
+static int run_client(const struct config *cfg)
+{
+	struct client_counts cc = { 0 };
+	long i;
+
+	switch (cfg->mode) {
+	case MODE_EXHAUST:
+	case MODE_HOLD:
+		client_keep_open(cfg, &cc);
+		break;
+	case MODE_REFUSED:
+		for (i = 0; i < cfg->count; i++) {
+			int fd = connect_one(cfg, i, &cc);
+
+			if (fd >= 0) {
+				note_error("client connection %ld: connected where a refusal was expected",
+					   i);
+				close(fd);
+			}
+		}
+		break;
+	default:
+		for (i = 0; i < cfg->count; i++)
+			client_one(cfg, i, &cc);
+		break;
+	}
+
+	printf("role=client mode=%s connected=%ld eaddrnotavail=%ld refused=%ld rst_seen=%ld other_errors=%ld\n",
+	       mode_names[cfg->mode], cc.connected, cc.eaddrnotavail, cc.refused, cc.rst_seen,
+	       cc.other_errors);
+	fflush(stdout);
+	if (client_as_expected(cfg, &cc))
+		return 0;
+	fprintf(stderr, "tt-scenario: client %s: not as expected for count=%ld%s%s\n",
+		mode_names[cfg->mode], cfg->count, first_error[0] ? "; first problem: " : "",
+		first_error);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg = { 0 };
+	sigset_t usr1;
+	int err;
+
+	err = parse_args(argc, argv, &cfg);
+	if (err)
+		return err;
+
+	/* A send to a reset socket must fail with EPIPE, not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	/* SIGUSR1 releases a hold client; blocked everywhere so that an early
+	 * or misdirected one neither kills nor is lost. */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+
+	return cfg.is_server ? run_server(&cfg) : run_client(&cfg);
+}
