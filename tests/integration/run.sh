@@ -248,7 +248,7 @@ case_haproxy_nginx_under_ab() {
 # per process, and tcptrace says which option raises the limit.
 case_socket_map_full() {
 	local n=1500 i held=$WORK/held.map-full
-	ulimit -n 8192
+	ulimit -Sn 8192 # soft limit only: later cases (haproxy) raise their own
 	ns_new || return 1
 	server_start 127.0.0.1 "$PORT" "$n" hold || return 1
 	tracer_start "$WORK/t.csv" -p tt-scenario --max-sockets 1024 || return 1
