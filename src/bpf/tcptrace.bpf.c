@@ -398,10 +398,10 @@ static __always_inline __u32 reason_abort_on_data(void)
 	return TT_REASON_UNKNOWN;
 }
 
-static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, int oldstate,
-				     __u16 family)
+static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, int oldstate)
 {
 	struct inet_timewait_death_row *dr;
+	__u16 family;
 	int err;
 
 	if (oldstate == TCP_SYN_SENT) {
@@ -420,6 +420,7 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 	if (oldstate != TCP_FIN_WAIT1 && oldstate != TCP_FIN_WAIT2 && oldstate != TCP_CLOSING)
 		return;
 	dr = death_row_of(BPF_CORE_READ(sk, __sk_common.skc_net.net));
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	/* The active closer's socket moves to CLOSE when the kernel hands the
 	 * connection to a timewait socket, which never shows up as a state
 	 * change of its own: look for it. */
@@ -444,36 +445,49 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 	}
 }
 
+/* A new socket is followed only if it is TCP over IPv4 or IPv6 (the
+ * tracepoint also fires for MPTCP's own sockets). Sockets already followed
+ * passed this test when they were created. */
+static __always_inline bool is_inet_tcp(const struct sock *sk)
+{
+	__u16 family;
+
+	if (sk_protocol_of(sk) != IPPROTO_TCP)
+		return false;
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	return family == AF_INET || family == AF_INET6;
+}
+
 SEC("raw_tp/inet_sock_set_state")
 int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 {
 	__u64 key = (__u64)sk;
 	struct tt_sock *s;
-	__u16 family;
 
-	if (sk_protocol_of(sk) != IPPROTO_TCP)
-		return 0;
-	family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	if (family != AF_INET && family != AF_INET6)
+	/* Half of all changes say nothing tcptrace counts: leave at once. */
+	if (newstate == TCP_FIN_WAIT2 || newstate == TCP_CLOSING || newstate == TCP_SYN_RECV)
 		return 0;
 
 	/* These three run in the syscall of the process that owns the socket. */
 	if (newstate == TCP_SYN_SENT) {
-		on_connect(sk, key);
+		if (is_inet_tcp(sk))
+			on_connect(sk, key);
 		return 0;
 	}
 	if (newstate == TCP_LISTEN) {
-		on_listen(sk);
+		if (is_inet_tcp(sk))
+			on_listen(sk);
 		return 0;
 	}
-	if (oldstate == TCP_LISTEN && newstate == TCP_CLOSE) {
-		on_unlisten(sk);
+	if (oldstate == TCP_LISTEN) {
+		if (newstate == TCP_CLOSE)
+			on_unlisten(sk);
 		return 0;
 	}
 
 	s = lookup_sock(sk, key);
 	if (!s) {
-		if (oldstate != TCP_SYN_RECV || newstate != TCP_ESTABLISHED)
+		if (oldstate != TCP_SYN_RECV || newstate != TCP_ESTABLISHED || !is_inet_tcp(sk))
 			return 0;
 		s = adopt_child(sk, key);
 		if (!s)
@@ -503,7 +517,7 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 		confirm_owner(s);
 		break;
 	case TCP_CLOSE:
-		on_close(sk, s, oldstate, family);
+		on_close(sk, s, oldstate);
 		break;
 	}
 	return 0;
