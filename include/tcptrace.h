@@ -54,14 +54,15 @@ struct tt_sock {
 enum tt_sock_flags {
 	TT_SK_ESTABLISHED = 1 << 0, /* reached ESTABLISHED */
 	TT_SK_COUNTED = 1 << 1,     /* conn[] already counted */
-	TT_SK_PROVISIONAL = 1 << 2, /* owner taken from the listener, not yet
-				     * confirmed by a syscall of the owner */
+	TT_SK_PROVISIONAL = 1 << 2, /* accepted from a shared listener: owner
+				     * not known before a syscall touches it */
 	TT_SK_FIN_FIRST = 1 << 3,   /* this side sent FIN first */
 	TT_SK_FIN_PEER = 1 << 4,    /* peer's FIN came first */
 	TT_SK_RST_SENT = 1 << 5,
 	TT_SK_RST_RECV = 1 << 6,
 	TT_SK_TW = 1 << 7,          /* left a timewait socket */
 	TT_SK_SEEDED = 1 << 8,      /* existed before tcptrace started */
+	TT_SK_TOUCHED = 1 << 9,     /* a syscall of some process has touched it */
 };
 
 /* A listening port and who owns it, per network namespace. */
@@ -88,8 +89,13 @@ struct tt_flow_key {
 struct tt_owner {
 	__u32 tgid;
 	__u8 side;
-	__u8 pad[3];
+	__u8 flags; /* TT_LISTENER_SHARED */
+	__u8 pad[2];
 };
+
+/* A listener held by several processes (nginx's master and workers): the
+ * process that accepts a connection is known only when it touches it. */
+#define TT_LISTENER_SHARED 1
 
 /* Sockets that existed before start-up, keyed by socket cookie. */
 struct tt_seed {

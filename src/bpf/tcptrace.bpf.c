@@ -213,24 +213,48 @@ static __always_inline void flow_of(const struct sock_common *skc, __u16 family,
 	}
 }
 
-/* The owner of an accepted socket is known for sure only when a syscall
- * of a traced process touches it: that is when conn_in is counted. */
-static __always_inline void confirm_owner(struct tt_sock *s)
+static __always_inline void mark_listener_shared(const struct sock *sk)
 {
-	__u32 tgid;
+	struct tt_listener_key key;
+	struct tt_owner *owner;
 
-	if (!(s->flags & TT_SK_PROVISIONAL))
+	listener_key_of(sk, &key);
+	owner = bpf_map_lookup_elem(&listeners, &key);
+	if (owner)
+		owner->flags |= TT_LISTENER_SHARED;
+}
+
+/* The first syscall touching an accepted socket names the process that
+ * accepted it. From a shared listener, that is when the socket gets its
+ * owner and conn_in is counted. From a listener thought to be its owner's
+ * alone, a touch by another traced process shows it shared: connections
+ * accepted from it later wait for their first touch too. */
+static __always_inline void on_touch(const struct sock *sk, struct tt_sock *s)
+{
+	__u32 tgid = current_tgid();
+	bool other = tgid != s->tgid && current_is_traced(tgid);
+
+	s->flags |= TT_SK_TOUCHED;
+	if (!(s->flags & TT_SK_PROVISIONAL)) {
+		if (other)
+			mark_listener_shared(sk);
 		return;
-	tgid = current_tgid();
-	if (tgid != s->tgid && current_is_traced(tgid))
+	}
+	if (other)
 		s->tgid = tgid;
 	s->flags &= ~TT_SK_PROVISIONAL;
 	if ((s->flags & (TT_SK_ESTABLISHED | TT_SK_COUNTED)) == TT_SK_ESTABLISHED) {
 		struct tt_proc_counters *c = counters_of(s->tgid);
 		if (c)
-			c->conn[s->side & 1]++;
+			c->conn[TT_SIDE_IN]++;
 		s->flags |= TT_SK_COUNTED;
 	}
+}
+
+static __always_inline void touch(const struct sock *sk, struct tt_sock *s)
+{
+	if (s->side == TT_SIDE_IN && !(s->flags & TT_SK_TOUCHED))
+		on_touch(sk, s);
 }
 
 static __always_inline void count_reason(const struct tt_sock *s)
@@ -331,7 +355,8 @@ static __always_inline struct tt_sock *adopt_child(const struct sock *sk, __u64 
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
 	if (!owner)
 		return NULL;
-	return track(key, owner->tgid, TT_SIDE_IN, TT_SK_PROVISIONAL);
+	return track(key, owner->tgid, TT_SIDE_IN,
+		     owner->flags & TT_LISTENER_SHARED ? TT_SK_PROVISIONAL : 0);
 }
 
 /* Chain entries looked at for the timewait socket: ehash chains are a
@@ -497,24 +522,24 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 	switch (newstate) {
 	case TCP_ESTABLISHED:
 		s->flags |= TT_SK_ESTABLISHED;
-		if (s->side == TT_SIDE_OUT) {
+		if (!(s->flags & TT_SK_PROVISIONAL)) {
 			struct tt_proc_counters *c = counters_of(s->tgid);
 			if (c)
-				c->conn[TT_SIDE_OUT]++;
+				c->conn[s->side & 1]++;
 			s->flags |= TT_SK_COUNTED;
 		}
 		break;
 	case TCP_FIN_WAIT1: /* close() or shutdown() by the owner */
 		if (!(s->flags & TT_SK_FIN_PEER))
 			s->flags |= TT_SK_FIN_FIRST;
-		confirm_owner(s);
+		touch(sk, s);
 		break;
 	case TCP_CLOSE_WAIT:
 		if (!(s->flags & TT_SK_FIN_FIRST))
 			s->flags |= TT_SK_FIN_PEER;
 		break;
 	case TCP_LAST_ACK: /* close() or shutdown() by the owner */
-		confirm_owner(s);
+		touch(sk, s);
 		break;
 	case TCP_CLOSE:
 		on_close(sk, s, oldstate);
@@ -591,16 +616,16 @@ int BPF_PROG(handle_receive_reset, struct sock *sk)
 	return 0;
 }
 
-/* tcp_recvmsg in the reader's own syscall: names the process that
- * accepted a socket from a listener several processes share. */
+/* tcp_recvmsg, in the reader's own syscall: often the first touch of an
+ * accepted socket (see on_touch). */
 SEC("raw_tp/tcp_rcv_space_adjust")
 int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 {
 	__u64 key = (__u64)sk;
 	struct tt_sock *s = bpf_map_lookup_elem(&sock_owner, &key);
 
-	if (s && (s->flags & TT_SK_PROVISIONAL))
-		confirm_owner(s);
+	if (s)
+		touch(sk, s);
 	return 0;
 }
 

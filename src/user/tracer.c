@@ -263,6 +263,26 @@ static void add_port(struct port_set *set, uint16_t port)
 	set->v[set->n++] = port;
 }
 
+/* Whether more than one process holds the socket with this inode. */
+static bool held_by_several(const struct inode_table *tab, uint32_t inode)
+{
+	struct inode_owner key = { .inode = inode }, *hit;
+	size_t first, last;
+
+	hit = bsearch(&key, tab->v, tab->n, sizeof(key), cmp_inode);
+	if (!hit)
+		return false;
+	first = last = (size_t)(hit - tab->v);
+	while (first > 0 && tab->v[first - 1].inode == inode)
+		first--;
+	while (last + 1 < tab->n && tab->v[last + 1].inode == inode)
+		last++;
+	for (size_t i = first + 1; i <= last; i++)
+		if (tab->v[i].pid != tab->v[first].pid)
+			return true;
+	return false;
+}
+
 struct seed_ctx {
 	struct tracer *t;
 	const struct inode_table *inodes;
@@ -359,7 +379,10 @@ static void store_seeds(struct seed_ctx *ctx)
 
 		if (s->state == TCP_LISTEN) {
 			struct tt_listener_key key = { .netns = ctx->netns, .port = s->lport };
-			struct tt_owner owner = { .tgid = ctx->owners[i] };
+			struct tt_owner owner = {
+				.tgid = ctx->owners[i],
+				.flags = held_by_several(ctx->inodes, s->inode) ? TT_LISTENER_SHARED : 0,
+			};
 
 			if (bpf_map_update_elem(listeners_fd, &key, &owner, BPF_ANY) == 0)
 				ctx->listeners++;
