@@ -71,9 +71,12 @@ struct {
 	__type(value, struct tt_owner);
 } tw_owners SEC(".maps");
 
+/* Filled once at start-up and emptied as sockets show up: allocated on
+ * demand rather than sized up front like the maps of the hot path. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64); /* socket cookie */
 	__type(value, struct tt_seed);
 } seeds SEC(".maps");

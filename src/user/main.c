@@ -64,6 +64,22 @@ static void sleep_until(uint64_t deadline_ns)
 		;
 }
 
+/* VmHWM of /proc/self/status, in KiB (0 if unreadable). */
+static unsigned long peak_rss_kib(void)
+{
+	char line[128];
+	unsigned long kib = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %lu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -227,6 +243,9 @@ int main(int argc, char **argv)
 
 	ret = trace_loop(&t, &opts, &rep, &first, &last);
 	print_summary(&t, &first, &last, rep.table ? rep.table : stderr);
+	fprintf(stderr, "tcptrace: BPF maps %.1f MiB (--max-sockets %u), peak RSS %.1f MiB\n",
+		(double)tracer_map_bytes(&t) / (1 << 20), opts.max_sockets,
+		(double)peak_rss_kib() / 1024);
 	if (last.rows != first.rows)
 		snapshot_free(&last);
 	snapshot_free(&first);

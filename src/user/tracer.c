@@ -691,6 +691,28 @@ void snapshot_free(struct tt_snapshot *snap)
 	snap->n = 0;
 }
 
+uint64_t tracer_map_bytes(struct tracer *t)
+{
+	struct bpf_map *map;
+	uint64_t total = 0;
+
+	bpf_object__for_each_map(map, t->skel->obj) {
+		char path[64], line[128];
+		unsigned long long bytes;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", bpf_map__fd(map));
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "memlock: %llu", &bytes) == 1)
+				total += bytes;
+		fclose(f);
+	}
+	return total;
+}
+
 void tracer_close(struct tracer *t)
 {
 	while (t->n_links)

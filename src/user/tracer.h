@@ -42,6 +42,8 @@ int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all)
 int tracer_attach(struct tracer *t);
 /* Read every counter into snap (rows allocated, free with snapshot_free). */
 int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap);
+/* Kernel memory held by the BPF maps (their fdinfo memlock), in bytes. */
+uint64_t tracer_map_bytes(struct tracer *t);
 void tracer_close(struct tracer *t);
 
 void snapshot_free(struct tt_snapshot *snap);

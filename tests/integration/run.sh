@@ -268,6 +268,42 @@ case_socket_map_full() {
 	expect_eq "stderr names the option" 1 "$(grep -c 'sockets not followed, the socket map was full: raise --max-sockets' "$WORK/tracer.err")"
 }
 
+# 102,000 connections held at once by traced processes. Six servers of
+# 17,000 each: this machine allows a process 20,000 open files and no
+# more (no CAP_SYS_RESOURCE). Clients are not traced.
+case_102k_concurrent_connections() {
+	local k=6 n=17000 i j servers=() clients=() csv=$WORK/scale.csv held
+	ulimit -Sn 20000
+	ns_new "net.ipv4.ip_local_port_range=1024 65535" || return 1
+	for i in $(seq 0 $((k - 1))); do
+		server_start 127.0.0.1 $((9000 + i)) "$n" hold || return 1
+		mv "$WORK/server.out" "$WORK/server$i.out"
+		servers+=("$SRV")
+	done
+	tracer_start "$csv" -i 1 -p "$(IFS=,; echo "${servers[*]}")" || return 1
+	for i in $(seq 0 $((k - 1))); do
+		ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port $((9000 + i)) \
+			--count "$n" --mode hold --hold "$WORK/scale-held$i" >"$WORK/client$i.out" 2>&1 &
+		clients+=($!)
+	done
+	for i in $(seq 0 $((k - 1))); do
+		for j in $(seq 600); do [ -s "$WORK/scale-held$i" ] && break; sleep 0.1; done
+	done
+	held=$(in_ns ss -tanH state established '( sport >= :9000 and sport <= :9005 )' | wc -l)
+	sleep 1.5 # one interval with every connection up
+	expect_eq "connections held at once (ss)" $((k * n)) "$held"
+	expect_eq "conn_in while held" "$held" "$(awk -F, 'NR > 1 { s += $5 } END { print s + 0 }' "$csv")"
+	kill -USR1 "${clients[@]}"
+	wait "${clients[@]}" "${servers[@]}" || { log "a scenario process failed"; return 1; }
+	tracer_stop || return 1
+	local eofs=0
+	for i in $(seq 0 $((k - 1))); do eofs=$((eofs + $(field "$WORK/server$i.out" eof))); done
+	expect_eq "fin_passive_in = the servers' own EOF count" "$eofs" "$(awk -F, 'NR > 1 { s += $9 } END { print s + 0 }' "$csv")"
+	expect_eq "conn_in in all" $((k * n)) "$(awk -F, 'NR > 1 { s += $5 } END { print s + 0 }' "$csv")"
+	expect_eq "untracked" 0 "$(awk -F, 'NR > 1 { s += $22 } END { print s + 0 }' "$csv")"
+	log "    $(grep '^tcptrace: BPF maps' "$WORK/tracer.err")"
+}
+
 # Bad input: one line on stderr, the documented exit status, no CSV left.
 expect_refusal() { # what status stderr-pattern tcptrace-args...
 	local what=$1 status=$2 pattern=$3 rc lines
@@ -351,6 +387,7 @@ run_case "connected before tcptrace started" case_connected_before_start
 run_case "only the server traced" case_only_server_traced
 run_case "every process traced" case_every_process
 run_case "socket map full: counted, and the limit named" case_socket_map_full
+run_case "102,000 concurrent connections, exact" case_102k_concurrent_connections
 run_case "bad input is refused in one line" case_bad_input
 run_case "clean exit on count, duration, signals and a closed stdout" case_clean_exit
 run_case "haproxy -> nginx under ab: totals = nstat and ss" case_haproxy_nginx_under_ab

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Reads back what csv.c writes: an RFC 4180 record reader over a buffer or a
+ * FILE, and a parser of a whole tcptrace CSV into rows whose columns are
+ * found by header name. Pure: no libbpf, no globals, no locale. */
+#ifndef TT_CSV_READ_H
+#define TT_CSV_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* A record (a line, or more when a quoted field holds a line break) longer
+ * than this is refused, so a foreign file cannot make us allocate without
+ * bound. The writer's rows are a few hundred bytes. */
+#define CSV_MAX_RECORD (64 * 1024)
+
+/* The numeric columns after comm, in the writer's order; tw_now is a level,
+ * every other one a count per interval. */
+enum tt_csv_col {
+	TT_CSV_CONN_IN,
+	TT_CSV_CONN_OUT,
+	TT_CSV_FIN_ACTIVE_IN,
+	TT_CSV_FIN_ACTIVE_OUT,
+	TT_CSV_FIN_PASSIVE_IN,
+	TT_CSV_FIN_PASSIVE_OUT,
+	TT_CSV_RST_SENT_IN,
+	TT_CSV_RST_SENT_OUT,
+	TT_CSV_RST_RECV_IN,
+	TT_CSV_RST_RECV_OUT,
+	TT_CSV_TW_IN,
+	TT_CSV_TW_OUT,
+	TT_CSV_TW_NOW,
+	TT_CSV_EADDRNOTAVAIL,
+	TT_CSV_TIMEOUT_IN,
+	TT_CSV_TIMEOUT_OUT,
+	TT_CSV_CONNFAIL_OUT,
+	TT_CSV_UNTRACKED,
+	TT_CSV_TW_RST,
+	TT_CSV_COLS,
+};
+
+/* Header names of the numeric columns, indexed by enum tt_csv_col. */
+extern const char *const tt_csv_col_names[TT_CSV_COLS];
+
+/* What went wrong, for "FILE:LINE: MESSAGE". */
+struct csv_error {
+	unsigned long line; /* 1-based; 0 when it concerns the whole file */
+	int sys_errno;      /* nonzero: the file could not be read (errno) */
+	char msg[256];      /* one line, no file name, no trailing newline */
+};
+
+/* One record's fields, NUL-terminated. They point into the reader and stay
+ * valid until its next csv_read_record() or csv_reader_free(). */
+struct csv_record {
+	size_t n;
+	char **field;
+	unsigned long line; /* line the record starts on */
+};
+
+/* The record reader; fields are private, set up by csv_reader_init_*(). */
+struct csv_reader {
+	const unsigned char *data; /* buffer source, or NULL */
+	size_t len, pos;
+	FILE *f; /* stream source, or NULL */
+	unsigned long line;
+	char *text; /* the current record's fields, each NUL-terminated */
+	size_t text_len, text_cap;
+	size_t *offs; /* start of each field in text */
+	char **field;
+	size_t n_fields, fields_cap;
+};
+
+void csv_reader_init_buffer(struct csv_reader *r, const char *data, size_t len);
+void csv_reader_init_stream(struct csv_reader *r, FILE *f);
+
+/* Reads the next record. Returns 1 with rec filled, 0 at the end of the
+ * input, -1 with err filled (bad quoting, a lone CR, a NUL byte, a record
+ * over CSV_MAX_RECORD, a read error, or out of memory). Records end with
+ * "\n", "\r\n" or the end of the input. */
+int csv_read_record(struct csv_reader *r, struct csv_record *rec, struct csv_error *err);
+
+/* Frees the reader's buffers (not the buffer or FILE it reads). */
+void csv_reader_free(struct csv_reader *r);
+
+/* One data row of a tcptrace CSV. */
+struct tt_csv_row {
+	unsigned long line; /* where the row starts, for messages */
+	char *time;         /* as written: "2026-11-22T16:45:01.000Z" */
+	double elapsed_s;
+	uint32_t pid;
+	char *comm;
+	uint64_t v[TT_CSV_COLS]; /* indexed by enum tt_csv_col */
+};
+
+/* A whole tcptrace CSV: the rows in file order (none is valid). */
+struct tt_csv_file {
+	size_t n, cap;
+	struct tt_csv_row *rows;
+};
+
+/* Parse a tcptrace CSV held in data[0..len). The header must start with
+ * time,elapsed_s,pid,comm and hold every column the writer writes, each
+ * once; unknown columns (added by a later version) are ignored. Every row
+ * must have as many fields as the header, and numbers must be plain
+ * digits (elapsed_s may have a fraction). Returns 0, or -1 with err filled
+ * and out empty. out is freed with csv_file_free() either way. */
+int csv_parse_buffer(const char *data, size_t len, struct tt_csv_file *out,
+		     struct csv_error *err);
+
+/* The same over a stream, read to its end; a read error sets err->sys_errno. */
+int csv_parse_stream(FILE *f, struct tt_csv_file *out, struct csv_error *err);
+
+void csv_file_free(struct tt_csv_file *file);
+
+#endif /* TT_CSV_READ_H */
