@@ -76,13 +76,27 @@ in_ns haproxy -db -f "$TOP/tools/scenarios/haproxy.cfg" >"$RUN/haproxy.log" 2>&1
 wait_listening 8081
 wait_listening 8080
 
-"$TCPTRACE" "${TARGETS[@]}" ${CSV:+--csv "$CSV"} &
+"$TCPTRACE" "${TARGETS[@]}" ${CSV:+--csv "$CSV"} 2> >(tee "$RUN/tracer.err" >&2) &
 TRACER=$!
-sleep 1.5 # load, attach, and one quiet interval before the load starts
+for i in $(seq 200); do grep -q '^tcptrace: tracing' "$RUN/tracer.err" 2>/dev/null && break; sleep 0.05; done
+grep -q '^tcptrace: tracing' "$RUN/tracer.err" || fail "tcptrace did not start"
+sleep 1 # one quiet interval before the load starts
 
-timeout 120 ip netns exec "$NS" ab -q -n "$REQUESTS" -c "$CONCURRENCY" -s 10 \
-	http://127.0.0.1:8080/ >"$RUN/ab.out" 2>&1 || fail "ab failed: $(tail -3 "$RUN/ab.out")"
-sleep 1.2 # let the last closes land in an interval
+# ab itself is the child (its PID goes into --truth); a watchdog bounds it.
+ip netns exec "$NS" ab -q -n "$REQUESTS" -c "$CONCURRENCY" -s 10 \
+	http://127.0.0.1:8080/ >"$RUN/ab.out" 2>&1 &
+AB=$!
+(sleep 120 && kill "$AB" 2>/dev/null) &
+WATCHDOG=$!
+wait "$AB" || fail "ab failed: $(tail -3 "$RUN/ab.out")"
+kill "$WATCHDOG" 2>/dev/null
+# Let the last connections finish closing, and land in one more interval.
+for i in $(seq 100); do
+	[ -z "$(in_ns ss -tanH state fin-wait-1 state fin-wait-2 state closing state last-ack \
+		state close-wait)" ] && break
+	sleep 0.05
+done
+sleep 1.2
 kill -INT "$TRACER"
 wait "$TRACER" || fail "tcptrace failed"
 TRACER=""
@@ -97,6 +111,7 @@ if [ -n "$TRUTH" ]; then
 		echo "ss_timewait_from_8080=$(in_ns ss -tanH state time-wait '( sport = :8080 )' | wc -l)"
 		echo "ab_complete=$(awk '/^Complete requests:/ { print $3 }' "$RUN/ab.out")"
 		echo "ab_failed=$(awk '/^Failed requests:/ { print $3 }' "$RUN/ab.out")"
+		echo "ab_pid=$AB"
 		echo "haproxy_pids=$(pids_named haproxy)"
 		echo "nginx_master=$(cat "$RUN/nginx.pid")"
 		echo "nginx_pids=$(pids_named nginx)"

@@ -47,10 +47,10 @@ const char compare_usage[] =
 	"Example:\n"
 	"  tcptrace compare nginx-default.csv nginx-keepalive.csv\n";
 
-static int fail(struct csv_error *err, unsigned long line, const char *fmt, ...)
+static void set_error(struct csv_error *err, unsigned long line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static int fail(struct csv_error *err, unsigned long line, const char *fmt, ...)
+static void set_error(struct csv_error *err, unsigned long line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -59,8 +59,12 @@ static int fail(struct csv_error *err, unsigned long line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
-	return -1;
 }
+
+/* -1 after filling err; an expression rather than a variadic function that
+ * returns -1, so that the static analyzer, which does not follow variadic
+ * calls, sees the -1. */
+#define fail(err, line, ...) (set_error((err), (line), __VA_ARGS__), -1)
 
 static int fail_nomem(struct csv_error *err)
 {
@@ -233,13 +237,10 @@ static const char *rate_text(char *buf, size_t len, uint64_t total, double durat
 
 /* Text from the file (comm) may hold any byte but line breaks and other
  * control bytes would break the layout. */
-static size_t put_printable(FILE *f, const char *s)
+static void put_printable(FILE *f, const char *s)
 {
-	size_t n = 0;
-
-	for (; *s; s++, n++)
+	for (; *s; s++)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
-	return n;
 }
 
 static void write_run_line(FILE *f, const struct compare_run *run, size_t index)
@@ -255,11 +256,12 @@ static void write_run_line(FILE *f, const struct compare_run *run, size_t index)
 	for (i = 0; i < run->n_procs; i++) {
 		size_t item = (size_t)snprintf(pid, sizeof(pid), "%u", run->procs[i].pid) + 1 +
 			      strlen(run->procs[i].comm);
+		size_t need = (i ? 2 : 1) + item + (i + 1 < run->n_procs ? 1 : 0);
 
-		/* Wrap before an item that would cross the line width, keeping
-		 * at least one item per line. */
-		if (i && col + 2 + item > LINE_WIDTH) {
-			fputs(",\n" CONT_INDENT, f);
+		/* Wrap before an item that would cross the line width with the
+		 * comma after it; a continuation line holds at least one item. */
+		if (col + need > LINE_WIDTH && col > strlen(CONT_INDENT)) {
+			fputs(i ? ",\n" CONT_INDENT : "\n" CONT_INDENT, f);
 			col = strlen(CONT_INDENT);
 		} else {
 			fputs(i ? ", " : " ", f);
@@ -278,8 +280,11 @@ static int put_trimmed(FILE *f, FILE *line, char **text, size_t *len)
 {
 	int failed = ferror(line);
 
-	if (fclose(line) || failed)
+	if (fclose(line) || failed) {
+		free(*text);
+		*text = NULL;
 		return -1;
+	}
 	while (*len && (*text)[*len - 1] == ' ')
 		(*len)--;
 	fwrite(*text, 1, *len, f);
@@ -529,7 +534,7 @@ static int parse_args(int argc, char **argv, struct compare_args *args, FILE *er
 	memset(args, 0, sizeof(*args));
 	args->files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*args->files));
 	if (!args->files) {
-		fprintf(err, "tcptrace compare: %s\n", strerror(ENOMEM));
+		fputs("tcptrace compare: out of memory\n", err);
 		return 1;
 	}
 	/* '-': files come back in order, between options; ':': a missing
@@ -602,6 +607,36 @@ static int load_run(const char *path, struct compare_run *run, FILE *err)
 	return 2;
 }
 
+/* The report is built in memory and written at once, so that a failed
+ * write is seen, with its errno, at the call that failed. */
+static int write_report(FILE *out, const struct compare_run *runs, size_t n, bool csv,
+			FILE *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+	int failed;
+
+	m = open_memstream(&text, &len);
+	if (!m) {
+		fputs("tcptrace compare: out of memory\n", err);
+		return 1;
+	}
+	failed = csv ? compare_write_csv(m, runs, n) : compare_write_text(m, runs, n);
+	if (fclose(m) || failed) {
+		free(text);
+		fputs("tcptrace compare: out of memory\n", err);
+		return 1;
+	}
+	if (fwrite(text, 1, len, out) != len || fflush(out)) {
+		fprintf(err, "tcptrace compare: cannot write the report: %s\n", strerror(errno));
+		free(text);
+		return 1;
+	}
+	free(text);
+	return 0;
+}
+
 int compare_cli(int argc, char **argv, FILE *out, FILE *err)
 {
 	struct compare_run *runs = NULL;
@@ -613,12 +648,16 @@ int compare_cli(int argc, char **argv, FILE *out, FILE *err)
 	if (ret)
 		goto out;
 	if (args.help) {
-		fputs(compare_usage, out);
-		goto flush;
+		if (fputs(compare_usage, out) == EOF || fflush(out)) {
+			fprintf(err, "tcptrace compare: cannot write the help: %s\n",
+				strerror(errno));
+			ret = 1;
+		}
+		goto out;
 	}
-	runs = calloc(args.n_files, sizeof(*runs));
+	runs = calloc(args.n_files ? args.n_files : 1, sizeof(*runs));
 	if (!runs) {
-		fprintf(err, "tcptrace compare: %s\n", strerror(ENOMEM));
+		fputs("tcptrace compare: out of memory\n", err);
 		ret = 1;
 		goto out;
 	}
@@ -629,17 +668,7 @@ int compare_cli(int argc, char **argv, FILE *out, FILE *err)
 			goto out;
 		}
 	}
-	errno = 0;
-	if (args.csv)
-		ret = compare_write_csv(out, runs, args.n_files);
-	else
-		ret = compare_write_text(out, runs, args.n_files);
-flush:
-	if (fflush(out) || ret || ferror(out)) {
-		fprintf(err, "tcptrace compare: cannot write the report: %s\n",
-			strerror(errno ? errno : EIO));
-		ret = 1;
-	}
+	ret = write_report(out, runs, args.n_files, args.csv, err);
 out:
 	for (i = 0; i < loaded; i++)
 		compare_run_free(&runs[i]);

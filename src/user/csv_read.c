@@ -41,10 +41,10 @@ static const char reasons_name[] = "rst_sent_reasons";
 
 #define NO_COL SIZE_MAX
 
-static int fail(struct csv_error *err, unsigned long line, const char *fmt, ...)
+static void set_error(struct csv_error *err, unsigned long line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static int fail(struct csv_error *err, unsigned long line, const char *fmt, ...)
+static void set_error(struct csv_error *err, unsigned long line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -53,8 +53,12 @@ static int fail(struct csv_error *err, unsigned long line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
-	return -1;
 }
+
+/* -1 after filling err; an expression rather than a variadic function that
+ * returns -1, so that the static analyzer, which does not follow variadic
+ * calls, sees the -1. */
+#define fail(err, line, ...) (set_error((err), (line), __VA_ARGS__), -1)
 
 /* A failure of the system rather than of the file's content. */
 static int fail_errno(struct csv_error *err, int errnum)
@@ -102,8 +106,9 @@ static int next_byte(struct csv_reader *r, struct csv_error *err)
 
 	if (!r->f)
 		return r->pos < r->len ? r->data[r->pos++] : EOF;
+	/* The stream is ours alone while we read it: no lock per byte. */
 	errno = 0;
-	c = getc(r->f);
+	c = getc_unlocked(r->f);
 	if (c == EOF && ferror(r->f)) {
 		fail_errno(err, errno ? errno : EIO);
 		return CSV_FAILED;
@@ -119,8 +124,11 @@ static int grow(void **buf, size_t *cap, size_t need, size_t size)
 
 	if (need <= *cap)
 		return 0;
-	while (n < need)
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / size)
+			return -1;
 		n *= 2;
+	}
 	p = realloc(*buf, n * size);
 	if (!p)
 		return -1;
@@ -149,6 +157,7 @@ static int start_field(struct csv_reader *r)
 		field = realloc(r->field, cap * sizeof(*field));
 		if (!field)
 			return -1; /* offs is larger than needed, which is harmless */
+		memset(field + r->fields_cap, 0, (cap - r->fields_cap) * sizeof(*field));
 		r->field = field;
 		r->fields_cap = cap;
 	}
@@ -169,11 +178,11 @@ static int take(struct csv_reader *r, size_t *used, unsigned long start, struct 
 	if (c == CSV_FAILED || c == EOF)
 		return c;
 	if (++*used > CSV_MAX_RECORD + 2) {
-		fail(err, start, "line longer than %d bytes", CSV_MAX_RECORD);
+		set_error(err, start, "line longer than %d bytes", CSV_MAX_RECORD);
 		return CSV_FAILED;
 	}
 	if (c == '\0') {
-		fail(err, r->line, "NUL byte in field %zu", r->n_fields);
+		set_error(err, r->line, "NUL byte in field %zu", r->n_fields);
 		return CSV_FAILED;
 	}
 	return c;
@@ -305,6 +314,9 @@ int csv_read_record(struct csv_reader *r, struct csv_record *rec, struct csv_err
 	size_t used = 0, term = 0, i;
 	int end;
 
+	rec->n = 0;
+	rec->field = NULL;
+	rec->line = start;
 	/* A line end followed by the end of the input closes the last record;
 	 * it does not open an empty one. */
 	end = at_end(r, err);
@@ -339,8 +351,12 @@ static const char *shown(char *buf, size_t len, const char *s)
 {
 	size_t i, max = len - 4;
 
-	for (i = 0; s[i] && i < max && i < 32; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	for (i = 0; i < max && i < 32 && s[i]; i++) {
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			buf[i] = '?';
+		else
+			buf[i] = s[i];
+	}
 	if (s[i])
 		memcpy(buf + i, "...", 4);
 	else
@@ -423,30 +439,30 @@ static int map_header(const struct csv_record *rec, struct header_map *map,
 {
 	size_t i, k;
 
-	for (i = 0; i < LEAD_COLS; i++) {
-		if (i >= rec->n || strcmp(rec->field[i], lead_names[i]))
-			return fail(err, 1, "not a tcptrace CSV (header does not start with "
-					    "time,elapsed_s,pid,comm)");
-	}
 	map->n_fields = rec->n;
 	map->reasons = NO_COL;
 	for (k = 0; k < TT_CSV_COLS; k++)
 		map->col[k] = NO_COL;
+	for (i = 0; i < LEAD_COLS; i++) {
+		if (i >= rec->n || strcmp(rec->field[i], lead_names[i]) != 0)
+			return fail(err, 1, "not a tcptrace CSV (header does not start with "
+					    "time,elapsed_s,pid,comm)");
+	}
 	for (i = LEAD_COLS; i < rec->n; i++) {
 		const char *name = rec->field[i];
 
 		for (k = 0; k < LEAD_COLS; k++) {
-			if (!strcmp(name, lead_names[k]))
+			if (strcmp(name, lead_names[k]) == 0)
 				return fail(err, 1, "column %s appears twice in the header", name);
 		}
-		if (!strcmp(name, reasons_name)) {
+		if (strcmp(name, reasons_name) == 0) {
 			if (claim(&map->reasons, i, name, err))
 				return -1;
 			continue;
 		}
 		/* Columns a later version adds are not ours to judge. */
 		for (k = 0; k < TT_CSV_COLS; k++) {
-			if (!strcmp(name, tt_csv_col_names[k]))
+			if (strcmp(name, tt_csv_col_names[k]) == 0)
 				break;
 		}
 		if (k < TT_CSV_COLS && claim(&map->col[k], i, name, err))

@@ -12,7 +12,7 @@
 /* A record (a line, or more when a quoted field holds a line break) longer
  * than this is refused, so a foreign file cannot make us allocate without
  * bound. The writer's rows are a few hundred bytes. */
-#define CSV_MAX_RECORD (64 * 1024)
+#define CSV_MAX_RECORD 65536 /* 64 KiB */
 
 /* The numeric columns after comm, in the writer's order; tw_now is a level,
  * every other one a count per interval. */
@@ -75,8 +75,8 @@ void csv_reader_init_stream(struct csv_reader *r, FILE *f);
 
 /* Reads the next record. Returns 1 with rec filled, 0 at the end of the
  * input, -1 with err filled (bad quoting, a lone CR, a NUL byte, a record
- * over CSV_MAX_RECORD, a read error, or out of memory). Records end with
- * "\n", "\r\n" or the end of the input. */
+ * over CSV_MAX_RECORD, a read error, or out of memory); rec is empty unless
+ * 1 is returned. Records end with "\n", "\r\n" or the end of the input. */
 int csv_read_record(struct csv_reader *r, struct csv_record *rec, struct csv_error *err);
 
 /* Frees the reader's buffers (not the buffer or FILE it reads). */

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "compare.h"
 #include "options.h"
 #include "proc_match.h"
 #include "report.h"
@@ -178,6 +179,8 @@ int main(int argc, char **argv)
 	char err[256];
 	int ret;
 
+	if (argc > 1 && !strcmp(argv[1], "compare"))
+		return compare_main(argc - 1, argv + 1);
 	if (options_parse(argc, argv, &opts, err, sizeof(err))) {
 		fprintf(stderr, "tcptrace: %s (see tcptrace --help)\n", err);
 		return TT_EXIT_USAGE;
@@ -206,6 +209,9 @@ int main(int argc, char **argv)
 	}
 	rep.names = &t.reason_names;
 	libbpf_set_print(libbpf_print);
+	/* Before the slow part: a Ctrl-C while loading must not be lost (and
+	 * a shell starts background jobs with SIGINT ignored). */
+	install_signals();
 
 	ret = TT_EXIT_BPF;
 	if (tracer_open(&t, &opts)) {
@@ -229,7 +235,6 @@ int main(int argc, char **argv)
 		ret = die(TT_EXIT_BPF, "%s", t.err);
 		goto cleanup;
 	}
-	install_signals();
 	if (tracer_snapshot(&t, &first)) {
 		die(ret, "%s", t.err);
 		goto cleanup;
