@@ -93,7 +93,22 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* Trace, one row block per interval, until duration, count or a signal. */
+/* Whether every process named by PID has exited, when only PIDs were
+ * named (a NAME may come back: nginx -s reload, a haproxy restart). */
+static bool targets_gone(const struct tt_options *opts)
+{
+	if (!opts->n_targets)
+		return false;
+	for (size_t i = 0; i < opts->n_targets; i++)
+		if (!opts->targets[i].is_pid || kill((pid_t)opts->targets[i].pid, 0) == 0 ||
+		    errno != ESRCH)
+			return false;
+	return true;
+}
+
+/* Trace, one row block per interval, until duration, count, a signal, or
+ * one interval after the last process named by PID exited (its sockets
+ * finish closing after the process is gone). */
 static int trace_loop(struct tracer *t, const struct tt_options *opts, struct report *rep,
 		      struct tt_snapshot *first, struct tt_snapshot *last)
 {
@@ -101,6 +116,7 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 	struct tt_snapshot prev = *first;
 	struct tt_row *rows = NULL;
 	uint64_t ticks = 0;
+	bool last_tick = false;
 	int err = 0;
 
 	*last = *first;
@@ -135,8 +151,12 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 			break;
 		}
 		if ((opts->count && ticks >= opts->count) ||
-		    (opts->duration_ms && cur.mono_ns >= end))
+		    (opts->duration_ms && cur.mono_ns >= end) || last_tick)
 			break;
+		if (targets_gone(opts)) {
+			fprintf(stderr, "tcptrace: the traced processes have exited\n");
+			last_tick = true;
+		}
 	}
 	free(rows);
 	return err;

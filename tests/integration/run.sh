@@ -305,6 +305,31 @@ case_102k_concurrent_connections() {
 	log "    $(grep '^tcptrace: BPF maps' "$WORK/tracer.err")"
 }
 
+# Two tcptrace instances on the same connections: neither disturbs the other.
+case_two_instances() {
+	ns_new || return 1
+	server_start 127.0.0.1 "$PORT" "$N" fin-client || return 1
+	: >"$WORK/second.err"
+	"$TCPTRACE" -p "$SCENARIO_NAME" -i 0.3 --csv "$WORK/second.csv" >/dev/null 2>"$WORK/second.err" &
+	local second=$! i
+	tracer_start "$WORK/t.csv" -p "$SCENARIO_NAME" || return 1
+	for i in $(seq 100); do grep -q '^tcptrace: tracing' "$WORK/second.err" && break; sleep 0.05; done
+	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$N" \
+		--mode fin-client >"$WORK/client.out" 2>&1 &
+	CLI=$!
+	wait "$CLI" && wait "$SRV" || return 1
+	tracer_stop || return 1
+	kill -INT "$second"
+	wait "$second"
+	expect_eq "second instance: exit status" 0 "$?"
+	local col
+	for col in conn_in conn_out fin_active_out fin_passive_in tw_out; do
+		expect_eq "$col: first = second" "$(csv_sum "$WORK/t.csv" "$SRV" "$col")/$(csv_sum "$WORK/t.csv" "$CLI" "$col")" \
+			"$(csv_sum "$WORK/second.csv" "$SRV" "$col")/$(csv_sum "$WORK/second.csv" "$CLI" "$col")"
+	done
+	expect_eq "client tw_out = TcpExtTW" "$(nstat_of TcpExtTW)" "$(csv_sum "$WORK/second.csv" "$CLI" tw_out)"
+}
+
 # Bad input: one line on stderr, the documented exit status, no CSV left.
 expect_refusal() { # what status stderr-pattern tcptrace-args...
 	local what=$1 status=$2 pattern=$3 rc lines
@@ -377,8 +402,21 @@ case_clean_exit() {
 	done
 	timeout 10 "$TCPTRACE" -p "$SRV" -i 0.1 2>"$WORK/err" | head -1 >/dev/null
 	expect_eq "stdout closed early (| head): exit status" "0 0" "${PIPESTATUS[*]}"
+	"$TCPTRACE" -p "$SRV" -i 0.2 >"$WORK/out" 2>"$WORK/err" &
+	local tracer=$!
+	for i in $(seq 100); do grep -q '^tcptrace: tracing' "$WORK/err" && break; sleep 0.05; done
+	kill -KILL "$SRV"
+	wait "$tracer"
+	expect_eq "traced process exits: tcptrace ends, exit status" 0 "$?"
+	expect_eq "traced process exits: says so" 1 "$(grep -c '^tcptrace: the traced processes have exited' "$WORK/err")"
+	expect_eq "traced process exits: summary" 1 "$(grep -c '^Totals over' "$WORK/out")"
+	"$TCPTRACE" -i 0.2 >/dev/null 2>"$WORK/err" &
+	tracer=$!
+	for i in $(seq 100); do grep -q '^tcptrace: tracing' "$WORK/err" && break; sleep 0.05; done
+	kill -KILL "$tracer"
+	wait "$tracer" 2>/dev/null
 	sleep 0.5 # program release is deferred by the kernel
-	expect_eq "no orphaned tcptrace program left" 0 "$(tcptrace_programs)"
+	expect_eq "no orphaned tcptrace program left, SIGKILL included" 0 "$(tcptrace_programs)"
 }
 
 [ "$(id -u)" -eq 0 ] || { echo "integration tests need root"; echo "0 passed, 1 failed"; exit 1; }
@@ -399,7 +437,8 @@ run_case "only the server traced" case_only_server_traced
 run_case "every process traced" case_every_process
 run_case "socket map full: counted, and the limit named" case_socket_map_full
 run_case "102,000 concurrent connections, exact" case_102k_concurrent_connections
+run_case "two instances at once" case_two_instances
 run_case "bad input is refused in one line" case_bad_input
-run_case "clean exit on count, duration, signals and a closed stdout" case_clean_exit
+run_case "clean exit: count, duration, signals, closed stdout, traced process gone, SIGKILL" case_clean_exit
 run_case "haproxy -> nginx under ab: totals = nstat and ss" case_haproxy_nginx_under_ab
 finish

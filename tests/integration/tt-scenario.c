@@ -748,10 +748,13 @@ static void client_keep_open(const struct config *cfg, struct client_counts *cc)
 			fds[n++] = fd;
 	}
 
-	if (cfg->mode == MODE_HOLD) {
+	/* A hold that failed to connect everything ends at once, without the
+	 * hold file: the test must not go on as if the connections existed. */
+	if (cfg->mode == MODE_HOLD && n == cfg->count) {
 		if (cfg->hold_path && write_file_atomic(cfg->hold_path, "ready\n"))
 			cc->other_errors++;
-		wait_for_release();
+		else
+			wait_for_release();
 	}
 
 	for (i = 0; i < n; i++)
