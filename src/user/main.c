@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "compare.h"
 #include "options.h"
+#include "privileges.h"
 #include "proc_match.h"
 #include "report.h"
 #include "tracer.h"
@@ -253,6 +254,10 @@ int main(int argc, char **argv)
 	}
 	if (tracer_attach(&t)) {
 		ret = die(TT_EXIT_BPF, "%s", t.err);
+		goto cleanup;
+	}
+	if (privileges_drop(err, sizeof(err))) {
+		ret = die(TT_EXIT_RUNTIME, "%s", err);
 		goto cleanup;
 	}
 	if (tracer_snapshot(&t, &first)) {
