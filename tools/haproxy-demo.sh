@@ -5,7 +5,9 @@
 # connection per request, while tcptrace traces haproxy and nginx from
 # the host. Everything it starts stops when it ends.
 #
-#   tools/haproxy-demo.sh [-n REQUESTS] [-c CONCURRENCY] [--csv FILE] [--truth FILE] [--all]
+#   tools/haproxy-demo.sh [-n REQUESTS] [-c CONCURRENCY] [-t SECONDS] [--csv FILE] [--truth FILE] [--all]
+#
+# -t bounds the load run (default 120 s): ab is stopped if it takes longer.
 #
 # --all traces every process (ab included) instead of haproxy and nginx.
 # --truth FILE writes what the kernel and ab counted in the namespace over
@@ -15,6 +17,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 TCPTRACE=${TCPTRACE:-$TOP/tcptrace}
 REQUESTS=2000
 CONCURRENCY=10
+TIME_LIMIT=120
 CSV=""
 TRUTH=""
 TARGETS=(-p haproxy,nginx)
@@ -23,10 +26,11 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-n) REQUESTS=$2; shift 2 ;;
 	-c) CONCURRENCY=$2; shift 2 ;;
+	-t) TIME_LIMIT=$2; shift 2 ;;
 	--csv) CSV=$2; shift 2 ;;
 	--truth) TRUTH=$2; shift 2 ;;
 	--all) TARGETS=(); shift ;;
-	*) echo "usage: $0 [-n REQUESTS] [-c CONCURRENCY] [--csv FILE] [--truth FILE] [--all]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-n REQUESTS] [-c CONCURRENCY] [-t SECONDS] [--csv FILE] [--truth FILE] [--all]" >&2; exit 2 ;;
 	esac
 done
 
@@ -86,7 +90,7 @@ sleep 1 # one quiet interval before the load starts
 ip netns exec "$NS" ab -q -n "$REQUESTS" -c "$CONCURRENCY" -s 10 \
 	http://127.0.0.1:8080/ >"$RUN/ab.out" 2>&1 &
 AB=$!
-(sleep 120 && kill "$AB" 2>/dev/null) &
+(sleep "$TIME_LIMIT" && kill "$AB" 2>/dev/null) &
 WATCHDOG=$!
 wait "$AB" || fail "ab failed: $(tail -3 "$RUN/ab.out")"
 kill "$WATCHDOG" 2>/dev/null

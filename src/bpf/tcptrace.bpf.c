@@ -63,7 +63,8 @@ struct {
 } listeners SEC(".maps");
 
 /* Least recently closed first out: a timewait socket lives 60 s, so the
- * entries that get evicted belong to timewait sockets long gone. */
+ * entries that get evicted belong to timewait sockets long gone. User
+ * space sizes it to twice --max-sockets. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS);

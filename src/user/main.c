@@ -148,7 +148,11 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 			break;
 		}
 		if (err) {
-			err = die(TT_EXIT_RUNTIME, "cannot write output: %s", strerror(-err));
+			if (rep->csv_failed && opts->csv_path && strcmp(opts->csv_path, "-"))
+				err = die(TT_EXIT_RUNTIME, "cannot write CSV file '%s': %s",
+					  opts->csv_path, strerror(-err));
+			else
+				err = die(TT_EXIT_RUNTIME, "cannot write to stdout: %s", strerror(-err));
 			break;
 		}
 		if ((opts->count && ticks >= opts->count) ||
@@ -273,9 +277,10 @@ int main(int argc, char **argv)
 
 	ret = trace_loop(&t, &opts, &rep, &first, &last);
 	print_summary(&t, &first, &last, rep.table ? rep.table : stderr);
-	fprintf(stderr, "tcptrace: BPF maps %.1f MiB (--max-sockets %u), peak RSS %.1f MiB\n",
-		(double)tracer_map_bytes(&t) / (1 << 20), opts.max_sockets,
-		(double)peak_rss_kib() / 1024);
+	if (ret == TT_EXIT_OK)
+		fprintf(stderr, "tcptrace: BPF maps %.1f MiB (--max-sockets %u), peak RSS %.1f MiB\n",
+			(double)tracer_map_bytes(&t) / (1 << 20), opts.max_sockets,
+			(double)peak_rss_kib() / 1024);
 	if (last.rows != first.rows)
 		snapshot_free(&last);
 	snapshot_free(&first);

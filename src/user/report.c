@@ -4,12 +4,23 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 #include "report.h"
 #include "table.h"
 
 bool report_shows(const struct tt_row *row)
 {
 	return row->selected || !row_is_zero(row);
+}
+
+static int csv_failed(struct report *r, off_t good)
+{
+	int err = errno ? errno : EIO;
+
+	r->csv_failed = true;
+	if (good >= 0 && ftruncate(fileno(r->csv), good) == 0)
+		clearerr(r->csv);
+	return -err;
 }
 
 int report_interval(struct report *r, const struct tt_row *rows, size_t n,
@@ -34,12 +45,16 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 			return -(errno ? errno : EIO);
 	}
 	if (r->csv) {
+		/* Whole rows only: a block that cannot be written in full (a
+		 * full disk) is cut back off the file. */
+		off_t good = ftello(r->csv);
+
 		for (size_t i = 0; i < n; i++)
 			if (report_shows(&rows[i]) &&
 			    csv_write_row(r->csv, iso, elapsed_s, &rows[i], r->names))
-				return -(errno ? errno : EIO);
+				return csv_failed(r, good);
 		if (fflush(r->csv))
-			return -(errno ? errno : EIO);
+			return csv_failed(r, good);
 	}
 	return 0;
 }

@@ -14,6 +14,7 @@ struct report {
 	FILE *table; /* NULL when the CSV goes to stdout */
 	FILE *csv;   /* NULL without --csv */
 	const struct tt_reason_names *names;
+	bool csv_failed; /* the last error was the CSV file's */
 };
 
 /* Whether a row is shown: named by --pid, or anything happened. */

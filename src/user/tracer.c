@@ -108,7 +108,8 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 	bpf_program__set_autoload(skel->progs.handle_send_reset_noreason, !t->reasons_available);
 
 	err = bpf_map__set_max_entries(skel->maps.sock_owner, opts->max_sockets);
-	err = err ?: bpf_map__set_max_entries(skel->maps.tw_owners, opts->max_sockets);
+	/* Twice as large: an LRU map kept full may evict a live entry. */
+	err = err ?: bpf_map__set_max_entries(skel->maps.tw_owners, 2 * opts->max_sockets);
 	err = err ?: bpf_map__set_max_entries(skel->maps.seeds, opts->max_sockets);
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_counters, opts->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_comms, opts->max_procs);

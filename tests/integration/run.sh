@@ -215,9 +215,9 @@ gauge_total() { # csv column
 
 # haproxy in front of nginx (two workers) under ab, every process traced:
 # tcptrace's totals must equal the namespace's own kernel counters.
-case_haproxy_nginx_under_ab() {
-	local csv=$WORK/proxy.csv truth=$WORK/truth
-	"$TOP/tools/haproxy-demo.sh" --all -n 2000 -c 10 --csv "$csv" --truth "$truth" \
+proxy_under_ab() { # requests concurrency time-limit
+	local csv=$WORK/proxy.csv truth=$WORK/truth requests=$1
+	"$TOP/tools/haproxy-demo.sh" --all -n "$requests" -c "$2" -t "$3" --csv "$csv" --truth "$truth" \
 		>"$WORK/tracer.out" 2>"$WORK/tracer.err" || return 1
 	. "$truth"
 	# The namespace holds haproxy, nginx and ab only; other rows are the host's.
@@ -230,7 +230,7 @@ case_haproxy_nginx_under_ab() {
 	all_out=$(awk -F, 'NR > 1 { s += $6 } END { print s + 0 }' "$csv")
 	all_rst=$(awk -F, 'NR > 1 { s += $11 + $12 + $23 } END { print s + 0 }' "$csv")
 	all_tw=$(awk -F, 'NR > 1 { s += $15 + $16 } END { print s + 0 }' "$csv")
-	expect_eq "ab completed its requests" "2000 0" "$ab_complete $ab_failed"
+	expect_eq "ab completed its requests" "$requests 0" "$ab_complete $ab_failed"
 	expect_eq "conn_in, haproxy+nginx+ab = TcpPassiveOpens" "$TcpPassiveOpens" "$all_in"
 	expect_eq "conn_out, haproxy+nginx+ab = TcpActiveOpens" "$TcpActiveOpens" "$all_out"
 	expect_eq "rst_sent + tw_rst, haproxy+nginx+ab = TcpOutRsts" "$TcpOutRsts" "$all_rst"
@@ -245,6 +245,18 @@ case_haproxy_nginx_under_ab() {
 	expect_eq "haproxy tw_out" 0 "$(comm_sum "$csv" haproxy tw_out)"
 	expect_eq "haproxy RSTs upstream = RSTs nginx received" "$(comm_sum "$csv" haproxy rst_sent_out)" "$(comm_sum "$csv" nginx rst_recv_in)"
 	expect_eq "haproxy's RST reasons" "TCP_STATE=$(comm_sum "$csv" haproxy rst_sent_out)" "$(csv_reasons "$csv" "$haproxy_pids")"
+	log "    kernel: TcpPassiveOpens $TcpPassiveOpens, TcpActiveOpens $TcpActiveOpens, TcpOutRsts $TcpOutRsts, TcpExtTW $TcpExtTW, TcpExtTWKilled $TcpExtTWKilled, TcpExtTCPTimeWaitOverflow $TcpExtTCPTimeWaitOverflow, timewait held at the end $ss_timewait"
+}
+
+case_haproxy_nginx_under_ab() { proxy_under_ab 2000 10 120; }
+
+# Exact under sustained load: 500,000 requests, each a client connection
+# and an upstream one, so 1,000,000 TCP connections through haproxy;
+# past tcp_max_tw_buckets the kernel skips TIME_WAIT, and so must we.
+case_one_million_connections() {
+	local start=$SECONDS
+	proxy_under_ab 500000 50 900 || return 1
+	log "    $((SECONDS - start)) s for 500,000 requests"
 }
 
 # More sockets than --max-sockets: what could not be followed is counted
@@ -360,6 +372,20 @@ case_bad_input() {
 	expect_refusal "not root" 2 "needs root, or CAP_BPF and CAP_PERFMON" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups "$TCPTRACE" --csv "$dir/b.csv" -c 1
 	expect_eq "no CSV left by a run that could not load" "" "$(ls "$dir")"
+	# A CSV destination that fills up: exit 1, and whole rows only.
+	local full=$WORK/full pids=() p
+	mkdir -p "$full" && mount -t tmpfs -o size=8k tmpfs "$full" || return 1
+	for p in $(seq 20); do sleep 60 & pids+=($!); done # 20 rows an interval
+	timeout 60 "$TCPTRACE" -i 0.1 --csv "$full/t.csv" -p "$(IFS=,; echo "${pids[*]}")" \
+		>/dev/null 2>"$WORK/err"
+	expect_eq "full CSV destination: exit status" 1 "$?"
+	expect_eq "full CSV destination: the error, once" \
+		"tcptrace: cannot write CSV file '$full/t.csv': No space left on device" \
+		"$(grep -v '^tcptrace: tracing' "$WORK/err")"
+	expect_eq "full CSV destination: every line a whole row" 24 \
+		"$(awk -F, '{ print NF }' "$full/t.csv" | sort -u | paste -sd' ')"
+	kill "${pids[@]}"
+	umount "$full"
 	"$TCPTRACE" --help >"$WORK/out" 2>&1
 	expect_eq "--help exits 0" 0 "$?"
 	expect_eq "--help prints the usage" 1 "$(grep -c '^Usage: tcptrace' "$WORK/out")"
@@ -449,4 +475,5 @@ run_case "two instances at once" case_two_instances
 run_case "bad input is refused in one line" case_bad_input
 run_case "clean exit: count, duration, signals, closed stdout, traced process gone, SIGKILL" case_clean_exit
 run_case "haproxy -> nginx under ab: totals = nstat and ss" case_haproxy_nginx_under_ab
+run_case "1,000,000 connections through haproxy: totals = nstat and ss" case_one_million_connections
 finish
