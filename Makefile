@@ -168,6 +168,8 @@ $(FUZZ_OUTPUT)/fuzz_%.o: tests/fuzz/fuzz_%.c | $(FUZZ_OUTPUT)/user
 	$(Q)$(SAN_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined $(USER_CFLAGS) \
 		$(DEPFLAGS) -c $< -o $@
 
+# tests/fuzz/fuzz_NAME.c drives src/user/NAME.c; its seeds are in
+# tests/fuzz/corpus/NAME, its dictionary in tests/fuzz/NAME.dict.
 $(FUZZ_OUTPUT)/fuzz_%: $(FUZZ_OUTPUT)/fuzz_%.o $(FUZZ_OUTPUT)/user/%.o
 	$(call msg,LINK-FUZZ,$@)
 	$(Q)$(SAN_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $^ -lm -o $@

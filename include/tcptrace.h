@@ -38,6 +38,15 @@ struct tt_reason_key {
 	__u8 pad;
 };
 
+/* Key of other_rsts: RSTs the kernel sent that are in no process's row
+ * (no socket, a listener or half-open socket, an untraced process, a
+ * socket whose connection carried on), per network namespace. */
+struct tt_other_rst_key {
+	__u32 netns;
+	__u16 reason;
+	__u16 pad;
+};
+
 /* Kernels before 6.10 pass no reason to tcp_send_reset. */
 #define TT_REASON_UNKNOWN 0xffff
 

@@ -101,6 +101,10 @@ for i in $(seq 100); do
 	sleep 0.05
 done
 sleep 1.2
+# Timewait sockets expire every second in a run longer than 60 s: the
+# count before and after tcptrace's last snapshot brackets its tw_now.
+TW_BEFORE=$(in_ns ss -tanH state time-wait | wc -l)
+TW_8080_BEFORE=$(in_ns ss -tanH state time-wait '( sport = :8080 )' | wc -l)
 kill -INT "$TRACER"
 wait "$TRACER" || fail "tcptrace failed"
 TRACER=""
@@ -111,11 +115,14 @@ if [ -n "$TRUTH" ]; then
 			TcpExtTCPTimeWaitOverflow TcpAttemptFails; do
 			echo "$counter=$(in_ns nstat -az "$counter" | awk -v k="$counter" '$1 == k { print $2 }')"
 		done
+		echo "ss_timewait_before=$TW_BEFORE"
 		echo "ss_timewait=$(in_ns ss -tanH state time-wait | wc -l)"
+		echo "ss_timewait_from_8080_before=$TW_8080_BEFORE"
 		echo "ss_timewait_from_8080=$(in_ns ss -tanH state time-wait '( sport = :8080 )' | wc -l)"
 		echo "ab_complete=$(awk '/^Complete requests:/ { print $3 }' "$RUN/ab.out")"
 		echo "ab_failed=$(awk '/^Failed requests:/ { print $3 }' "$RUN/ab.out")"
 		echo "ab_pid=$AB"
+		echo "netns_inum=$(stat -L -c %i "/run/netns/$NS")"
 		echo "haproxy_pids=$(pids_named haproxy)"
 		echo "nginx_master=$(cat "$RUN/nginx.pid")"
 		echo "nginx_pids=$(pids_named nginx)"

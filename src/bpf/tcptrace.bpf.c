@@ -97,6 +97,23 @@ struct {
 } traced_comms SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct tt_other_rst_key);
+	__type(value, __u64);
+} other_rsts SEC(".maps");
+
+/* The socket whose RST was counted ahead at its move to CLOSE (abort on
+ * data): the kernel sends that RST on the same CPU right after. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} rst_counted_ahead SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TT_DROPS);
 	__type(key, __u32);
@@ -363,9 +380,10 @@ static __always_inline struct tt_sock *adopt_child(const struct sock *sk, __u64 
 		     owner->flags & TT_LISTENER_SHARED ? TT_SK_PROVISIONAL : 0);
 }
 
-/* Chain entries looked at for the timewait socket: ehash chains are a
- * few entries long, the hash table being sized to the socket count. */
-#define TT_EHASH_WALK 16
+/* Steps of the walk for the timewait socket: ehash chains are a few
+ * entries long, the hash table being sized to the socket count; the rest
+ * is room for restarts. */
+#define TT_EHASH_STEPS 24
 
 static __always_inline bool same_addresses(const struct sock_common *a, const struct sock *b,
 					   __u16 family)
@@ -401,14 +419,24 @@ static __always_inline bool timewait_replaced(const struct sock *sk, __u16 famil
 	__u16 dport = BPF_CORE_READ(sk, __sk_common.skc_dport);
 	__u16 lport = sk_local_port_of(sk);
 	__u64 node_offset = bpf_core_field_offset(struct sock_common, skc_nulls_node);
+	__u32 slot = hash & mask;
 	struct hlist_nulls_node *node = NULL;
 
-	bpf_probe_read_kernel(&node, sizeof(node), &ehash[hash & mask].chain.first);
-	for (int i = 0; i < TT_EHASH_WALK; i++) {
+	bpf_probe_read_kernel(&node, sizeof(node), &ehash[slot].chain.first);
+	for (int i = 0; i < TT_EHASH_STEPS; i++) {
 		const struct sock_common *skc = (const void *)node - node_offset;
 
-		if (!node || ((unsigned long)node & 1)) /* the chain's nulls end marker */
+		if (!node)
 			return false;
+		/* The chain ends in a "nulls" marker carrying its bucket. Sockets
+		 * are freed and reused under RCU, so a walk can drift into
+		 * another chain: like the kernel's own lookup, start again. */
+		if ((unsigned long)node & 1) {
+			if (((unsigned long)node >> 1) == slot)
+				return false;
+			bpf_probe_read_kernel(&node, sizeof(node), &ehash[slot].chain.first);
+			continue;
+		}
 		if (BPF_CORE_READ(skc, skc_state) == TCP_TIME_WAIT &&
 		    BPF_CORE_READ(skc, skc_hash) == hash &&
 		    BPF_CORE_READ(skc, skc_dport) == dport &&
@@ -469,8 +497,13 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 	 * too late for handle_send_reset to find it. A timeout sets sk_err. */
 	err = BPF_CORE_READ(sk, sk_err);
 	if (oldstate != TCP_CLOSING && !err && !death_row_full(dr)) {
+		__u32 zero = 0;
+		__u64 *ahead = bpf_map_lookup_elem(&rst_counted_ahead, &zero);
+
 		s->flags |= TT_SK_RST_SENT;
 		s->rst_reason = reason_abort_on_data();
+		if (ahead)
+			*ahead = (__u64)sk;
 	}
 }
 
@@ -552,10 +585,26 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 	return 0;
 }
 
+static __always_inline void count_other_rst(__u32 netns, __u32 reason)
+{
+	struct tt_other_rst_key key = { .netns = netns, .reason = reason };
+	__u64 one = 1, *count = bpf_map_lookup_elem(&other_rsts, &key);
+
+	if (count) {
+		(*count)++;
+		return;
+	}
+	if (bpf_map_update_elem(&other_rsts, &key, &one, BPF_NOEXIST) == 0)
+		return;
+	count = bpf_map_lookup_elem(&other_rsts, &key); /* a racing CPU made it */
+	if (count)
+		(*count)++;
+}
+
 /* A timewait socket answering a segment with an RST (a stray data
  * segment, a SYN it refuses): the connection has already ended and been
  * counted, so this RST goes to the owner's tw_rst. */
-static __always_inline void on_timewait_reset(const struct sock_common *tw)
+static __always_inline bool count_timewait_rst(const struct sock_common *tw)
 {
 	__u16 family = BPF_CORE_READ(tw, skc_family);
 	struct tt_proc_counters *c;
@@ -565,33 +614,54 @@ static __always_inline void on_timewait_reset(const struct sock_common *tw)
 	flow_of(tw, family, BPF_CORE_READ(tw, skc_num), &flow);
 	owner = bpf_map_lookup_elem(&tw_owners, &flow);
 	if (!owner)
-		return;
+		return false;
 	c = counters_of(owner->tgid);
 	if (c)
 		c->tw_rst++;
+	return true;
 }
 
-/* An RST with no incoming segment (skb NULL) always ends the connection;
- * one answering a segment does only once the socket is CLOSE (a SYN_SENT
+/* Whether this RST ends a followed connection, and records it if so. An
+ * RST with no incoming segment (skb NULL) always ends the connection; one
+ * answering a segment does only once the socket is CLOSE (a SYN_SENT
  * socket answers a stray ACK with an RST and carries on). */
+static __always_inline bool count_connection_rst(const struct sock *sk, const struct sk_buff *skb,
+						 __u32 reason)
+{
+	struct tt_sock *s = lookup_sock(sk, (__u64)sk);
+
+	if (!s || (s->flags & TT_SK_RST_SENT))
+		return false;
+	if (skb && BPF_CORE_READ(sk, __sk_common.skc_state) != TCP_CLOSE)
+		return false;
+	s->flags |= TT_SK_RST_SENT;
+	s->rst_reason = reason;
+	return true;
+}
+
+/* Every RST the kernel sends lands in one place: a connection's end
+ * (rst_sent), a timewait socket's owner (tw_rst), or other_rsts. */
 static __always_inline void on_send_reset(const struct sock *sk, const struct sk_buff *skb,
 					  __u32 reason)
 {
-	struct tt_sock *s;
+	__u32 zero = 0;
+	__u64 *ahead = bpf_map_lookup_elem(&rst_counted_ahead, &zero);
 
-	if (!sk)
-		return;
-	if (BPF_CORE_READ(sk, __sk_common.skc_state) == TCP_TIME_WAIT) {
-		on_timewait_reset((const struct sock_common *)sk);
+	if (ahead && sk && *ahead == (__u64)sk) {
+		*ahead = 0;
 		return;
 	}
-	s = lookup_sock(sk, (__u64)sk);
-	if (!s || (s->flags & TT_SK_RST_SENT))
+	if (!sk) {
+		count_other_rst(BPF_CORE_READ(skb, dev, nd_net.net, ns.inum), reason);
 		return;
-	if (skb && BPF_CORE_READ(sk, __sk_common.skc_state) != TCP_CLOSE)
+	}
+	if (BPF_CORE_READ(sk, __sk_common.skc_state) == TCP_TIME_WAIT) {
+		if (!count_timewait_rst((const struct sock_common *)sk))
+			count_other_rst(sk_netns_of(sk), reason);
 		return;
-	s->flags |= TT_SK_RST_SENT;
-	s->rst_reason = reason;
+	}
+	if (!count_connection_rst(sk, skb, reason))
+		count_other_rst(sk_netns_of(sk), reason);
 }
 
 SEC("raw_tp/tcp_send_reset")
@@ -638,6 +708,13 @@ int BPF_PROG(handle_destroy_sock, struct sock *sk)
 {
 	__u64 key = (__u64)sk;
 	struct tt_sock *s = lookup_sock(sk, key);
+	__u32 zero = 0;
+	__u64 *ahead = bpf_map_lookup_elem(&rst_counted_ahead, &zero);
+
+	/* The RST counted ahead follows its own socket's destruction at once:
+	 * another socket destroyed in between means it is not coming. */
+	if (ahead && *ahead && *ahead != key)
+		*ahead = 0;
 
 	if (!s)
 		return 0;

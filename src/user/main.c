@@ -138,7 +138,7 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 			return die(TT_EXIT_RUNTIME, "out of memory");
 		n = snapshot_diff(&prev, &cur, rows, cur.n);
 		err = report_interval(rep, rows, n, &wall, (double)(cur.mono_ns - start) / 1e9);
-		if (prev.rows != first->rows)
+		if (prev.mono_ns != first->mono_ns)
 			snapshot_free(&prev);
 		prev = cur;
 		*last = cur;
@@ -185,6 +185,7 @@ static void print_summary(struct tracer *t, const struct tt_snapshot *first,
 	n = snapshot_diff(first, last, totals, last->n);
 	report_summary(f, totals, n, (double)(last->mono_ns - first->mono_ns) / 1e9,
 		       &t->reason_names, t->reasons_available);
+	report_other_rsts(f, first, last, &t->reason_names);
 	for (int i = 0; i < TT_DROPS; i++)
 		if (last->drops[i] > first->drops[i])
 			fprintf(stderr, "tcptrace: %llu %s\n",
@@ -281,7 +282,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tcptrace: BPF maps %.1f MiB (--max-sockets %u), peak RSS %.1f MiB\n",
 			(double)tracer_map_bytes(&t) / (1 << 20), opts.max_sockets,
 			(double)peak_rss_kib() / 1024);
-	if (last.rows != first.rows)
+	if (last.mono_ns != first.mono_ns)
 		snapshot_free(&last);
 	snapshot_free(&first);
 

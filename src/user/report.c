@@ -8,6 +8,21 @@
 #include "report.h"
 #include "table.h"
 
+static void write_reasons(FILE *f, const uint64_t *reasons, const struct tt_reason_names *names)
+{
+	const char *sep = "";
+
+	for (size_t slot = 0; slot < TT_REASON_SLOTS; slot++) {
+		if (!reasons[slot])
+			continue;
+		if (names->name[slot])
+			fprintf(f, "%s%s %" PRIu64, sep, names->name[slot], reasons[slot]);
+		else
+			fprintf(f, "%sreason_%zu %" PRIu64, sep, slot, reasons[slot]);
+		sep = ", ";
+	}
+}
+
 bool report_shows(const struct tt_row *row)
 {
 	return row->selected || !row_is_zero(row);
@@ -69,24 +84,37 @@ void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed
 			table_write_row(f, &rows[i]);
 
 	for (size_t i = 0; i < n; i++) {
-		const char *sep = "";
-
 		if (!rows[i].c.rst_sent[TT_SIDE_IN] && !rows[i].c.rst_sent[TT_SIDE_OUT])
 			continue;
 		fprintf(f, "%7u %-9.9s RSTs sent by reason: ", rows[i].pid, rows[i].comm);
-		for (size_t slot = 0; slot < TT_REASON_SLOTS; slot++) {
-			if (!rows[i].reasons[slot])
-				continue;
-			if (names->name[slot])
-				fprintf(f, "%s%s %" PRIu64, sep, names->name[slot], rows[i].reasons[slot]);
-			else
-				fprintf(f, "%sreason_%zu %" PRIu64, sep, slot, rows[i].reasons[slot]);
-			sep = ", ";
-		}
+		write_reasons(f, rows[i].reasons, names);
 		fputc('\n', f);
 	}
 	if (!reasons_available)
 		fprintf(f, "RST reasons are not available on this kernel (tcp_send_reset has no "
 			   "reason before Linux 6.10)\n");
+	fflush(f);
+}
+void report_other_rsts(FILE *f, const struct tt_snapshot *first, const struct tt_snapshot *last,
+		       const struct tt_reason_names *names)
+{
+	for (size_t i = 0; i < last->n_other; i++) {
+		const struct tt_netns_rsts *ns = &last->other[i];
+		uint64_t diff[TT_REASON_SLOTS], total = 0;
+
+		for (size_t slot = 0; slot < TT_REASON_SLOTS; slot++) {
+			diff[slot] = ns->reasons[slot];
+			for (size_t j = 0; j < first->n_other; j++)
+				if (first->other[j].netns == ns->netns)
+					diff[slot] -= first->other[j].reasons[slot];
+			total += diff[slot];
+		}
+		if (!total)
+			continue;
+		fprintf(f, "RSTs in no process row, network namespace %u: %" PRIu64 " (", ns->netns,
+			total);
+		write_reasons(f, diff, names);
+		fputs(")\n", f);
+	}
 	fflush(f);
 }

@@ -29,4 +29,9 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed_s,
 		    const struct tt_reason_names *names, bool reasons_available);
 
+/* RSTs in no process's row, per network namespace, over the whole run
+ * (last minus first). */
+void report_other_rsts(FILE *f, const struct tt_snapshot *first, const struct tt_snapshot *last,
+		       const struct tt_reason_names *names);
+
 #endif /* TT_REPORT_H */

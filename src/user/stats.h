@@ -25,12 +25,20 @@ struct tt_row {
 	uint64_t reasons[TT_REASON_SLOTS]; /* RSTs sent, by reason */
 };
 
+/* RSTs in no process's row, in one network namespace, by reason. */
+struct tt_netns_rsts {
+	uint32_t netns;
+	uint64_t reasons[TT_REASON_SLOTS];
+};
+
 /* Everything read from the kernel at one moment, rows sorted by pid. */
 struct tt_snapshot {
 	uint64_t mono_ns; /* CLOCK_MONOTONIC when taken */
 	size_t n;
 	struct tt_row *rows;
 	uint64_t drops[TT_DROPS];
+	size_t n_other;
+	struct tt_netns_rsts *other; /* cumulative, like rows */
 };
 
 /* Slot of a reason value in tt_row.reasons. */

@@ -616,6 +616,42 @@ static void read_timewait(struct tracer *t, struct tt_snapshot *snap, size_t sor
 	}
 }
 
+static void read_other_rsts(struct tracer *t, struct tt_snapshot *snap, int ncpus)
+{
+	int fd = bpf_map__fd(t->skel->maps.other_rsts);
+	struct tt_other_rst_key key, *prev = NULL;
+	__u64 *percpu = calloc(ncpus, sizeof(*percpu));
+
+	if (!percpu)
+		return;
+	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+		struct tt_netns_rsts *ns = NULL;
+		__u64 sum = 0;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, percpu))
+			continue;
+		for (int cpu = 0; cpu < ncpus; cpu++)
+			sum += percpu[cpu];
+		for (size_t i = 0; i < snap->n_other; i++)
+			if (snap->other[i].netns == key.netns)
+				ns = &snap->other[i];
+		if (!ns) {
+			struct tt_netns_rsts *v =
+				realloc(snap->other, (snap->n_other + 1) * sizeof(*v));
+
+			if (!v)
+				break;
+			snap->other = v;
+			ns = &v[snap->n_other++];
+			memset(ns, 0, sizeof(*ns));
+			ns->netns = key.netns;
+		}
+		ns->reasons[reason_slot(key.reason)] += sum;
+	}
+	free(percpu);
+}
+
 static void read_drops(struct tracer *t, struct tt_snapshot *snap, int ncpus)
 {
 	int fd = bpf_map__fd(t->skel->maps.drop_counts);
@@ -680,6 +716,7 @@ int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap)
 	read_reasons(t, snap, sorted, &cap, ncpus);
 	read_timewait(t, snap, sorted, &cap);
 	read_drops(t, snap, ncpus);
+	read_other_rsts(t, snap, ncpus);
 	rows_sort(snap->rows, snap->n);
 	name_rows(t, snap);
 	return 0;
@@ -688,8 +725,10 @@ int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap)
 void snapshot_free(struct tt_snapshot *snap)
 {
 	free(snap->rows);
+	free(snap->other);
 	snap->rows = NULL;
-	snap->n = 0;
+	snap->other = NULL;
+	snap->n = snap->n_other = 0;
 }
 
 uint64_t tracer_map_bytes(struct tracer *t)

@@ -48,7 +48,7 @@ server_start() { # addr port count mode
 	ip netns exec "$NS" "$SCENARIO" server --addr "$1" --port "$2" --count "$3" --mode "$4" \
 		--ready "$ready" >"$WORK/server.out" 2>&1 &
 	SRV=$!
-	for i in $(seq 100); do [ -s "$ready" ] && return 0; sleep 0.05; done
+	for i in $(seq 400); do [ -s "$ready" ] && return 0; sleep 0.05; done
 	log "server did not start: $(cat "$WORK/server.out")"
 	return 1
 }
@@ -62,7 +62,7 @@ tracer_start() { # csv [tcptrace args...]
 	: >"$WORK/tracer.err"
 	"$TCPTRACE" --csv "$csv" -i 0.2 "$@" >"$WORK/tracer.out" 2>"$WORK/tracer.err" &
 	TRACER_PID=$!
-	for i in $(seq 200); do
+	for i in $(seq 600); do # 30 s: a loaded machine parses BTF slowly
 		grep -q '^tcptrace: tracing' "$WORK/tracer.err" && return 0
 		kill -0 "$TRACER_PID" 2>/dev/null || break
 		sleep 0.05

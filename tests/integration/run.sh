@@ -229,19 +229,28 @@ proxy_under_ab() { # requests concurrency time-limit
 	all_in=$(awk -F, 'NR > 1 { s += $5 } END { print s + 0 }' "$csv")
 	all_out=$(awk -F, 'NR > 1 { s += $6 } END { print s + 0 }' "$csv")
 	all_rst=$(awk -F, 'NR > 1 { s += $11 + $12 + $23 } END { print s + 0 }' "$csv")
+	local other_rst
+	other_rst=$(awk -v ns="$netns_inum" '$1 == "RSTs" && $7 == ns":" { print $8 }' "$WORK/tracer.out")
+	all_rst=$((all_rst + ${other_rst:-0}))
 	all_tw=$(awk -F, 'NR > 1 { s += $15 + $16 } END { print s + 0 }' "$csv")
 	expect_eq "ab completed its requests" "$requests 0" "$ab_complete $ab_failed"
 	expect_eq "conn_in, haproxy+nginx+ab = TcpPassiveOpens" "$TcpPassiveOpens" "$all_in"
 	expect_eq "conn_out, haproxy+nginx+ab = TcpActiveOpens" "$TcpActiveOpens" "$all_out"
-	expect_eq "rst_sent + tw_rst, haproxy+nginx+ab = TcpOutRsts" "$TcpOutRsts" "$all_rst"
+	expect_eq "rst_sent + tw_rst of haproxy+nginx+ab, + other RSTs of the namespace = TcpOutRsts" "$TcpOutRsts" "$all_rst"
 	expect_eq "tw, haproxy+nginx+ab = TcpExtTW + TcpExtTWKilled" "$((TcpExtTW + TcpExtTWKilled))" "$all_tw"
-	expect_eq "tw_now, haproxy+nginx+ab = ss timewait" "$ss_timewait" "$(gauge_total "$csv" tw_now)"
+	local tw_now
+	tw_now=$(gauge_total "$csv" tw_now)
+	expect_eq "tw_now, haproxy+nginx+ab, within ss timewait before and after ($ss_timewait_before..$ss_timewait)" 1 \
+		"$((tw_now <= ss_timewait_before && tw_now >= ss_timewait))"
 	expect_eq "haproxy conn_in = ab's connections" "$(comm_sum "$csv" ab conn_out)" "$(comm_sum "$csv" haproxy conn_in)"
 	expect_eq "haproxy conn_out = nginx conn_in" "$(comm_sum "$csv" haproxy conn_out)" "$(comm_sum "$csv" nginx conn_in)"
 	expect_eq "nginx master accepted nothing (its workers did)" 0 "$(csv_sum "$csv" "$nginx_master" conn_in)"
 	# Left behind vs still there: a new SYN from ab can take over a
 	# timewait socket, so tw_in may exceed what ss shows at the end.
-	expect_eq "haproxy tw_now = ss timewait on :8080" "$ss_timewait_from_8080" "$(csv_last "$csv" "$haproxy_pids" tw_now)"
+	local haproxy_tw_now
+	haproxy_tw_now=$(csv_last "$csv" "$haproxy_pids" tw_now)
+	expect_eq "haproxy tw_now within ss timewait on :8080 before and after ($ss_timewait_from_8080_before..$ss_timewait_from_8080)" 1 \
+		"$((haproxy_tw_now <= ss_timewait_from_8080_before && haproxy_tw_now >= ss_timewait_from_8080))"
 	expect_eq "haproxy tw_out" 0 "$(comm_sum "$csv" haproxy tw_out)"
 	expect_eq "haproxy RSTs upstream = RSTs nginx received" "$(comm_sum "$csv" haproxy rst_sent_out)" "$(comm_sum "$csv" nginx rst_recv_in)"
 	expect_eq "haproxy's RST reasons" "TCP_STATE=$(comm_sum "$csv" haproxy rst_sent_out)" "$(csv_reasons "$csv" "$haproxy_pids")"
@@ -327,7 +336,7 @@ case_two_instances() {
 	"$TCPTRACE" -p "$SCENARIO_NAME" -i 0.3 --csv "$WORK/second.csv" >/dev/null 2>"$WORK/second.err" &
 	local second=$! i
 	tracer_start "$WORK/t.csv" -p "$SCENARIO_NAME" || return 1
-	for i in $(seq 100); do grep -q '^tcptrace: tracing' "$WORK/second.err" && break; sleep 0.05; done
+	for i in $(seq 600); do grep -q '^tcptrace: tracing' "$WORK/second.err" && break; sleep 0.05; done
 	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$N" \
 		--mode fin-client >"$WORK/client.out" 2>&1 &
 	CLI=$!
@@ -342,6 +351,42 @@ case_two_instances() {
 			"$(csv_sum "$WORK/second.csv" "$SRV" "$col")/$(csv_sum "$WORK/second.csv" "$CLI" "$col")"
 	done
 	expect_eq "client tw_out = TcpExtTW" "$(nstat_of TcpExtTW)" "$(csv_sum "$WORK/second.csv" "$CLI" tw_out)"
+}
+
+# nginx -s reload replaces the workers: traced by name, the new ones are
+# followed, tcptrace goes on, and the totals stay those of the kernel.
+case_nginx_reload() {
+	local prefix=$WORK/nginx old_workers new_workers i p
+	ns_new || return 1
+	mkdir -p "$prefix/tmp"
+	ip netns exec "$NS" nginx -p "$prefix/" -c "$TOP/tools/scenarios/nginx-backend.conf" \
+		-e "$prefix/error.log" -g 'daemon off;' >"$WORK/nginx.out" 2>&1 &
+	SRV=$!
+	for i in $(seq 100); do [ -s "$prefix/nginx.pid" ] && [ "$(pgrep -c -P "$SRV")" -ge 2 ] && break; sleep 0.05; done
+	old_workers=$(pgrep -P "$SRV" | sort | paste -sd,)
+	tracer_start "$WORK/t.csv" -p nginx || return 1
+	in_ns ab -q -n 500 -c 5 -s 10 http://127.0.0.1:8081/ >"$WORK/ab1.out" 2>&1 || return 1
+	ip netns exec "$NS" nginx -p "$prefix/" -c "$TOP/tools/scenarios/nginx-backend.conf" \
+		-e "$prefix/error.log" -s reload || return 1
+	for i in $(seq 200); do
+		new_workers=$(pgrep -P "$SRV" | sort | paste -sd,)
+		[ -n "$new_workers" ] && [ "$new_workers" != "$old_workers" ] &&
+			! pgrep -P "$SRV" | grep -qxF -f <(tr , '\n' <<<"$old_workers") && break
+		sleep 0.05
+	done
+	in_ns ab -q -n 500 -c 5 -s 10 http://127.0.0.1:8081/ >"$WORK/ab2.out" 2>&1 || return 1
+	kill -0 "$TRACER_PID" || { log "tcptrace ended at the reload"; return 1; }
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	expect_eq "nginx conn_in, old and new workers = TcpPassiveOpens" "$(nstat_of TcpPassiveOpens)" \
+		"$(awk -F, -v pids="$SRV,$old_workers,$new_workers" '
+			BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) ours[p[i]] = 1 }
+			NR > 1 && ($3 in ours) { s += $5 } END { print s + 0 }' "$csv")"
+	local after=0
+	for p in ${new_workers//,/ }; do after=$((after + $(csv_sum "$csv" "$p" conn_in))); done
+	expect_eq "the new workers served the second run" 1 "$((after >= 500))"
+	expect_eq "master accepted nothing" 0 "$(csv_sum "$csv" "$SRV" conn_in)"
+	expect_eq "summary written" 1 "$(grep -c '^Totals over' "$WORK/tracer.out")"
 }
 
 # Bad input: one line on stderr, the documented exit status, no CSV left.
@@ -420,7 +465,7 @@ case_clean_exit() {
 		: >"$WORK/err"
 		"$TCPTRACE" -p "$SRV" -i 0.2 --csv "$WORK/s.csv" >"$WORK/out" 2>"$WORK/err" &
 		local pid=$!
-		for i in $(seq 100); do grep -q '^tcptrace: tracing' "$WORK/err" && break; sleep 0.05; done
+		for i in $(seq 600); do grep -q '^tcptrace: tracing' "$WORK/err" && break; sleep 0.05; done
 		if [ "$sig" = INT ]; then
 			expect_eq "while tracing: runs as nobody" "65534 65534" \
 				"$(awk '/^Uid:/ { print $2, $3 }' "/proc/$pid/status")"
@@ -438,7 +483,7 @@ case_clean_exit() {
 	expect_eq "stdout closed early (| head): exit status" "0 0" "${PIPESTATUS[*]}"
 	"$TCPTRACE" -p "$SRV" -i 0.2 >"$WORK/out" 2>"$WORK/err" &
 	local tracer=$!
-	for i in $(seq 100); do grep -q '^tcptrace: tracing' "$WORK/err" && break; sleep 0.05; done
+	for i in $(seq 600); do grep -q '^tcptrace: tracing' "$WORK/err" && break; sleep 0.05; done
 	kill -KILL "$SRV"
 	wait "$tracer"
 	expect_eq "traced process exits: tcptrace ends, exit status" 0 "$?"
@@ -446,7 +491,7 @@ case_clean_exit() {
 	expect_eq "traced process exits: summary" 1 "$(grep -c '^Totals over' "$WORK/out")"
 	"$TCPTRACE" -i 0.2 >/dev/null 2>"$WORK/err" &
 	tracer=$!
-	for i in $(seq 100); do grep -q '^tcptrace: tracing' "$WORK/err" && break; sleep 0.05; done
+	for i in $(seq 600); do grep -q '^tcptrace: tracing' "$WORK/err" && break; sleep 0.05; done
 	kill -KILL "$tracer"
 	wait "$tracer" 2>/dev/null
 	sleep 0.5 # program release is deferred by the kernel
@@ -472,6 +517,7 @@ run_case "every process traced" case_every_process
 run_case "socket map full: counted, and the limit named" case_socket_map_full
 run_case "102,000 concurrent connections, exact" case_102k_concurrent_connections
 run_case "two instances at once" case_two_instances
+run_case "nginx -s reload: new workers followed, totals exact" case_nginx_reload
 run_case "bad input is refused in one line" case_bad_input
 run_case "clean exit: count, duration, signals, closed stdout, traced process gone, SIGKILL" case_clean_exit
 run_case "haproxy -> nginx under ab: totals = nstat and ss" case_haproxy_nginx_under_ab
