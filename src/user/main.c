@@ -67,18 +67,11 @@ static void sleep_until(uint64_t deadline_ns)
 }
 
 /* VmHWM of /proc/self/status, in KiB (0 if unreadable). */
-static unsigned long peak_rss_kib(void)
+static uint64_t peak_rss_kib(void)
 {
-	char line[128];
-	unsigned long kib = 0;
-	FILE *f = fopen("/proc/self/status", "r");
+	uint64_t kib = 0;
 
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %lu kB", &kib) == 1)
-			break;
-	fclose(f);
+	proc_read_field("/proc/self/status", "VmHWM:", &kib);
 	return kib;
 }
 
@@ -124,18 +117,25 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 	while (!stop) {
 		uint64_t deadline = start + (ticks + 1) * opts->interval_ms * 1000000ull;
 		struct tt_snapshot cur;
+		struct tt_row *grown;
 		struct timespec wall;
 		size_t n;
 
 		if (opts->duration_ms && deadline > end)
 			deadline = end;
 		sleep_until(deadline);
-		if (tracer_snapshot(t, &cur))
-			return die(TT_EXIT_RUNTIME, "%s", t->err);
+		if (tracer_snapshot(t, &cur)) {
+			err = die(TT_EXIT_RUNTIME, "%s", t->err);
+			break;
+		}
 		clock_gettime(CLOCK_REALTIME, &wall);
-		rows = realloc(rows, (cur.n ? cur.n : 1) * sizeof(*rows));
-		if (!rows)
-			return die(TT_EXIT_RUNTIME, "out of memory");
+		grown = realloc(rows, (cur.n ? cur.n : 1) * sizeof(*rows));
+		if (!grown) {
+			snapshot_free(&cur);
+			err = die(TT_EXIT_RUNTIME, "out of memory");
+			break;
+		}
+		rows = grown;
 		n = snapshot_diff(&prev, &cur, rows, cur.n);
 		err = report_interval(rep, rows, n, &wall, (double)(cur.mono_ns - start) / 1e9);
 		if (prev.mono_ns != first->mono_ns)
@@ -148,7 +148,7 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 			break;
 		}
 		if (err) {
-			if (rep->csv_failed && opts->csv_path && strcmp(opts->csv_path, "-"))
+			if (rep->csv_failed && opts->csv_path && strcmp(opts->csv_path, "-") != 0)
 				err = die(TT_EXIT_RUNTIME, "cannot write CSV file '%s': %s",
 					  opts->csv_path, strerror(-err));
 			else
@@ -172,8 +172,7 @@ static void print_summary(struct tracer *t, const struct tt_snapshot *first,
 {
 	struct tt_row *totals = calloc(last->n ? last->n : 1, sizeof(*totals));
 	static const char *const drop_what[TT_DROPS] = {
-		[TT_DROP_SOCK_MAP_FULL] = "sockets not followed, the socket map was full: "
-					  "raise --max-sockets",
+		[TT_DROP_SOCK_MAP_FULL] = "sockets not followed, the socket map was full: raise --max-sockets",
 		[TT_DROP_PROC_MAP_FULL] = "events lost, the process map was full: raise --max-procs",
 		[TT_DROP_TW_MAP_FULL] = "timewait owners not recorded: raise --max-sockets",
 		[TT_DROP_REASON_MAP_FULL] = "RST reasons not counted: raise --max-procs",
@@ -198,6 +197,7 @@ int main(int argc, char **argv)
 	struct tt_options opts;
 	struct tracer t = {};
 	struct report rep = {};
+	FILE *csv_file = NULL;
 	struct tt_snapshot first, last;
 	uint32_t pids[TT_MAX_TRACED * 4];
 	size_t n_pids = 0;
@@ -229,9 +229,10 @@ int main(int argc, char **argv)
 		rep.csv = stdout;
 	} else {
 		rep.table = stdout;
-		if (opts.csv_path && !(rep.csv = fopen(opts.csv_path, "w")))
+		if (opts.csv_path && !(csv_file = fopen(opts.csv_path, "w")))
 			return die(TT_EXIT_USAGE, "cannot write CSV file '%s': %s", opts.csv_path,
 				   strerror(errno));
+		rep.csv = csv_file;
 	}
 	rep.names = &t.reason_names;
 	libbpf_set_print(libbpf_print);
@@ -288,8 +289,8 @@ int main(int argc, char **argv)
 
 cleanup:
 	tracer_close(&t);
-	if (rep.csv && rep.csv != stdout) {
-		if (fclose(rep.csv) && ret == TT_EXIT_OK)
+	if (csv_file) {
+		if (fclose(csv_file) && ret == TT_EXIT_OK)
 			ret = die(TT_EXIT_RUNTIME, "cannot write CSV file '%s': %s", opts.csv_path,
 				  strerror(errno));
 		/* Never leave an empty file behind a run that did not start. */

@@ -80,6 +80,11 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
+		/* The bad argument is quoted back: its newlines or escape
+		 * sequences must not break the one line or the terminal. */
+		for (char *c = err; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 	}
 	return -1;
 }

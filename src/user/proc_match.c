@@ -195,3 +195,30 @@ int proc_match(const char *proc_root, const struct tt_target *targets, size_t n,
 	*n_pids = sort_unique(pids, *n_pids);
 	return 0;
 }
+
+int proc_read_field(const char *path, const char *label, uint64_t *value)
+{
+	size_t len = strlen(label);
+	char line[256];
+	int ret = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		char *end;
+
+		if (strncmp(line, label, len) != 0)
+			continue;
+		errno = 0;
+		v = strtoull(line + len, &end, 10);
+		if (errno || end == line + len || (*end != '\n' && *end != ' ' && *end != '\0'))
+			break;
+		*value = v;
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}

@@ -21,6 +21,11 @@ int proc_match(const char *proc_root, const struct tt_target *targets, size_t n,
 /* Read <proc_root>/<pid>/comm without its newline; 0 or -1. */
 int proc_read_comm(const char *proc_root, uint32_t pid, char *buf, size_t len);
 
+/* The number after "label" on the line of a /proc file that starts with
+ * it ("VmHWM:" in /proc/self/status, "memlock:" in fdinfo). Returns 0, or
+ * -1 when the file, the line or a valid number is missing. */
+int proc_read_field(const char *path, const char *label, uint64_t *value);
+
 /* True when name matches comm the way the kernel truncates comm to 15 bytes. */
 bool comm_matches(const char *name, const char *comm);
 

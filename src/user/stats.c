@@ -104,7 +104,7 @@ bool row_is_zero(const struct tt_row *row)
 	static const struct tt_proc_counters zero_counters;
 	size_t i;
 
-	if (row->tw_now || memcmp(&row->c, &zero_counters, sizeof(zero_counters)))
+	if (row->tw_now || memcmp(&row->c, &zero_counters, sizeof(zero_counters)) != 0)
 		return false;
 	for (i = 0; i < TT_REASON_SLOTS; i++) {
 		if (row->reasons[i])

@@ -206,20 +206,27 @@ static void collect_socket_inodes(uint32_t pid, struct inode_table *tab)
 	char path[64], link[64];
 	struct dirent *de;
 	DIR *dir;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%u/fd", pid);
 	dir = opendir(path);
 	if (!dir)
 		return; /* gone, or a kernel thread */
-	while ((de = readdir(dir))) {
+	fd = dirfd(dir);
+	while (fd >= 0 && (de = readdir(dir))) {
 		unsigned long inode;
 		ssize_t len;
+		char *end;
 
-		len = readlinkat(dirfd(dir), de->d_name, link, sizeof(link) - 1);
+		len = readlinkat(fd, de->d_name, link, sizeof(link) - 1);
 		if (len <= 0)
 			continue;
 		link[len] = '\0';
-		if (sscanf(link, "socket:[%lu]", &inode) != 1)
+		if (strncmp(link, "socket:[", 8) != 0)
+			continue;
+		errno = 0;
+		inode = strtoul(link + 8, &end, 10);
+		if (errno || end == link + 8 || strcmp(end, "]") != 0 || inode > UINT32_MAX)
 			continue;
 		if (tab->n == tab->cap) {
 			size_t cap = tab->cap ? tab->cap * 2 : 256;
@@ -351,22 +358,30 @@ static __u8 seed_side(const struct seed_ctx *ctx, const struct tt_diag_sock *s)
 	return remote_ephemeral && !local_ephemeral ? TT_SIDE_IN : TT_SIDE_OUT;
 }
 
-/* net.ipv4.ip_local_port_range as the namespace of pid has it. */
+/* net.ipv4.ip_local_port_range as the namespace of pid has it (the
+ * kernel's default when it cannot be read). */
 static void read_port_range(uint32_t pid, uint16_t *lo, uint16_t *hi)
 {
-	char path[64];
-	unsigned int a = 32768, b = 60999;
+	char path[64], line[64], *end;
+	unsigned long a, b;
 	FILE *f;
 
+	*lo = 32768;
+	*hi = 60999;
 	snprintf(path, sizeof(path), "/proc/%u/sys/net/ipv4/ip_local_port_range", pid);
 	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%u %u", &a, &b) != 2)
-			a = 32768, b = 60999;
-		fclose(f);
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		errno = 0;
+		a = strtoul(line, &end, 10);
+		b = strtoul(end, &end, 10);
+		if (!errno && a >= 1 && a <= b && b <= 65535) {
+			*lo = (uint16_t)a;
+			*hi = (uint16_t)b;
+		}
 	}
-	*lo = (uint16_t)a;
-	*hi = (uint16_t)b;
+	fclose(f);
 }
 
 /* Listeners and connections; a connection on a listening port is `in`. */
@@ -441,7 +456,8 @@ int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all)
 	}
 	for (size_t i = 0; i < n_pids; i++)
 		collect_socket_inodes(pids[i], &inodes);
-	qsort(inodes.v, inodes.n, sizeof(*inodes.v), cmp_inode);
+	if (inodes.n > 1)
+		qsort(inodes.v, inodes.n, sizeof(*inodes.v), cmp_inode);
 
 	/* One dump per network namespace the processes live in. */
 	for (size_t i = 0; i < n_pids && inodes.n; i++) {
@@ -737,18 +753,12 @@ uint64_t tracer_map_bytes(struct tracer *t)
 	uint64_t total = 0;
 
 	bpf_object__for_each_map(map, t->skel->obj) {
-		char path[64], line[128];
-		unsigned long long bytes;
-		FILE *f;
+		char path[64];
+		uint64_t bytes;
 
 		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", bpf_map__fd(map));
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "memlock: %llu", &bytes) == 1)
-				total += bytes;
-		fclose(f);
+		if (proc_read_field(path, "memlock:", &bytes) == 0)
+			total += bytes;
 	}
 	return total;
 }

@@ -269,6 +269,13 @@ static void test_interval_zero_error_line(void **state)
 					  "to 3600, e.g. 1 or 0.5");
 }
 
+static void test_control_bytes_in_a_bad_argument_are_shown_as_question_marks(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("-i", "1\n\033[31mx"), "invalid --interval '1??[31mx': expected "
+						     "seconds from 0.1 to 3600, e.g. 1 or 0.5");
+}
+
 static void test_interval_out_of_range(void **state)
 {
 	(void)state;
@@ -497,6 +504,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_control_bytes_in_a_bad_argument_are_shown_as_question_marks),
 		cmocka_unit_test(test_pid_numeric),
 		cmocka_unit_test(test_pid_name),
 		cmocka_unit_test(test_pid_equals_form),

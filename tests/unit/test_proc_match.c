@@ -55,12 +55,16 @@ static int make_tree(void **state)
 	if (!root)
 		return -1;
 	snprintf(root, PATH_MAX, "%s/test_proc_match_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(root))
+	if (!mkdtemp(root)) {
+		free(root);
 		return -1;
+	}
 	for (i = 0; i < sizeof(fake_procs) / sizeof(fake_procs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", root, fake_procs[i].dir);
-		if (mkdir(path, 0755))
+		if (mkdir(path, 0755)) {
+			free(root);
 			return -1;
+		}
 		if (!fake_procs[i].comm)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/comm", root, fake_procs[i].dir);
@@ -339,10 +343,38 @@ static void test_match_unreadable_root(void **state)
 	assert_non_null(strstr(m.err, root));
 }
 
+static void test_read_field_finds_the_number_after_the_label(void **state)
+{
+	char path[PATH_MAX];
+	uint64_t v = 0;
+
+	snprintf(path, sizeof(path), "%s/status", (char *)*state);
+	write_file(path, "Name:\tnginx\nVmPeak:\t  9 kB\nVmHWM:\t   12345 kB\n");
+	assert_int_equal(proc_read_field(path, "VmHWM:", &v), 0);
+	assert_int_equal(v, 12345);
+	unlink(path);
+}
+
+static void test_read_field_refuses_a_missing_label_or_a_bad_number(void **state)
+{
+	char path[PATH_MAX];
+	uint64_t v = 7;
+
+	snprintf(path, sizeof(path), "%s/fdinfo", (char *)*state);
+	write_file(path, "pos:\t0\nmemlock:\t12x\n");
+	assert_int_equal(proc_read_field(path, "memlock:", &v), -1);
+	assert_int_equal(proc_read_field(path, "VmHWM:", &v), -1);
+	assert_int_equal(proc_read_field("/nonexistent/file", "memlock:", &v), -1);
+	assert_int_equal(v, 7);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_comm_strips_newline),
+		cmocka_unit_test(test_read_field_finds_the_number_after_the_label),
+		cmocka_unit_test(test_read_field_refuses_a_missing_label_or_a_bad_number),
 		cmocka_unit_test(test_read_comm_of_15_bytes),
 		cmocka_unit_test(test_read_comm_cuts_to_buffer),
 		cmocka_unit_test(test_read_comm_of_missing_process_fails),

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* libFuzzer harness for the CSV reader of `tcptrace compare`: the input is a
+ * CSV file. It is parsed from the buffer and again from a stream over the
+ * same bytes, and the two must agree (csv_read.h: "the same over a
+ * stream"). Besides the sanitizers, it checks csv_read.h's promises: on
+ * failure err holds a message and out is empty; on success every row has
+ * its time and comm. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "csv_read.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_result(int ret, const struct tt_csv_file *out, const struct csv_error *err)
+{
+	if (ret != 0 && ret != -1)
+		abort();
+	if (ret == -1) {
+		size_t len = strnlen(err->msg, sizeof(err->msg));
+
+		if (out->n != 0 || len == 0 || len == sizeof(err->msg))
+			abort();
+		return;
+	}
+	for (size_t i = 0; i < out->n; i++) {
+		const struct tt_csv_row *row = &out->rows[i];
+
+		if (!row->time || !row->comm || !isfinite(row->elapsed_s) || row->elapsed_s < 0)
+			abort();
+	}
+}
+
+static bool same_rows(const struct tt_csv_file *a, const struct tt_csv_file *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct tt_csv_row *x = &a->rows[i], *y = &b->rows[i];
+
+		if (x->line != y->line || x->pid != y->pid || x->elapsed_s != y->elapsed_s ||
+		    strcmp(x->time, y->time) || strcmp(x->comm, y->comm) ||
+		    memcmp(x->v, y->v, sizeof(x->v)))
+			return false;
+	}
+	return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct tt_csv_file from_buf = { 0 }, from_stream = { 0 };
+	struct csv_error buf_err = { 0 }, stream_err = { 0 };
+	int buf_ret, stream_ret;
+	FILE *f;
+
+	buf_ret = csv_parse_buffer((const char *)data, size, &from_buf, &buf_err);
+	check_result(buf_ret, &from_buf, &buf_err);
+
+	/* fmemopen refuses a zero size on some C libraries: nothing to compare. */
+	f = size ? fmemopen((void *)data, size, "r") : NULL;
+	if (f) {
+		stream_ret = csv_parse_stream(f, &from_stream, &stream_err);
+		fclose(f);
+		check_result(stream_ret, &from_stream, &stream_err);
+		if (stream_ret != buf_ret || !same_rows(&from_buf, &from_stream))
+			abort();
+		if (buf_ret && (buf_err.line != stream_err.line ||
+				strcmp(buf_err.msg, stream_err.msg)))
+			abort();
+		csv_file_free(&from_stream);
+	}
+	csv_file_free(&from_buf);
+	return 0;
+}

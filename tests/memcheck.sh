@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Runs programs under a memory checker; any report fails the case.
+#   tests/memcheck.sh valgrind unit TEST...     cmocka tests under valgrind
+#   tests/memcheck.sh valgrind tcptrace BINARY  tcptrace's run and bad-input paths
+#   tests/memcheck.sh asan unit TEST...         tests built with ASan + UBSan
+#   tests/memcheck.sh asan tcptrace BINARY      the same tcptrace cases, ASan + UBSan build
+# The tcptrace cases load BPF, so they need root (as `make test` does).
+# Ends with one line: "memcheck TOOL WHAT: N passed, N failed".
+set -u
+
+usage() {
+	echo "usage: $0 valgrind|asan unit TEST... | valgrind|asan tcptrace BINARY" >&2
+	exit 2
+}
+
+[ $# -ge 3 ] || usage
+tool=$1 what=$2
+shift 2
+case "$tool" in valgrind | asan) ;; *) usage ;; esac
+case "$what" in unit | tcptrace) ;; *) usage ;; esac
+
+here=$(cd "$(dirname "$0")" && pwd)
+VALGRIND=${VALGRIND:-valgrind}
+# Every leak kind but "still reachable" is an error (exit status 1): memory
+# still pointed to at exit is not lost, and libc keeps some (stdio buffers).
+valgrind_flags=(
+	--error-exitcode=1 --leak-check=full
+	--errors-for-leak-kinds=definite,indirect,possible
+	--show-leak-kinds=definite,indirect,possible
+	--num-callers=30 --suppressions="$here/valgrind.supp"
+	# No gdbserver: its FIFOs in /tmp outlive a process that dropped root.
+	--vgdb=no
+)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tcptrace-memcheck.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# The unprivileged case runs as nobody, who must reach the binary and logs.
+chmod 755 "$work"
+
+passed=0
+failed=0
+case_no=0
+
+# run_case NAME EXPECTED_STATUS [--as-nobody] PROGRAM ARGS...
+run_case() {
+	local name=$1 expected=$2 status reports log dir prefix=() start=$SECONDS
+	shift 2
+	if [ "$1" = --as-nobody ]; then
+		prefix=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		shift
+	fi
+	case_no=$((case_no + 1))
+	dir="$work/case$case_no"
+	mkdir -p "$dir"
+	chmod 777 "$dir"
+	log="$dir/output"
+	if [ "$tool" = valgrind ]; then
+		"${prefix[@]}" "$VALGRIND" "${valgrind_flags[@]}" --log-file="$dir/valgrind.%p" \
+			"$@" >"$log" 2>&1 </dev/null
+		status=$?
+		# Each process writes its own log; any with errors fails the case,
+		# and so does no log at all (valgrind did not run).
+		reports=$(grep -L 'ERROR SUMMARY: 0 errors' "$dir"/valgrind.* 2>/dev/null)
+		compgen -G "$dir/valgrind.*" >/dev/null || reports="(no valgrind log)"
+	else
+		ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1:log_path=$dir/asan" \
+			UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$dir/asan" \
+			"${prefix[@]}" "$@" >"$log" 2>&1 </dev/null
+		status=$?
+		# The sanitizers write a log file only when they report something.
+		reports=$(ls "$dir"/asan.* 2>/dev/null)
+	fi
+	if [ "$status" -eq "$expected" ] && [ -z "$reports" ]; then
+		printf '  ok    %s (%ss)\n' "$name" $((SECONDS - start))
+		passed=$((passed + 1))
+		return 0
+	fi
+	printf '  FAIL  %s (%ss): exit status %s (expected %s)%s\n' "$name" $((SECONDS - start)) \
+		"$status" "$expected" "${reports:+, $tool reported errors}"
+	printf '        command: %s\n' "$*"
+	sed 's/^/        | /' "$log"
+	for report in $reports; do
+		[ -f "$report" ] || continue
+		printf '        %s:\n' "$(basename "$report")"
+		sed 's/^/        | /' "$report"
+	done
+	failed=$((failed + 1))
+	return 1
+}
+
+if [ "$what" = unit ]; then
+	for test in "$@"; do
+		run_case "$(basename "$test")" 0 "$test"
+	done
+else
+	[ $# -eq 1 ] || usage
+	# A copy the user nobody may run: the unprivileged case then needs no access
+	# to the tree (a clone under /root, say).
+	bin="$work/tcptrace"
+	cp "$1" "$bin"
+	chmod 755 "$bin"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "memcheck: the tcptrace cases load BPF programs: run them as root" >&2
+	fi
+	csv="$work/case-csv.csv"
+	run_case "trace every process for 2 intervals" 0 "$bin" -c 2 -i 0.2
+	# The header and at least PID 1's row, which a named PID always gets.
+	if run_case "trace PID 1 into a CSV file" 0 "$bin" -p 1 -c 1 -i 0.2 --csv "$csv" &&
+		[ "$(wc -l <"$csv" 2>/dev/null || echo 0)" -lt 2 ]; then
+		printf '  FAIL  the CSV file has no row: %s\n' "$csv"
+		passed=$((passed - 1))
+		failed=$((failed + 1))
+	fi
+	run_case "CSV on stdout" 0 "$bin" -p 1 -c 1 -i 0.2 --csv -
+	run_case "bad interval (-i abc)" 2 "$bin" -i abc
+	run_case "no such process (-p no-such-proc)" 2 "$bin" -p no-such-proc
+	run_case "unwritable CSV path" 2 "$bin" -c 1 --csv "$work/no/such/dir/x.csv"
+	run_case "without privilege (load fails, cleanup runs)" 2 --as-nobody "$bin" -c 1 -i 0.2
+	run_case "--help" 0 "$bin" --help
+	run_case "--version" 0 "$bin" --version
+fi
+
+echo "memcheck $tool $what: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
