@@ -448,13 +448,23 @@ case_bad_input() {
 
 # How many of tcptrace's BPF programs are loaded with no process holding
 # them: what a tcptrace that exited would have left behind (another
-# tcptrace running meanwhile holds its own).
+# tcptrace running meanwhile holds its own). Holders are found through
+# prog_id in /proc/*/fdinfo: bpftool's pids column needs BPF iterators,
+# which this kernel refuses.
 tcptrace_programs() {
 	bpftool prog show -j 2>/dev/null | python3 -c '
-import json, sys
+import glob, json, sys
+held = set()
+for info in glob.glob("/proc/[0-9]*/fdinfo/*"):
+    try:
+        for line in open(info):
+            if line.startswith("prog_id:"):
+                held.add(int(line.split()[1]))
+    except OSError:
+        pass
 names = ("handle_set_state", "handle_send_reset", "handle_receive_res", "handle_rcv_space_ad",
-	 "handle_destroy_sock", "handle_send_reset_noreason")
-print(sum(1 for p in json.load(sys.stdin) if p.get("name", "") in names and not p.get("pids")))'
+         "handle_destroy_sock", "handle_send_reset_noreason")
+print(sum(1 for p in json.load(sys.stdin) if p.get("name", "") in names and p["id"] not in held))'
 }
 
 # Every way a run ends: rows complete, summary written, nothing attached.
