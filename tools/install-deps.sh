@@ -8,7 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 packages=(
 	make gcc clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
-	iproute2 haproxy nginx-light apache2-utils wrk procps util-linux
+	iproute2 haproxy nginx-light apache2-utils wrk procps util-linux python3
 	clang-19 libclang-rt-19-dev clang-tidy-19 cppcheck valgrind
 )
 
