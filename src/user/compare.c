@@ -4,11 +4,11 @@
  * first, as text or CSV, TIME_WAIT first. */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "compare.h"
+#include "csv.h"
 
 #define LINE_WIDTH 100  /* the text report fits this for two runs */
 #define NAME_WIDTH 16   /* "fin_passive_out " */
@@ -47,24 +47,10 @@ const char compare_usage[] =
 	"Example:\n"
 	"  tcptrace compare nginx-default.csv nginx-keepalive.csv\n";
 
-static void set_error(struct csv_error *err, unsigned long line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_error(struct csv_error *err, unsigned long line, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->line = line;
-	err->sys_errno = 0;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
 /* -1 after filling err; an expression rather than a variadic function that
  * returns -1, so that the static analyzer, which does not follow variadic
  * calls, sees the -1. */
-#define fail(err, line, ...) (set_error((err), (line), __VA_ARGS__), -1)
+#define fail(err, line, ...) (csv_set_error((err), (line), __VA_ARGS__), -1)
 
 static int fail_nomem(struct csv_error *err)
 {
@@ -437,20 +423,6 @@ out:
 }
 
 /* RFC 4180: quoted only when it must be, quotes doubled. */
-static void put_csv_field(FILE *f, const char *s)
-{
-	if (!s[strcspn(s, ",\"\r\n")]) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 static void write_csv_row(FILE *f, const char *counter, size_t index, const struct compare_run *run,
 			  uint64_t v, uint64_t first, bool with_rate)
@@ -458,7 +430,7 @@ static void write_csv_row(FILE *f, const char *counter, size_t index, const stru
 	char label[16];
 
 	fprintf(f, "%s,%s,", counter, run_label(label, sizeof(label), index));
-	put_csv_field(f, run->file);
+	csv_put_field(f, run->file);
 	fprintf(f, ",%llu,", (unsigned long long)v);
 	if (with_rate && run->duration_s > 0)
 		fprintf(f, "%.3f", (double)v / run->duration_s);

@@ -16,7 +16,7 @@ void csv_write_header(FILE *f)
 	fputs(csv_header, f);
 }
 
-static void put_field(FILE *f, const char *s)
+void csv_put_field(FILE *f, const char *s)
 {
 	if (!s[strcspn(s, ",\"\r\n")]) {
 		fputs(s, f);
@@ -106,13 +106,13 @@ int csv_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct 
 	memcpy(comm, row->comm, TT_COMM_LEN);
 	comm[TT_COMM_LEN] = '\0';
 
-	put_field(m, iso_time);
+	csv_put_field(m, iso_time);
 	fprintf(m, ",%.3f,%u,", elapsed_s, row->pid);
-	put_field(m, comm);
+	csv_put_field(m, comm);
 	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		fprintf(m, ",%llu", (unsigned long long)counts[i]);
 	fputc(',', m);
-	put_field(m, reasons);
+	csv_put_field(m, reasons);
 	fputc('\n', m);
 	free(reasons);
 	if (memstream_close(m)) {

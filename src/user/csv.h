@@ -14,6 +14,9 @@ struct tt_reason_names {
 
 void csv_write_header(FILE *f);
 
+/* One field, quoted per RFC 4180 when it holds a comma, quote, CR or LF. */
+void csv_put_field(FILE *f, const char *s);
+
 /* iso_time: "2026-11-22T16:45:01.000Z"; elapsed_s: seconds since tracing
  * began, at the end of the interval. Returns 0, or -1 on a write error. */
 int csv_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct tt_row *row,

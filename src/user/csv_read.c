@@ -41,10 +41,7 @@ static const char reasons_name[] = "rst_sent_reasons";
 
 #define NO_COL SIZE_MAX
 
-static void set_error(struct csv_error *err, unsigned long line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_error(struct csv_error *err, unsigned long line, const char *fmt, ...)
+void csv_set_error(struct csv_error *err, unsigned long line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -58,7 +55,7 @@ static void set_error(struct csv_error *err, unsigned long line, const char *fmt
 /* -1 after filling err; an expression rather than a variadic function that
  * returns -1, so that the static analyzer, which does not follow variadic
  * calls, sees the -1. */
-#define fail(err, line, ...) (set_error((err), (line), __VA_ARGS__), -1)
+#define fail(err, line, ...) (csv_set_error((err), (line), __VA_ARGS__), -1)
 
 /* A failure of the system rather than of the file's content. */
 static int fail_errno(struct csv_error *err, int errnum)
@@ -178,11 +175,11 @@ static int take(struct csv_reader *r, size_t *used, unsigned long start, struct 
 	if (c == CSV_FAILED || c == EOF)
 		return c;
 	if (++*used > CSV_MAX_RECORD + 2) {
-		set_error(err, start, "line longer than %d bytes", CSV_MAX_RECORD);
+		csv_set_error(err, start, "line longer than %d bytes", CSV_MAX_RECORD);
 		return CSV_FAILED;
 	}
 	if (c == '\0') {
-		set_error(err, r->line, "NUL byte in field %zu", r->n_fields);
+		csv_set_error(err, r->line, "NUL byte in field %zu", r->n_fields);
 		return CSV_FAILED;
 	}
 	return c;

@@ -49,6 +49,10 @@ struct csv_error {
 	char msg[256];      /* one line, no file name, no trailing newline */
 };
 
+/* Fill err with line and a formatted message (sys_errno 0). */
+void csv_set_error(struct csv_error *err, unsigned long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* One record's fields, NUL-terminated. They point into the reader and stay
  * valid until its next csv_read_record() or csv_reader_free(). */
 struct csv_record {
