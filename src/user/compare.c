@@ -4,6 +4,7 @@
  * first, as text or CSV, TIME_WAIT first. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
