@@ -398,6 +398,40 @@ case_nginx_reload() {
 	expect_eq "summary written" 1 "$(grep -c '^Totals over' "$WORK/tracer.out")"
 }
 
+# A haproxy reload (-sf): a new process takes the port over and the old one
+# leaves. Traced by name, both are followed and the totals are the kernel's.
+case_haproxy_reload() {
+	local prefix=$WORK/nginx old new i cfg=$TOP/tools/scenarios/haproxy.cfg
+	ns_new || return 1
+	mkdir -p "$prefix/tmp"
+	ip netns exec "$NS" nginx -p "$prefix/" -c "$TOP/tools/scenarios/nginx-backend.conf" \
+		-e "$prefix/error.log" -g 'daemon off;' >"$WORK/nginx.out" 2>&1 &
+	ip netns exec "$NS" haproxy -db -f "$cfg" >"$WORK/haproxy-old.out" 2>&1 &
+	old=$!
+	for i in $(seq 200); do # both listening
+		[ "$(in_ns ss -tlnH '( sport = :8080 or sport = :8081 )' | wc -l)" -ge 2 ] && break
+		sleep 0.05
+	done
+	tracer_start "$WORK/t.csv" -p haproxy,nginx || return 1
+	in_ns ab -q -n 500 -c 5 -s 10 http://127.0.0.1:8080/ >"$WORK/ab1.out" 2>&1 || return 1
+	ip netns exec "$NS" haproxy -db -f "$cfg" -sf "$old" >"$WORK/haproxy-new.out" 2>&1 &
+	new=$!
+	for i in $(seq 200); do kill -0 "$old" 2>/dev/null || break; sleep 0.05; done
+	expect_eq "the old haproxy has left" 1 "$(kill -0 "$old" 2>/dev/null && echo 0 || echo 1)"
+	in_ns ab -q -n 500 -c 5 -s 10 http://127.0.0.1:8080/ >"$WORK/ab2.out" 2>&1 || return 1
+	kill -0 "$TRACER_PID" || { log "tcptrace ended at the reload"; return 1; }
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	local ours="$old,$new,$(ip netns pids "$NS" | paste -sd,)"
+	expect_eq "conn_in of both haproxys and nginx = TcpPassiveOpens" "$(nstat_of TcpPassiveOpens)" \
+		"$(awk -F, -v pids="$ours" '
+			BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
+			NR > 1 && ($3 in keep) { s += $5 } END { print s + 0 }' "$csv")"
+	expect_eq "the old haproxy served the first run" 1 "$(($(csv_sum "$csv" "$old" conn_in) >= 500))"
+	expect_eq "the new haproxy served the second run" 1 "$(($(csv_sum "$csv" "$new" conn_in) >= 500))"
+	expect_eq "summary written" 1 "$(grep -c '^Totals over' "$WORK/tracer.out")"
+}
+
 # Bad input: one line on stderr, the documented exit status, no CSV left.
 expect_refusal() { # what status stderr-pattern tcptrace-args...
 	local what=$1 status=$2 pattern=$3 rc lines
@@ -537,6 +571,7 @@ run_case "socket map full: counted, and the limit named" case_socket_map_full
 run_case "102,000 concurrent connections, exact" case_102k_concurrent_connections
 run_case "two instances at once" case_two_instances
 run_case "nginx -s reload: new workers followed, totals exact" case_nginx_reload
+run_case "haproxy reload (-sf): both followed, totals exact" case_haproxy_reload
 run_case "bad input is refused in one line" case_bad_input
 run_case "clean exit: count, duration, signals, closed stdout, traced process gone, SIGKILL" case_clean_exit
 run_case "haproxy -> nginx under ab: totals = nstat and ss" case_haproxy_nginx_under_ab
