@@ -70,8 +70,7 @@ enum tt_sock_flags {
 	TT_SK_RST_SENT = 1 << 5,
 	TT_SK_RST_RECV = 1 << 6,
 	TT_SK_TW = 1 << 7,          /* left a timewait socket */
-	TT_SK_SEEDED = 1 << 8,      /* existed before tcptrace started */
-	TT_SK_TOUCHED = 1 << 9,     /* a syscall of some process has touched it */
+	TT_SK_TOUCHED = 1 << 8,     /* a syscall of some process has touched it */
 };
 
 /* A listening port and who owns it, per network namespace. */

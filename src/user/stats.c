@@ -49,18 +49,6 @@ static void counters_sub(struct tt_proc_counters *out, const struct tt_proc_coun
 	memcpy(out, c, sizeof(c));
 }
 
-static void counters_add(struct tt_proc_counters *total, const struct tt_proc_counters *delta)
-{
-	__u64 t[COUNTER_WORDS], d[COUNTER_WORDS];
-	size_t i;
-
-	memcpy(t, total, sizeof(t));
-	memcpy(d, delta, sizeof(d));
-	for (i = 0; i < COUNTER_WORDS; i++)
-		t[i] += d[i];
-	memcpy(total, t, sizeof(t));
-}
-
 static void row_diff(struct tt_row *out, const struct tt_row *cur, const struct tt_row *prev)
 {
 	size_t i;
@@ -113,24 +101,4 @@ bool row_is_zero(const struct tt_row *row)
 	return true;
 }
 
-void row_add(struct tt_row *total, const struct tt_row *delta)
-{
-	size_t i;
 
-	counters_add(&total->c, &delta->c);
-	for (i = 0; i < TT_REASON_SLOTS; i++)
-		total->reasons[i] += delta->reasons[i];
-	if (delta->tw_now > total->tw_now)
-		total->tw_now = delta->tw_now;
-}
-
-uint64_t row_closes(const struct tt_row *row)
-{
-	uint64_t sum = 0;
-	int side;
-
-	for (side = 0; side < TT_SIDES; side++)
-		sum += row->c.fin_active[side] + row->c.fin_passive[side] +
-		       row->c.rst_sent[side] + row->c.rst_recv[side] + row->c.timeout[side];
-	return sum;
-}

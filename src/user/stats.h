@@ -57,10 +57,6 @@ size_t snapshot_diff(const struct tt_snapshot *prev, const struct tt_snapshot *c
 /* True when the row has nothing to show: all counters and tw_now zero. */
 bool row_is_zero(const struct tt_row *row);
 
-/* Add the counters of delta to total (tw_now: total keeps the larger). */
-void row_add(struct tt_row *total, const struct tt_row *delta);
 
-/* The connections a row saw end, summed over every close class. */
-uint64_t row_closes(const struct tt_row *row);
 
 #endif /* TT_STATS_H */

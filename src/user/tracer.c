@@ -333,7 +333,7 @@ static void keep_owned(const struct tt_diag_sock *sock, void *opaque)
 
 static __u16 seed_flags(uint8_t state)
 {
-	__u16 flags = TT_SK_SEEDED;
+	__u16 flags = 0;
 
 	if (state == TCP_SYN_SENT)
 		return flags;
@@ -565,6 +565,18 @@ static int read_counters(struct tracer *t, struct tt_snapshot *snap, size_t *cap
 	return 0;
 }
 
+/* The value of key in a per-CPU map of __u64, summed over CPUs; buf holds
+ * ncpus values. Returns -1 when the key is gone. */
+static int lookup_percpu_sum(int fd, const void *key, __u64 *buf, int ncpus, uint64_t *sum)
+{
+	if (bpf_map_lookup_elem(fd, key, buf))
+		return -1;
+	*sum = 0;
+	for (int cpu = 0; cpu < ncpus; cpu++)
+		*sum += buf[cpu];
+	return 0;
+}
+
 static void read_reasons(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap,
 			 int ncpus)
 {
@@ -576,13 +588,11 @@ static void read_reasons(struct tracer *t, struct tt_snapshot *snap, size_t sort
 		return;
 	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
 		struct tt_row *row;
-		__u64 sum = 0;
+		uint64_t sum;
 
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, percpu))
+		if (lookup_percpu_sum(fd, &key, percpu, ncpus, &sum))
 			continue;
-		for (int cpu = 0; cpu < ncpus; cpu++)
-			sum += percpu[cpu];
 		row = row_for(snap, sorted, cap, key.tgid);
 		if (row)
 			row->reasons[reason_slot(key.reason)] += sum;
@@ -642,13 +652,11 @@ static void read_other_rsts(struct tracer *t, struct tt_snapshot *snap, int ncpu
 		return;
 	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
 		struct tt_netns_rsts *ns = NULL;
-		__u64 sum = 0;
+		uint64_t sum;
 
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, percpu))
+		if (lookup_percpu_sum(fd, &key, percpu, ncpus, &sum))
 			continue;
-		for (int cpu = 0; cpu < ncpus; cpu++)
-			sum += percpu[cpu];
 		for (size_t i = 0; i < snap->n_other; i++)
 			if (snap->other[i].netns == key.netns)
 				ns = &snap->other[i];
@@ -675,12 +683,8 @@ static void read_drops(struct tracer *t, struct tt_snapshot *snap, int ncpus)
 
 	if (!percpu)
 		return;
-	for (__u32 key = 0; key < TT_DROPS; key++) {
-		if (bpf_map_lookup_elem(fd, &key, percpu))
-			continue;
-		for (int cpu = 0; cpu < ncpus; cpu++)
-			snap->drops[key] += percpu[cpu];
-	}
+	for (__u32 key = 0; key < TT_DROPS; key++)
+		lookup_percpu_sum(fd, &key, percpu, ncpus, &snap->drops[key]);
 	free(percpu);
 }
 

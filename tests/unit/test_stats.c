@@ -252,73 +252,6 @@ static void test_row_is_zero_false_for_tw_now(void **state)
 	assert_false(row_is_zero(&row));
 }
 
-static void test_row_add_sums_counters_and_reasons(void **state)
-{
-	struct tt_row total = make_row(5, "t"), delta = make_row(5, "t");
-
-	(void)state;
-	total.c.conn[TT_SIDE_IN] = 10;
-	total.c.untracked = 1;
-	total.reasons[TT_REASON_OTHER] = 2;
-	delta.c.conn[TT_SIDE_IN] = 5;
-	delta.c.timeout[TT_SIDE_OUT] = 3;
-	delta.c.untracked = 1;
-	delta.reasons[TT_REASON_OTHER] = 4;
-	delta.reasons[1] = 7;
-	row_add(&total, &delta);
-	assert_int_equal(total.c.conn[TT_SIDE_IN], 15);
-	assert_int_equal(total.c.timeout[TT_SIDE_OUT], 3);
-	assert_int_equal(total.c.untracked, 2);
-	assert_int_equal(total.reasons[TT_REASON_OTHER], 6);
-	assert_int_equal(total.reasons[1], 7);
-	assert_int_equal(total.pid, 5);
-}
-
-static void test_row_add_keeps_largest_tw_now(void **state)
-{
-	struct tt_row total = make_row(5, "t"), delta = make_row(5, "t");
-
-	(void)state;
-	delta.tw_now = 40;
-	row_add(&total, &delta);
-	assert_int_equal(total.tw_now, 40);
-	delta.tw_now = 25;
-	row_add(&total, &delta);
-	assert_int_equal(total.tw_now, 40);
-}
-
-static void test_row_closes_sums_every_close_class_on_both_sides(void **state)
-{
-	struct tt_row row = make_row(1, "a");
-
-	(void)state;
-	row.c.fin_active[TT_SIDE_IN] = 1;
-	row.c.fin_active[TT_SIDE_OUT] = 2;
-	row.c.fin_passive[TT_SIDE_IN] = 4;
-	row.c.fin_passive[TT_SIDE_OUT] = 8;
-	row.c.rst_sent[TT_SIDE_IN] = 16;
-	row.c.rst_sent[TT_SIDE_OUT] = 32;
-	row.c.rst_recv[TT_SIDE_IN] = 64;
-	row.c.rst_recv[TT_SIDE_OUT] = 128;
-	row.c.timeout[TT_SIDE_IN] = 256;
-	row.c.timeout[TT_SIDE_OUT] = 512;
-	assert_int_equal(row_closes(&row), 1023);
-}
-
-static void test_row_closes_ignores_other_counters(void **state)
-{
-	struct tt_row row = make_row(1, "a");
-
-	(void)state;
-	row.c.conn[TT_SIDE_IN] = 5;
-	row.c.tw[TT_SIDE_OUT] = 5;
-	row.c.connfail = 5;
-	row.c.eaddrnotavail = 5;
-	row.c.untracked = 5;
-	row.tw_now = 5;
-	assert_int_equal(row_closes(&row), 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,10 +272,6 @@ int main(void)
 		cmocka_unit_test(test_row_is_zero_for_empty_row),
 		cmocka_unit_test(test_row_is_zero_false_for_any_counter),
 		cmocka_unit_test(test_row_is_zero_false_for_tw_now),
-		cmocka_unit_test(test_row_add_sums_counters_and_reasons),
-		cmocka_unit_test(test_row_add_keeps_largest_tw_now),
-		cmocka_unit_test(test_row_closes_sums_every_close_class_on_both_sides),
-		cmocka_unit_test(test_row_closes_ignores_other_counters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
