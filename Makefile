@@ -18,7 +18,7 @@ LIBS := -lbpf -lelf -lz
 
 # Pure modules: unit-tested without root and without libbpf.
 PURE := stats options table csv proc_match csv_read compare
-USER := $(PURE) sockdiag tracer report privileges main
+USER := $(PURE) sockdiag tracer report privileges command main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))
 
 ifeq ($(V),1)

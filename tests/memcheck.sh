@@ -29,6 +29,8 @@ valgrind_flags=(
 	--errors-for-leak-kinds=definite,indirect,possible
 	--show-leak-kinds=definite,indirect,possible
 	--num-callers=30 --suppressions="$here/valgrind.supp"
+	# Run mode forks a runner that execs COMMAND: only tcptrace is checked.
+	--child-silent-after-fork=yes
 	# No gdbserver: its FIFOs in /tmp outlive a process that dropped root.
 	--vgdb=no
 )
@@ -117,6 +119,8 @@ else
 	run_case "no such process (-p no-such-proc)" 2 "$bin" -p no-such-proc
 	run_case "unwritable CSV path" 2 "$bin" -c 1 --csv "$work/no/such/dir/x.csv"
 	run_case "without privilege (load fails, cleanup runs)" 2 --as-nobody "$bin" -c 1 -i 0.2
+	run_case "run mode: COMMAND's exit status" 3 "$bin" -i 0.2 -- sh -c 'sleep 0.3; exit 3'
+	run_case "run mode: COMMAND not found" 127 "$bin" -i 0.2 -- /no/such/cmd
 	run_case "--help" 0 "$bin" --help
 	run_case "--version" 0 "$bin" --version
 fi

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "command.h"
 #include "compare.h"
 #include "options.h"
 #include "privileges.h"
@@ -23,11 +24,18 @@
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 
 static volatile sig_atomic_t stop;
+static volatile sig_atomic_t child_exited; /* run mode: the runner has ended */
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	child_exited = 1;
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
@@ -54,7 +62,8 @@ static int die(int code, const char *fmt, ...)
 	return code;
 }
 
-/* Sleep until the monotonic deadline, or until a signal asks us to stop. */
+/* Sleep until the monotonic deadline, or until a signal asks us to stop
+ * or run mode's COMMAND has ended. */
 static void sleep_until(uint64_t deadline_ns)
 {
 	struct timespec ts = {
@@ -62,7 +71,8 @@ static void sleep_until(uint64_t deadline_ns)
 		.tv_nsec = (long)(deadline_ns % 1000000000ull),
 	};
 
-	while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+	while (!stop && !child_exited &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
 }
 
@@ -78,11 +88,14 @@ static uint64_t peak_rss_kib(void)
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction child = { .sa_handler = on_child, .sa_flags = SA_NOCLDSTOP };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigemptyset(&child.sa_mask);
+	sigaction(SIGCHLD, &child, NULL);
 	/* A closed stdout (tcptrace | head) shows up as EPIPE on write. */
 	signal(SIGPIPE, SIG_IGN);
 }
@@ -91,7 +104,7 @@ static void install_signals(void)
  * named (a NAME may come back: nginx -s reload, a haproxy restart). */
 static bool targets_gone(const struct tt_options *opts)
 {
-	if (!opts->n_targets)
+	if (!opts->n_targets || opts->command)
 		return false;
 	for (size_t i = 0; i < opts->n_targets; i++)
 		if (!opts->targets[i].is_pid || kill((pid_t)opts->targets[i].pid, 0) == 0 ||
@@ -100,17 +113,37 @@ static bool targets_gone(const struct tt_options *opts)
 	return true;
 }
 
-/* Trace, one row block per interval, until duration, count, a signal, or
- * one interval after the last process named by PID exited (its sockets
- * finish closing after the process is gone). */
+/* Once COMMAND has ended, the connections it leaves are still closing:
+ * snapshot every 0.1 s until two in a row are equal, for at most 2 s, so
+ * that the last row holds the closes the run caused. */
+static int settle(struct tracer *t, struct tt_snapshot *cur)
+{
+	uint64_t until = cur->mono_ns + 2000000000ull;
+	struct tt_snapshot next;
+	bool same;
+
+	do {
+		sleep_until(cur->mono_ns + 100000000ull);
+		if (tracer_snapshot(t, &next))
+			return -1;
+		same = snapshot_counts_equal(cur, &next);
+		snapshot_free(cur);
+		*cur = next;
+	} while (!same && !stop && cur->mono_ns < until);
+	return 0;
+}
+
+/* Trace, one row block per interval, until duration, count, a signal,
+ * COMMAND's end (run mode), or one interval after the last process named
+ * by PID exited (its sockets finish closing after the process is gone). */
 static int trace_loop(struct tracer *t, const struct tt_options *opts, struct report *rep,
-		      struct tt_snapshot *first, struct tt_snapshot *last)
+		      struct command *cmd, struct tt_snapshot *first, struct tt_snapshot *last)
 {
 	uint64_t start = first->mono_ns, end = start + opts->duration_ms * 1000000ull;
 	struct tt_snapshot prev = *first;
 	struct tt_row *rows = NULL;
 	uint64_t ticks = 0;
-	bool last_tick = false;
+	bool last_tick = false, cmd_ended = false;
 	int err = 0;
 
 	*last = *first;
@@ -124,7 +157,8 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 		if (opts->duration_ms && deadline > end)
 			deadline = end;
 		sleep_until(deadline);
-		if (tracer_snapshot(t, &cur)) {
+		cmd_ended = cmd && command_done(cmd);
+		if (tracer_snapshot(t, &cur) || (cmd_ended && settle(t, &cur))) {
 			err = die(TT_EXIT_RUNTIME, "%s", t->err);
 			break;
 		}
@@ -156,7 +190,7 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 			break;
 		}
 		if ((opts->count && ticks >= opts->count) ||
-		    (opts->duration_ms && cur.mono_ns >= end) || last_tick)
+		    (opts->duration_ms && cur.mono_ns >= end) || last_tick || cmd_ended)
 			break;
 		if (targets_gone(opts)) {
 			fprintf(stderr, "tcptrace: the traced processes have exited\n");
@@ -197,6 +231,8 @@ int main(int argc, char **argv)
 	struct tt_options opts;
 	struct tracer t = {};
 	struct report rep = {};
+	struct command cmd = { .runner = -1 };
+	bool cmd_prepared = false;
 	FILE *csv_file = NULL;
 	struct tt_snapshot first, last;
 	uint32_t pids[TT_MAX_TRACED * 4];
@@ -219,8 +255,10 @@ int main(int argc, char **argv)
 		puts("tcptrace " TCPTRACE_VERSION);
 		return TT_EXIT_OK;
 	}
-	if (opts.n_targets && proc_match("/proc", opts.targets, opts.n_targets, pids,
-					 sizeof(pids) / sizeof(pids[0]), &n_pids, err, sizeof(err)))
+	/* In run mode a NAME may belong to a process COMMAND starts. */
+	if (opts.n_targets && proc_match("/proc", opts.targets, opts.n_targets, !opts.command,
+					 pids, sizeof(pids) / sizeof(pids[0]), &n_pids, err,
+					 sizeof(err)))
 		return die(TT_EXIT_USAGE, "%s", err);
 	if (access(BTF_PATH, R_OK))
 		return die(TT_EXIT_USAGE, "kernel BTF not found at %s: %s (tcptrace needs a kernel "
@@ -229,7 +267,7 @@ int main(int argc, char **argv)
 		rep.csv = stdout;
 	} else {
 		rep.table = stdout;
-		if (opts.csv_path && !(csv_file = fopen(opts.csv_path, "w")))
+		if (opts.csv_path && !(csv_file = fopen(opts.csv_path, "we")))
 			return die(TT_EXIT_USAGE, "cannot write CSV file '%s': %s", opts.csv_path,
 				   strerror(errno));
 		rep.csv = csv_file;
@@ -239,6 +277,15 @@ int main(int argc, char **argv)
 	/* Before the slow part: a Ctrl-C while loading must not be lost (and
 	 * a shell starts background jobs with SIGINT ignored). */
 	install_signals();
+	/* The runner is forked before any BPF object exists, so it never
+	 * holds one: a SIGKILLed tcptrace leaves nothing attached. */
+	if (opts.command) {
+		if (command_prepare(&cmd, opts.command, err, sizeof(err))) {
+			ret = die(TT_EXIT_RUNTIME, "%s", err);
+			goto cleanup;
+		}
+		cmd_prepared = true;
+	}
 
 	ret = TT_EXIT_BPF;
 	if (tracer_open(&t, &opts)) {
@@ -262,22 +309,32 @@ int main(int argc, char **argv)
 		ret = die(TT_EXIT_BPF, "%s", t.err);
 		goto cleanup;
 	}
-	if (privileges_drop(err, sizeof(err))) {
-		ret = die(TT_EXIT_RUNTIME, "%s", err);
-		goto cleanup;
-	}
 	if (tracer_snapshot(&t, &first)) {
 		die(ret, "%s", t.err);
 		goto cleanup;
 	}
 	if (rep.csv)
 		csv_write_header(rep.csv);
-	tracing_started = true;
-	fprintf(stderr, "tcptrace: tracing %s, %llu existing sockets found; Ctrl-C to stop\n",
+	fprintf(stderr, "tcptrace: tracing %s, %llu existing sockets found; %s\n",
 		opts.n_targets ? "the named processes" : "every process",
-		(unsigned long long)t.seeded);
+		(unsigned long long)t.seeded,
+		opts.command ? "running the command" : "Ctrl-C to stop");
+	if (opts.command && command_start(&cmd, opts.command, err, sizeof(err))) {
+		die(TT_EXIT_RUNTIME, "%s", err);
+		ret = command_finish(&cmd);
+		cmd_prepared = false;
+		snapshot_free(&first);
+		goto cleanup;
+	}
+	/* After COMMAND's start, whose failure must still remove the CSV file. */
+	if (privileges_drop(err, sizeof(err))) {
+		ret = die(TT_EXIT_RUNTIME, "%s", err);
+		snapshot_free(&first);
+		goto cleanup;
+	}
+	tracing_started = true;
 
-	ret = trace_loop(&t, &opts, &rep, &first, &last);
+	ret = trace_loop(&t, &opts, &rep, opts.command ? &cmd : NULL, &first, &last);
 	print_summary(&t, &first, &last, rep.table ? rep.table : stderr);
 	if (ret == TT_EXIT_OK)
 		fprintf(stderr, "tcptrace: BPF maps %.1f MiB (--max-sockets %u), peak RSS %.1f MiB\n",
@@ -288,6 +345,12 @@ int main(int argc, char **argv)
 	snapshot_free(&first);
 
 cleanup:
+	if (cmd_prepared) {
+		int status = command_finish(&cmd);
+
+		if (ret == TT_EXIT_OK)
+			ret = status;
+	}
 	tracer_close(&t);
 	if (csv_file) {
 		if (fclose(csv_file) && ret == TT_EXIT_OK)

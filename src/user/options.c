@@ -44,7 +44,7 @@ static const struct option long_options[] = {
 static const char short_options[] = "-:p:i:d:c:hV";
 
 const char tt_usage[] =
-	"Usage: tcptrace [OPTION]...\n"
+	"Usage: tcptrace [OPTION]... [-- COMMAND [ARG]...]\n"
 	"       tcptrace compare A.csv B.csv [C.csv...] [--csv]\n"
 	"Count, per process, how TCP connections open and end: FIN or RST, who\n"
 	"sent it, timewait sockets, and connect() failures for lack of a local port.\n"
@@ -62,12 +62,18 @@ const char tt_usage[] =
 	"  -h, --help                print this help and exit\n"
 	"  -V, --version             print the version and exit\n"
 	"\n"
+	"With a COMMAND, tcptrace starts it once tracing is attached, stops when it\n"
+	"exits (after the closes it caused have settled, at most 2 s), and exits\n"
+	"with its status. If tracing ends first, COMMAND gets SIGTERM.\n"
+	"\n"
 	"Exit status: 0 ok, 1 runtime failure, 2 usage or bad input,\n"
-	"3 BPF load or attach failure.\n"
+	"3 BPF load or attach failure; with a COMMAND, COMMAND's exit status\n"
+	"(126: it could not run, 127: not found, 128+N: killed by signal N).\n"
 	"\n"
 	"Examples:\n"
 	"  tcptrace --pid haproxy\n"
-	"  tcptrace -p nginx --csv nginx.csv -d 30\n";
+	"  tcptrace -p nginx --csv nginx.csv -d 30\n"
+	"  tcptrace -p haproxy --csv run.csv -- wrk -c 50 -d 10 http://127.0.0.1:8080/\n";
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -263,6 +269,7 @@ static int bad_option(int argc, char **argv, char *err, size_t errlen)
 
 int options_parse(int argc, char **argv, struct tt_options *opts, char *err, size_t errlen)
 {
+	const char *last_optarg = NULL;
 	char name[32];
 	uint64_t v;
 	int c;
@@ -277,6 +284,7 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		last_optarg = optarg;
 		switch (c) {
 		case 'p':
 			if (parse_targets(optarg, opts, err, errlen))
@@ -344,7 +352,14 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 			return bad_option(argc, argv, err, errlen);
 		}
 	}
-	/* Whatever follows "--" is positional too. */
+	/* getopt stops after "--" (unless it was an option's argument, as in
+	 * --csv --): what follows is the command to run. */
+	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0 && argv[optind - 1] != last_optarg) {
+		if (optind == argc)
+			return fail(err, errlen, "missing COMMAND after '--'");
+		opts->command = &argv[optind];
+		return 0;
+	}
 	if (optind < argc)
 		return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
 	return 0;

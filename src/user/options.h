@@ -26,6 +26,7 @@ struct tt_options {
 	const char *csv_path; /* --csv, NULL when not given, "-" for stdout */
 	uint32_t max_sockets; /* --max-sockets, default TT_DEFAULT_MAX_SOCKETS */
 	uint32_t max_procs;   /* --max-procs, default TT_DEFAULT_MAX_PROCS */
+	char **command;       /* run mode: what follows "--", NULL-terminated */
 	bool help;            /* -h: print usage and exit 0 */
 	bool version;         /* -V */
 };

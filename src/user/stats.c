@@ -101,4 +101,18 @@ bool row_is_zero(const struct tt_row *row)
 	return true;
 }
 
+bool snapshot_counts_equal(const struct tt_snapshot *a, const struct tt_snapshot *b)
+{
+	size_t i;
 
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++) {
+		const struct tt_row *ra = &a->rows[i], *rb = &b->rows[i];
+
+		if (ra->pid != rb->pid || memcmp(&ra->c, &rb->c, sizeof(ra->c)) != 0 ||
+		    memcmp(ra->reasons, rb->reasons, sizeof(ra->reasons)) != 0)
+			return false;
+	}
+	return true;
+}

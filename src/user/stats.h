@@ -57,6 +57,10 @@ size_t snapshot_diff(const struct tt_snapshot *prev, const struct tt_snapshot *c
 /* True when the row has nothing to show: all counters and tw_now zero. */
 bool row_is_zero(const struct tt_row *row);
 
+/* True when both snapshots hold the same processes with the same counters
+ * and RST reasons (tw_now, a gauge, is not compared): nothing happened
+ * between them. */
+bool snapshot_counts_equal(const struct tt_snapshot *a, const struct tt_snapshot *b);
 
 
 #endif /* TT_STATS_H */

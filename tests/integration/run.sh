@@ -551,6 +551,56 @@ case_clean_exit() {
 	expect_eq "no orphaned tcptrace program left, SIGKILL included" 0 "$(tcptrace_programs)"
 }
 
+# Run mode: tcptrace -- COMMAND traces exactly COMMAND's run, with no
+# settling or stopping by the test, and exits with COMMAND's status.
+case_run_mode() {
+	local csv=$WORK/r.csv rc
+	ns_new && server_start 127.0.0.1 "$PORT" "$N" fin-server || return 1
+	: >"$WORK/tracer.err"
+	"$TCPTRACE" -p "$SCENARIO_NAME" -i 0.2 --csv "$csv" -- ip netns exec "$NS" "$SCENARIO" \
+		client --addr 127.0.0.1 --port "$PORT" --count "$N" --mode fin-server \
+		>"$WORK/tracer.out" 2>"$WORK/tracer.err"
+	rc=$?
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	expect_eq "exit status = the client's" 0 "$rc"
+	CLI=$(awk -F, -v srv="$SRV" 'NR > 1 && $3 != srv { print $3; exit }' "$csv")
+	expect_eq "server conn_in = TcpPassiveOpens" "$(nstat_of TcpPassiveOpens)" "$(csv_sum "$csv" "$SRV" conn_in)"
+	expect_eq "client conn_out = TcpActiveOpens" "$(nstat_of TcpActiveOpens)" "$(csv_sum "$csv" "$CLI" conn_out)"
+	expect_eq "server fin_active_in" "$N" "$(csv_sum "$csv" "$SRV" fin_active_in)"
+	expect_eq "client fin_passive_out (its closes, counted after it exited)" "$N" \
+		"$(csv_sum "$csv" "$CLI" fin_passive_out)"
+	expect_eq "server tw_in = TcpExtTW" "$(nstat_of TcpExtTW)" "$(csv_sum "$csv" "$SRV" tw_in)"
+	expect_eq "summary written" 1 "$(grep -c '^Totals over' "$WORK/tracer.out")"
+
+	"$TCPTRACE" -i 0.2 -- sh -c "id -u >$WORK/uid; exit 7" >/dev/null 2>"$WORK/err"
+	expect_eq "COMMAND's exit code passed on" 7 "$?"
+	expect_eq "COMMAND runs with tcptrace's original privileges (root)" 0 "$(cat "$WORK/uid")"
+	"$TCPTRACE" -i 0.2 -- sh -c 'kill -TERM $$' >/dev/null 2>"$WORK/err"
+	expect_eq "COMMAND killed by SIGTERM: 128+15" 143 "$?"
+	"$TCPTRACE" --csv "$WORK/none.csv" -- /no/such/cmd >/dev/null 2>"$WORK/err"
+	expect_eq "COMMAND not found: 127" 127 "$?"
+	expect_eq "COMMAND not found: one line says so" \
+		"tcptrace: cannot run '/no/such/cmd': No such file or directory" \
+		"$(grep -v '^tcptrace: tracing' "$WORK/err")"
+	expect_eq "no CSV left when COMMAND could not run" 0 "$(ls "$WORK"/none.csv 2>/dev/null | wc -l)"
+
+	# Tracing ends first (--duration): COMMAND gets SIGTERM.
+	"$TCPTRACE" -d 0.5 -- sleep 31.4159 >/dev/null 2>"$WORK/err"
+	expect_eq "--duration ends first: COMMAND's SIGTERM status" 143 "$?"
+	expect_eq "--duration ends first: COMMAND gone" 0 "$(pgrep -fc 'sleep 31.4159')"
+	# tcptrace killed: the runner stops COMMAND, nothing stays attached.
+	: >"$WORK/err"
+	"$TCPTRACE" -i 0.2 -- sleep 32.1828 >/dev/null 2>"$WORK/err" &
+	local tracer=$! i
+	for i in $(seq 600); do pgrep -f 'sleep 32.1828' >/dev/null && break; sleep 0.05; done
+	kill -KILL "$tracer"
+	wait "$tracer" 2>/dev/null
+	for i in $(seq 100); do pgrep -f 'sleep 32.1828' >/dev/null || break; sleep 0.05; done
+	expect_eq "tcptrace SIGKILLed: COMMAND stopped" 0 "$(pgrep -fc 'sleep 32.1828')"
+	sleep 0.5 # program release is deferred by the kernel
+	expect_eq "tcptrace SIGKILLed in run mode: no program left" 0 "$(tcptrace_programs)"
+}
+
 [ "$(id -u)" -eq 0 ] || { echo "integration tests need root"; echo "0 passed, 1 failed"; exit 1; }
 for bin in "$TCPTRACE" "$SCENARIO"; do
 	[ -x "$bin" ] || { echo "missing $bin: run make first"; echo "0 passed, 1 failed"; exit 1; }
@@ -572,6 +622,7 @@ run_case "102,000 concurrent connections, exact" case_102k_concurrent_connection
 run_case "two instances at once" case_two_instances
 run_case "nginx -s reload: new workers followed, totals exact" case_nginx_reload
 run_case "haproxy reload (-sf): both followed, totals exact" case_haproxy_reload
+run_case "run mode: -- COMMAND, exact, its exit status" case_run_mode
 run_case "bad input is refused in one line" case_bad_input
 run_case "clean exit: count, duration, signals, closed stdout, traced process gone, SIGKILL" case_clean_exit
 run_case "haproxy -> nginx under ab: totals = nstat and ss" case_haproxy_nginx_under_ab

@@ -436,7 +436,45 @@ static void test_positional_argument_is_rejected(void **state)
 	(void)state;
 	parse_fails_with(ARGV("foo"), "unexpected argument 'foo'");
 	parse_fails_with(ARGV("-p", "1", "bar", "-c", "x"), "unexpected argument 'bar'");
-	parse_fails_with(ARGV("--", "-p"), "unexpected argument '-p'");
+}
+
+static void test_command_after_double_dash(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-p", "haproxy", "--", "wrk", "-c", "5", "http://x/"));
+	assert_non_null(p.opts.command);
+	assert_string_equal(p.opts.command[0], "wrk");
+	assert_string_equal(p.opts.command[1], "-c");
+	assert_string_equal(p.opts.command[2], "5");
+	assert_string_equal(p.opts.command[3], "http://x/");
+	assert_null(p.opts.command[4]);
+	assert_int_equal(p.opts.n_targets, 1);
+	/* Options after "--" belong to the command, not to tcptrace. */
+	parse_ok(&p, ARGV("--", "-p", "--csv"));
+	assert_string_equal(p.opts.command[0], "-p");
+	assert_int_equal(p.opts.n_targets, 0);
+	assert_null(p.opts.csv_path);
+}
+
+static void test_no_command_without_double_dash(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-p", "1"));
+	assert_null(p.opts.command);
+	/* "--" as an option's argument is a file name, not the start of a command. */
+	parse_ok(&p, ARGV("--csv", "--"));
+	assert_string_equal(p.opts.csv_path, "--");
+	assert_null(p.opts.command);
+}
+
+static void test_double_dash_needs_a_command(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("-p", "1", "--"), "missing COMMAND after '--'");
 }
 
 static void test_unknown_option(void **state)
@@ -539,6 +577,9 @@ int main(void)
 		cmocka_unit_test(test_unknown_option),
 		cmocka_unit_test(test_missing_argument),
 		cmocka_unit_test(test_argument_to_flag_is_rejected),
+		cmocka_unit_test(test_command_after_double_dash),
+		cmocka_unit_test(test_no_command_without_double_dash),
+		cmocka_unit_test(test_double_dash_needs_a_command),
 		cmocka_unit_test(test_parsing_twice_starts_afresh),
 		cmocka_unit_test(test_error_is_cut_to_errlen),
 		cmocka_unit_test(test_usage_documents_exit_codes_and_examples),

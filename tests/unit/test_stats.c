@@ -252,6 +252,29 @@ static void test_row_is_zero_false_for_tw_now(void **state)
 	assert_false(row_is_zero(&row));
 }
 
+static void test_counts_equal_ignores_tw_now_only(void **state)
+{
+	struct tt_row a_rows[2] = { make_row(1, "a"), make_row(2, "b") };
+	struct tt_row b_rows[2] = { make_row(1, "a"), make_row(2, "b") };
+	struct tt_snapshot a = { .n = 2, .rows = a_rows }, b = { .n = 2, .rows = b_rows };
+
+	(void)state;
+	a_rows[1].c.conn[TT_SIDE_IN] = 7;
+	b_rows[1].c.conn[TT_SIDE_IN] = 7;
+	b_rows[0].tw_now = 3;
+	assert_true(snapshot_counts_equal(&a, &b));
+	b_rows[1].c.rst_sent[TT_SIDE_OUT] = 1;
+	assert_false(snapshot_counts_equal(&a, &b));
+	b_rows[1].c.rst_sent[TT_SIDE_OUT] = 0;
+	b_rows[0].reasons[4] = 1;
+	assert_false(snapshot_counts_equal(&a, &b));
+	b_rows[0].reasons[4] = 0;
+	b_rows[1].pid = 3;
+	assert_false(snapshot_counts_equal(&a, &b));
+	b.n = 1;
+	assert_false(snapshot_counts_equal(&a, &b));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_row_is_zero_for_empty_row),
 		cmocka_unit_test(test_row_is_zero_false_for_any_counter),
 		cmocka_unit_test(test_row_is_zero_false_for_tw_now),
+		cmocka_unit_test(test_counts_equal_ignores_tw_now_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
