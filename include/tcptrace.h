@@ -30,6 +30,30 @@ struct tt_proc_counters {
 	__u64 tw_rst;                /* RSTs sent by its timewait sockets */
 };
 
+/* Key of dest_counters (--by dest): one process's connections to one
+ * destination. Addresses as in struct tt_flow_key, port in host order. */
+struct tt_dest_key {
+	__u32 tgid;
+	__u32 netns;
+	__u16 family;
+	__u16 port;
+	__u8 addr[16];
+};
+
+/* Cumulative per process and destination, one copy per CPU: the `out`
+ * side of struct tt_proc_counters, split by where connect() went. */
+struct tt_dest_counters {
+	__u64 conn;
+	__u64 fin_active;
+	__u64 fin_passive;
+	__u64 rst_sent;
+	__u64 rst_recv;
+	__u64 timeout;
+	__u64 tw;
+	__u64 connfail;
+	__u64 eaddrnotavail;
+};
+
 /* Key of rst_reasons: RSTs that ended this process's connections. */
 struct tt_reason_key {
 	__u32 tgid;
@@ -119,6 +143,7 @@ enum tt_drop {
 	TT_DROP_PROC_MAP_FULL,     /* a process's counters could not be created */
 	TT_DROP_TW_MAP_FULL,       /* a timewait owner could not be recorded */
 	TT_DROP_REASON_MAP_FULL,   /* an RST reason could not be counted */
+	TT_DROP_DEST_MAP_FULL,     /* a destination row could not be created */
 	TT_DROPS,
 };
 

@@ -115,6 +115,7 @@ else
 		failed=$((failed + 1))
 	fi
 	run_case "CSV on stdout" 0 "$bin" -p 1 -c 1 -i 0.2 --csv -
+	run_case "per destination (--by dest) into a CSV file" 0 "$bin" --by dest -c 2 -i 0.2 --csv "$work/dest.csv"
 	run_case "bad interval (-i abc)" 2 "$bin" -i abc
 	run_case "no such process (-p no-such-proc)" 2 "$bin" -p no-such-proc
 	run_case "unwritable CSV path" 2 "$bin" -c 1 --csv "$work/no/such/dir/x.csv"

@@ -21,6 +21,7 @@
 
 /* Set by user space between open and load. */
 const volatile bool trace_all = true;
+const volatile bool by_dest = false; /* --by dest: also count per destination */
 
 /* Seeds not yet adopted: while zero, unknown sockets cost one lookup less. */
 __u64 seeds_pending = 0;
@@ -54,6 +55,15 @@ struct {
 	__type(key, __u32); /* tgid */
 	__type(value, char[TT_COMM_LEN]);
 } proc_comms SEC(".maps");
+
+/* Only with --by dest; allocated on demand, so empty costs nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct tt_dest_key);
+	__type(value, struct tt_dest_counters);
+} dest_counters SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -142,6 +152,33 @@ static __always_inline struct tt_proc_counters *counters_of(__u32 tgid)
 	if (!c)
 		count_drop(TT_DROP_PROC_MAP_FULL);
 	return c;
+}
+
+/* The --by dest counters of an `out` socket's owner toward its peer, or
+ * NULL (not --by dest, an `in` socket, or the map is full). */
+static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk,
+							 const struct tt_sock *s)
+{
+	struct tt_dest_key key = { .tgid = s->tgid };
+	struct tt_dest_counters zero = {}, *d;
+
+	if (!by_dest || s->side != TT_SIDE_OUT)
+		return NULL;
+	key.netns = sk_netns_of(sk);
+	key.family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	key.port = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	if (key.family == AF_INET)
+		BPF_CORE_READ_INTO((__u32 *)key.addr, sk, __sk_common.skc_daddr);
+	else
+		BPF_CORE_READ_INTO(&key.addr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+	d = bpf_map_lookup_elem(&dest_counters, &key);
+	if (d)
+		return d;
+	bpf_map_update_elem(&dest_counters, &key, &zero, BPF_NOEXIST);
+	d = bpf_map_lookup_elem(&dest_counters, &key);
+	if (!d)
+		count_drop(TT_DROP_DEST_MAP_FULL);
+	return d;
 }
 
 /* Whether the current process is traced; records its name when it is.
@@ -300,8 +337,9 @@ static __always_inline void count_reason(const struct tt_sock *s)
 /* Count how a connection ended, once, when its socket goes away (or is
  * reused by a new connect). Not at the move to CLOSE: an abort (close with
  * unread data, SO_LINGER 0) sends its RST after the state change. */
-static __always_inline void finish(struct tt_sock *s)
+static __always_inline void finish(const struct sock *sk, struct tt_sock *s)
 {
+	struct tt_dest_counters *d, scratch = {}; /* d's target when not counted */
 	struct tt_proc_counters *c;
 	__u8 side = s->side & 1;
 
@@ -310,23 +348,35 @@ static __always_inline void finish(struct tt_sock *s)
 	c = counters_of(s->tgid);
 	if (!c)
 		return;
-	if (!(s->flags & TT_SK_COUNTED))
+	d = dest_of(sk, s);
+	if (!d)
+		d = &scratch;
+	if (!(s->flags & TT_SK_COUNTED)) {
 		c->conn[side]++;
+		d->conn++;
+	}
 	/* An RST we send wins: on data arriving after shutdown the kernel
 	 * runs its RST-received path and then sends the RST itself. */
 	if (s->flags & TT_SK_RST_SENT) {
 		c->rst_sent[side]++;
+		d->rst_sent++;
 		count_reason(s);
 	} else if (s->flags & TT_SK_RST_RECV) {
 		c->rst_recv[side]++;
+		d->rst_recv++;
 	} else if (s->flags & TT_SK_FIN_FIRST) {
 		c->fin_active[side]++;
-		if (s->flags & TT_SK_TW)
+		d->fin_active++;
+		if (s->flags & TT_SK_TW) {
 			c->tw[side]++;
+			d->tw++;
+		}
 	} else if (s->flags & TT_SK_FIN_PEER) {
 		c->fin_passive[side]++;
+		d->fin_passive++;
 	} else {
 		c->timeout[side]++;
+		d->timeout++;
 	}
 }
 
@@ -336,7 +386,7 @@ static __always_inline void on_connect(const struct sock *sk, __u64 key)
 	struct tt_sock *old = bpf_map_lookup_elem(&sock_owner, &key);
 
 	if (old) {
-		finish(old);
+		finish(sk, old);
 		bpf_map_delete_elem(&sock_owner, &key);
 	}
 	if (current_is_traced(tgid))
@@ -463,13 +513,21 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 
 	if (oldstate == TCP_SYN_SENT) {
 		struct tt_proc_counters *c = counters_of(s->tgid);
+		struct tt_dest_counters *d = dest_of(sk, s), scratch = {};
 
+		if (!c)
+			return;
+		if (!d)
+			d = &scratch;
 		/* No local port was ever assigned: inet_hash_connect found
 		 * none free and connect() returns EADDRNOTAVAIL. */
-		if (c && sk_local_port_of(sk) == 0)
+		if (sk_local_port_of(sk) == 0) {
 			c->eaddrnotavail++;
-		else if (c)
+			d->eaddrnotavail++;
+		} else {
 			c->connfail++;
+			d->connfail++;
+		}
 		return;
 	}
 	if (s->flags & (TT_SK_RST_SENT | TT_SK_RST_RECV))
@@ -561,8 +619,12 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 		s->flags |= TT_SK_ESTABLISHED;
 		if (!(s->flags & TT_SK_PROVISIONAL)) {
 			struct tt_proc_counters *c = counters_of(s->tgid);
+			struct tt_dest_counters *d = dest_of(sk, s);
+
 			if (c)
 				c->conn[s->side & 1]++;
+			if (d)
+				d->conn++;
 			s->flags |= TT_SK_COUNTED;
 		}
 		break;
@@ -718,7 +780,7 @@ int BPF_PROG(handle_destroy_sock, struct sock *sk)
 
 	if (!s)
 		return 0;
-	finish(s);
+	finish(sk, s);
 	bpf_map_delete_elem(&sock_owner, &key);
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "csv.h"
+#include "table.h"
 
 static const char csv_header[] =
 	"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
@@ -120,6 +121,55 @@ int csv_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct 
 		return -1;
 	}
 
+	if (fwrite(text, 1, len, f) != len || ferror(f))
+		ret = -1;
+	free(text);
+	return ret;
+}
+
+static const char csv_dest_header[] =
+	"time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,rst_sent_out,"
+	"rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,eaddrnotavail,ports_held,"
+	"ports_free,runout_s\n";
+
+void csv_write_dest_header(FILE *f)
+{
+	fputs(csv_dest_header, f);
+}
+
+int csv_write_dest_row(FILE *f, const char *iso_time, double elapsed_s,
+		       const struct tt_dest_row *row)
+{
+	const struct tt_dest_counters *c = &row->c;
+	const uint64_t counts[] = {
+		c->conn,        c->fin_active, c->fin_passive, c->rst_sent,
+		c->rst_recv,    c->timeout,    c->tw,          row->tw_now,
+		c->connfail,    c->eaddrnotavail, row->ports_held, row->ports_free,
+	};
+	char comm[TT_COMM_LEN + 1], dest[TT_DEST_LEN];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+	int ret = 0;
+
+	m = open_memstream(&text, &len);
+	if (!m)
+		return -1;
+	memcpy(comm, row->comm, TT_COMM_LEN);
+	comm[TT_COMM_LEN] = '\0';
+	format_dest(dest, sizeof(dest), row);
+	csv_put_field(m, iso_time);
+	fprintf(m, ",%.3f,%u,", elapsed_s, row->pid);
+	csv_put_field(m, comm);
+	fputc(',', m);
+	csv_put_field(m, dest);
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		fprintf(m, ",%llu", (unsigned long long)counts[i]);
+	fprintf(m, ",%.1f\n", row->runout_s);
+	if (memstream_close(m)) {
+		free(text);
+		return -1;
+	}
 	if (fwrite(text, 1, len, f) != len || ferror(f))
 		ret = -1;
 	free(text);

@@ -22,4 +22,9 @@ void csv_put_field(FILE *f, const char *s);
 int csv_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct tt_row *row,
 		  const struct tt_reason_names *names);
 
+/* --by dest: its own header and one row per process and destination. */
+void csv_write_dest_header(FILE *f);
+int csv_write_dest_row(FILE *f, const char *iso_time, double elapsed_s,
+		       const struct tt_dest_row *row);
+
 #endif /* TT_CSV_H */

@@ -445,6 +445,9 @@ static int map_header(const struct csv_record *rec, struct header_map *map,
 			return fail(err, 1, "not a tcptrace CSV (header does not start with "
 					    "time,elapsed_s,pid,comm)");
 	}
+	if (rec->n > LEAD_COLS && strcmp(rec->field[LEAD_COLS], "dest") == 0)
+		return fail(err, 1, "a per-destination CSV (--by dest); compare reads the "
+				    "per-process CSV that tcptrace writes without --by dest");
 	for (i = LEAD_COLS; i < rec->n; i++) {
 		const char *name = rec->field[i];
 

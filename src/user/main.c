@@ -142,6 +142,7 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 	uint64_t start = first->mono_ns, end = start + opts->duration_ms * 1000000ull;
 	struct tt_snapshot prev = *first;
 	struct tt_row *rows = NULL;
+	struct tt_dest_row *dests = NULL;
 	uint64_t ticks = 0;
 	bool last_tick = false, cmd_ended = false;
 	int err = 0;
@@ -150,9 +151,10 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 	while (!stop) {
 		uint64_t deadline = start + (ticks + 1) * opts->interval_ms * 1000000ull;
 		struct tt_snapshot cur;
+		struct tt_dest_row *grown_dests;
 		struct tt_row *grown;
 		struct timespec wall;
-		size_t n;
+		size_t n, n_dests;
 
 		if (opts->duration_ms && deadline > end)
 			deadline = end;
@@ -164,14 +166,20 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 		}
 		clock_gettime(CLOCK_REALTIME, &wall);
 		grown = realloc(rows, (cur.n ? cur.n : 1) * sizeof(*rows));
-		if (!grown) {
+		if (grown)
+			rows = grown;
+		grown_dests = realloc(dests, (cur.n_dests ? cur.n_dests : 1) * sizeof(*dests));
+		if (grown_dests)
+			dests = grown_dests;
+		if (!grown || !grown_dests) {
 			snapshot_free(&cur);
 			err = die(TT_EXIT_RUNTIME, "out of memory");
 			break;
 		}
-		rows = grown;
 		n = snapshot_diff(&prev, &cur, rows, cur.n);
-		err = report_interval(rep, rows, n, &wall, (double)(cur.mono_ns - start) / 1e9);
+		n_dests = dests_diff(&prev, &cur, dests, cur.n_dests);
+		err = report_interval(rep, rows, n, dests, n_dests, &wall,
+				      (double)(cur.mono_ns - start) / 1e9);
 		if (prev.mono_ns != first->mono_ns)
 			snapshot_free(&prev);
 		prev = cur;
@@ -198,6 +206,7 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 		}
 	}
 	free(rows);
+	free(dests);
 	return err;
 }
 
@@ -210,20 +219,28 @@ static void print_summary(struct tracer *t, const struct tt_snapshot *first,
 		[TT_DROP_PROC_MAP_FULL] = "events lost, the process map was full: raise --max-procs",
 		[TT_DROP_TW_MAP_FULL] = "timewait owners not recorded: raise --max-sockets",
 		[TT_DROP_REASON_MAP_FULL] = "RST reasons not counted: raise --max-procs",
+		[TT_DROP_DEST_MAP_FULL] = "destination rows not counted: raise --max-procs",
 	};
+	struct tt_dest_row *dests = calloc(last->n_dests ? last->n_dests : 1, sizeof(*dests));
 	size_t n;
 
-	if (!totals)
+	if (!totals || !dests) {
+		free(totals);
+		free(dests);
 		return;
+	}
 	n = snapshot_diff(first, last, totals, last->n);
 	report_summary(f, totals, n, (double)(last->mono_ns - first->mono_ns) / 1e9,
 		       &t->reason_names, t->reasons_available);
+	if (t->by_dest)
+		report_dest_summary(f, dests, dests_diff(first, last, dests, last->n_dests));
 	report_other_rsts(f, first, last, &t->reason_names);
 	for (int i = 0; i < TT_DROPS; i++)
 		if (last->drops[i] > first->drops[i])
 			fprintf(stderr, "tcptrace: %llu %s\n",
 				(unsigned long long)(last->drops[i] - first->drops[i]), drop_what[i]);
 	free(totals);
+	free(dests);
 }
 
 int main(int argc, char **argv)
@@ -273,6 +290,7 @@ int main(int argc, char **argv)
 		rep.csv = csv_file;
 	}
 	rep.names = &t.reason_names;
+	rep.by_dest = opts.by_dest;
 	libbpf_set_print(libbpf_print);
 	/* Before the slow part: a Ctrl-C while loading must not be lost (and
 	 * a shell starts background jobs with SIGINT ignored). */
@@ -313,8 +331,7 @@ int main(int argc, char **argv)
 		die(ret, "%s", t.err);
 		goto cleanup;
 	}
-	if (rep.csv)
-		csv_write_header(rep.csv);
+	report_csv_header(&rep);
 	fprintf(stderr, "tcptrace: tracing %s, %llu existing sockets found; %s\n",
 		opts.n_targets ? "the named processes" : "every process",
 		(unsigned long long)t.seeded,

@@ -24,6 +24,7 @@ enum {
 	OPT_CSV = 0x100,
 	OPT_MAX_SOCKETS,
 	OPT_MAX_PROCS,
+	OPT_BY,
 };
 
 static const struct option long_options[] = {
@@ -34,6 +35,7 @@ static const struct option long_options[] = {
 	{ "csv", required_argument, NULL, OPT_CSV },
 	{ "max-sockets", required_argument, NULL, OPT_MAX_SOCKETS },
 	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
+	{ "by", required_argument, NULL, OPT_BY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -55,10 +57,13 @@ const char tt_usage[] =
 	"  -d, --duration SECONDS    stop after SECONDS (at most 31 days)\n"
 	"  -c, --count N             stop after N intervals\n"
 	"      --csv FILE            also write every row to FILE as CSV (- for stdout)\n"
+	"      --by dest             rows per process and destination of its connect()s,\n"
+	"                            with the local ports still free toward each\n"
 	"      --max-sockets N       sockets followed at once (1024 to 16777216,\n"
 	"                            default 131072)\n"
-	"      --max-procs N         processes counted at once (16 to 1048576,\n"
-	"                            default 4096)\n"
+	"      --max-procs N         processes (and, with --by dest, process and\n"
+	"                            destination pairs) counted at once (16 to\n"
+	"                            1048576, default 4096)\n"
 	"  -h, --help                print this help and exit\n"
 	"  -V, --version             print the version and exit\n"
 	"\n"
@@ -336,6 +341,15 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 					    "%d to %d",
 					    optarg, MAX_PROCS_MIN, MAX_PROCS_MAX);
 			opts->max_procs = (uint32_t)v;
+			break;
+		case OPT_BY:
+			if (strcmp(optarg, "dest") == 0)
+				opts->by_dest = true;
+			else if (strcmp(optarg, "process") == 0)
+				opts->by_dest = false;
+			else
+				return fail(err, errlen,
+					    "invalid --by '%s': expected dest or process", optarg);
 			break;
 		case 'h':
 			opts->help = true;

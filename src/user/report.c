@@ -38,8 +38,28 @@ static int csv_failed(struct report *r, off_t good)
 	return -err;
 }
 
+void report_csv_header(struct report *r)
+{
+	if (!r->csv)
+		return;
+	if (r->by_dest)
+		csv_write_dest_header(r->csv);
+	else
+		csv_write_header(r->csv);
+}
+
+static void table_write_dests(FILE *f, const char *label, const struct tt_dest_row *dests,
+			      size_t n)
+{
+	table_write_dest_header(f, label);
+	for (size_t i = 0; i < n; i++)
+		if (!dest_row_is_zero(&dests[i]))
+			table_write_dest_row(f, &dests[i]);
+}
+
 int report_interval(struct report *r, const struct tt_row *rows, size_t n,
-		    const struct timespec *when, double elapsed_s)
+		    const struct tt_dest_row *dests, size_t n_dests, const struct timespec *when,
+		    double elapsed_s)
 {
 	char clock[16], iso[40];
 	struct tm local, utc;
@@ -52,10 +72,14 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 
 	if (r->table) {
 		fputc('\n', r->table);
-		table_write_header(r->table, clock);
-		for (size_t i = 0; i < n; i++)
-			if (report_shows(&rows[i]))
-				table_write_row(r->table, &rows[i]);
+		if (r->by_dest) {
+			table_write_dests(r->table, clock, dests, n_dests);
+		} else {
+			table_write_header(r->table, clock);
+			for (size_t i = 0; i < n; i++)
+				if (report_shows(&rows[i]))
+					table_write_row(r->table, &rows[i]);
+		}
 		if (fflush(r->table) || ferror(r->table))
 			return -(errno ? errno : EIO);
 	}
@@ -64,9 +88,13 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 		 * full disk) is cut back off the file. */
 		off_t good = ftello(r->csv);
 
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n && !r->by_dest; i++)
 			if (report_shows(&rows[i]) &&
 			    csv_write_row(r->csv, iso, elapsed_s, &rows[i], r->names))
+				return csv_failed(r, good);
+		for (size_t i = 0; i < n_dests && r->by_dest; i++)
+			if (!dest_row_is_zero(&dests[i]) &&
+			    csv_write_dest_row(r->csv, iso, elapsed_s, &dests[i]))
 				return csv_failed(r, good);
 		if (fflush(r->csv))
 			return csv_failed(r, good);
@@ -116,5 +144,12 @@ void report_other_rsts(FILE *f, const struct tt_snapshot *first, const struct tt
 		write_reasons(f, diff, names);
 		fputs(")\n", f);
 	}
+	fflush(f);
+}
+
+void report_dest_summary(FILE *f, const struct tt_dest_row *dests, size_t n)
+{
+	fprintf(f, "\nTotals by destination\n");
+	table_write_dests(f, "total", dests, n);
 	fflush(f);
 }

@@ -14,16 +14,25 @@ struct report {
 	FILE *table; /* NULL when the CSV goes to stdout */
 	FILE *csv;   /* NULL without --csv */
 	const struct tt_reason_names *names;
+	bool by_dest;    /* rows per destination instead of per process */
 	bool csv_failed; /* the last error was the CSV file's */
 };
 
 /* Whether a row is shown: named by --pid, or anything happened. */
 bool report_shows(const struct tt_row *row);
 
-/* One interval ending at wall-clock time `when`, elapsed_s after start.
- * Returns 0, or -errno of a failed write. */
+/* One interval ending at wall-clock time `when`, elapsed_s after start:
+ * the process rows, or with by_dest the destination rows. Returns 0, or
+ * -errno of a failed write. */
 int report_interval(struct report *r, const struct tt_row *rows, size_t n,
-		    const struct timespec *when, double elapsed_s);
+		    const struct tt_dest_row *dests, size_t n_dests, const struct timespec *when,
+		    double elapsed_s);
+
+/* The CSV header of the rows report_interval writes. */
+void report_csv_header(struct report *r);
+
+/* Totals per process and destination over the whole run (--by dest). */
+void report_dest_summary(FILE *f, const struct tt_dest_row *dests, size_t n);
 
 /* Totals per process over the whole run, then the RST reasons. */
 void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed_s,

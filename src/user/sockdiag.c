@@ -1,58 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* TCP socket dumps through NETLINK_SOCK_DIAG. A netlink socket belongs to
- * the namespace it was created in, so sockdiag_open enters the target's
- * namespace just long enough to create one. */
+/* TCP socket dumps through NETLINK_SOCK_DIAG, on a socket netns.c opened
+ * in the namespace to dump. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include "sockdiag.h"
-
-static int open_here(void)
-{
-	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-
-	if (fd < 0)
-		return -errno;
-	return fd;
-}
-
-int sockdiag_open(uint32_t pid)
-{
-	char path[64];
-	int self, target, fd, err;
-
-	if (pid == 0)
-		return open_here();
-	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
-	target = open(path, O_RDONLY | O_CLOEXEC);
-	if (target < 0)
-		return -errno;
-	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (self < 0) {
-		err = -errno;
-		close(target);
-		return err;
-	}
-	if (setns(target, CLONE_NEWNET)) {
-		fd = -errno;
-	} else {
-		fd = open_here();
-		if (setns(self, CLONE_NEWNET))
-			fd = -errno; /* cannot happen without losing our own namespace */
-	}
-	close(target);
-	close(self);
-	return fd;
-}
 
 static void to_diag_sock(const struct inet_diag_msg *msg, struct tt_diag_sock *s)
 {
@@ -67,6 +24,7 @@ static void to_diag_sock(const struct inet_diag_msg *msg, struct tt_diag_sock *s
 	memcpy(s->raddr, msg->id.idiag_dst, alen);
 	s->inode = msg->idiag_inode;
 	s->cookie = (uint64_t)msg->id.idiag_cookie[1] << 32 | msg->id.idiag_cookie[0];
+	s->expires_ms = msg->idiag_expires;
 }
 
 int sockdiag_dump(int fd, int family, uint32_t state_mask, sockdiag_cb cb, void *ctx)

@@ -116,3 +116,79 @@ bool snapshot_counts_equal(const struct tt_snapshot *a, const struct tt_snapshot
 	}
 	return true;
 }
+
+_Static_assert(sizeof(struct tt_dest_counters) % sizeof(__u64) == 0,
+	       "struct tt_dest_counters must hold only __u64 fields");
+#define DEST_WORDS (sizeof(struct tt_dest_counters) / sizeof(__u64))
+
+static int dest_cmp(const void *a, const void *b)
+{
+	const struct tt_dest_row *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	if (x->netns != y->netns)
+		return (x->netns > y->netns) - (x->netns < y->netns);
+	if (x->family != y->family)
+		return (x->family > y->family) - (x->family < y->family);
+	if (x->port != y->port)
+		return (x->port > y->port) - (x->port < y->port);
+	return memcmp(x->addr, y->addr, sizeof(x->addr));
+}
+
+void dests_sort(struct tt_dest_row *rows, size_t n)
+{
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), dest_cmp);
+}
+
+struct tt_dest_row *dests_find(struct tt_dest_row *rows, size_t n, const struct tt_dest_row *key)
+{
+	return n ? bsearch(key, rows, n, sizeof(*rows), dest_cmp) : NULL;
+}
+
+static void dest_row_diff(struct tt_dest_row *out, const struct tt_dest_row *cur,
+			  const struct tt_dest_row *prev, double dt_s)
+{
+	__u64 c[DEST_WORDS], p[DEST_WORDS];
+
+	*out = *cur;
+	out->runout_s = 0;
+	if (!prev)
+		return;
+	memcpy(c, &cur->c, sizeof(c));
+	memcpy(p, &prev->c, sizeof(p));
+	for (size_t i = 0; i < DEST_WORDS; i++)
+		c[i] = counter_delta(c[i], p[i]);
+	memcpy(&out->c, c, sizeof(c));
+	if (cur->ports_held > prev->ports_held && dt_s > 0)
+		out->runout_s = (double)cur->ports_free /
+				((double)(cur->ports_held - prev->ports_held) / dt_s);
+}
+
+size_t dests_diff(const struct tt_snapshot *prev, const struct tt_snapshot *cur,
+		  struct tt_dest_row *out, size_t max)
+{
+	size_t n_prev = prev ? prev->n_dests : 0;
+	double dt_s = prev ? (double)(cur->mono_ns - prev->mono_ns) / 1e9 : 0;
+	size_t j = 0, n_out = 0;
+
+	for (size_t i = 0; i < cur->n_dests && n_out < max; i++) {
+		const struct tt_dest_row *row = &cur->dests[i];
+		const struct tt_dest_row *match = NULL;
+
+		while (j < n_prev && dest_cmp(&prev->dests[j], row) < 0)
+			j++;
+		if (j < n_prev && dest_cmp(&prev->dests[j], row) == 0)
+			match = &prev->dests[j];
+		dest_row_diff(&out[n_out++], row, match, dt_s);
+	}
+	return n_out;
+}
+
+bool dest_row_is_zero(const struct tt_dest_row *row)
+{
+	static const struct tt_dest_counters zero;
+
+	return !row->tw_now && memcmp(&row->c, &zero, sizeof(zero)) == 0;
+}

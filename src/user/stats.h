@@ -25,6 +25,22 @@ struct tt_row {
 	uint64_t reasons[TT_REASON_SLOTS]; /* RSTs sent, by reason */
 };
 
+/* One process's connections to one destination (--by dest). */
+struct tt_dest_row {
+	uint32_t pid;
+	char comm[TT_COMM_LEN];
+	uint32_t netns;
+	uint16_t family;
+	uint16_t port;
+	uint8_t addr[16];
+	struct tt_dest_counters c;
+	uint64_t tw_now;     /* gauge: its timewait sockets toward the destination */
+	uint64_t ports_held; /* gauge: usable local ports of the namespace held toward it */
+	uint64_t ports_free; /* gauge: usable local ports still free toward it */
+	double runout_s;     /* in a difference: seconds until ports_free is 0 at the
+			      * interval's growth of ports_held; 0 when not growing */
+};
+
 /* RSTs in no process's row, in one network namespace, by reason. */
 struct tt_netns_rsts {
 	uint32_t netns;
@@ -39,6 +55,8 @@ struct tt_snapshot {
 	uint64_t drops[TT_DROPS];
 	size_t n_other;
 	struct tt_netns_rsts *other; /* cumulative, like rows */
+	size_t n_dests;
+	struct tt_dest_row *dests; /* --by dest only; sorted by dests_sort */
 };
 
 /* Slot of a reason value in tt_row.reasons. */
@@ -56,6 +74,21 @@ size_t snapshot_diff(const struct tt_snapshot *prev, const struct tt_snapshot *c
 
 /* True when the row has nothing to show: all counters and tw_now zero. */
 bool row_is_zero(const struct tt_row *row);
+
+/* Sort destination rows by pid, then destination. */
+void dests_sort(struct tt_dest_row *rows, size_t n);
+
+/* The row with key's pid and destination in rows sorted by dests_sort. */
+struct tt_dest_row *dests_find(struct tt_dest_row *rows, size_t n, const struct tt_dest_row *key);
+
+/* snapshot_diff for destination rows: counters become differences,
+ * gauges are taken from cur, and runout_s is worked out from the growth
+ * of ports_held since prev. Returns how many rows it wrote (at most max). */
+size_t dests_diff(const struct tt_snapshot *prev, const struct tt_snapshot *cur,
+		  struct tt_dest_row *out, size_t max);
+
+/* True when a destination row has nothing to show: counters and tw_now 0. */
+bool dest_row_is_zero(const struct tt_dest_row *row);
 
 /* True when both snapshots hold the same processes with the same counters
  * and RST reasons (tw_now, a gauge, is not compared): nothing happened

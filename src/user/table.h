@@ -16,4 +16,12 @@ void format_count(char *buf, size_t len, uint64_t v);
 void table_write_header(FILE *f, const char *label);
 void table_write_row(FILE *f, const struct tt_row *row);
 
+/* "192.0.2.1:80" or "[2001:db8::1]:80". buf must hold TT_DEST_LEN bytes. */
+#define TT_DEST_LEN 56
+void format_dest(char *buf, size_t len, const struct tt_dest_row *row);
+
+/* --by dest: the same, one row per process and destination. */
+void table_write_dest_header(FILE *f, const char *label);
+void table_write_dest_row(FILE *f, const struct tt_dest_row *row);
+
 #endif /* TT_TABLE_H */

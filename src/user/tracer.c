@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "ports.h"
 #include "proc_match.h"
 #include "sockdiag.h"
 #include "tcptrace.skel.h"
@@ -104,6 +105,7 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 		return fail(t, errno, "cannot open BPF object");
 	t->skel = skel;
 	skel->rodata->trace_all = opts->n_targets == 0;
+	skel->rodata->by_dest = t->by_dest = opts->by_dest;
 	bpf_program__set_autoload(skel->progs.handle_send_reset, t->reasons_available);
 	bpf_program__set_autoload(skel->progs.handle_send_reset_noreason, !t->reasons_available);
 
@@ -114,6 +116,7 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_counters, opts->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_comms, opts->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.rst_reasons, opts->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.dest_counters, opts->max_procs);
 	if (err)
 		return fail(t, err, "cannot size BPF maps");
 	return 0;
@@ -163,24 +166,34 @@ static int netns_of_pid(uint32_t pid, uint32_t *inum)
 	return 0;
 }
 
-/* The diag socket of pid's network namespace, opened on first use. */
+/* The files of pid's network namespace, opened on first use. */
 static struct tt_netns *netns_for_pid(struct tracer *t, uint32_t pid)
 {
 	uint32_t inum = 0;
-	int fd;
 
 	if (netns_of_pid(pid, &inum))
 		return NULL;
 	for (size_t i = 0; i < t->n_netns; i++)
 		if (t->netns[i].inum == inum)
 			return &t->netns[i];
-	if (t->n_netns == TT_MAX_NETNS)
+	if (t->n_netns == TT_MAX_NETNS || netns_open(pid, inum, &t->netns[t->n_netns]))
 		return NULL;
-	fd = sockdiag_open(pid);
-	if (fd < 0)
-		return NULL;
-	t->netns[t->n_netns] = (struct tt_netns){ .inum = inum, .diag_fd = fd };
 	return &t->netns[t->n_netns++];
+}
+
+/* The namespace's port sysctls as they are now (defaults where unreadable). */
+static void read_port_policy(const struct tt_netns *ns, struct tt_port_policy *p)
+{
+	char text[4096];
+
+	ports_policy_default(p);
+	if (netns_read_sysctl(ns, TT_SYSCTL_PORT_RANGE, text, sizeof(text)) == 0)
+		ports_parse_range(text, &p->lo, &p->hi);
+	if (netns_read_sysctl(ns, TT_SYSCTL_RESERVED_PORTS, text, sizeof(text)) == 0)
+		ports_parse_reserved(text, p->reserved);
+	if (netns_read_sysctl(ns, TT_SYSCTL_TW_REUSE, text, sizeof(text)) == 0 &&
+	    text[0] >= '0' && text[0] <= '2' && text[1] == '\0')
+		p->tw_reuse = text[0] - '0';
 }
 
 /* Socket inodes held by the seeded processes, sorted for bsearch. */
@@ -358,32 +371,6 @@ static __u8 seed_side(const struct seed_ctx *ctx, const struct tt_diag_sock *s)
 	return remote_ephemeral && !local_ephemeral ? TT_SIDE_IN : TT_SIDE_OUT;
 }
 
-/* net.ipv4.ip_local_port_range as the namespace of pid has it (the
- * kernel's default when it cannot be read). */
-static void read_port_range(uint32_t pid, uint16_t *lo, uint16_t *hi)
-{
-	char path[64], line[64], *end;
-	unsigned long a, b;
-	FILE *f;
-
-	*lo = 32768;
-	*hi = 60999;
-	snprintf(path, sizeof(path), "/proc/%u/sys/net/ipv4/ip_local_port_range", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fgets(line, sizeof(line), f)) {
-		errno = 0;
-		a = strtoul(line, &end, 10);
-		b = strtoul(end, &end, 10);
-		if (!errno && a >= 1 && a <= b && b <= 65535) {
-			*lo = (uint16_t)a;
-			*hi = (uint16_t)b;
-		}
-	}
-	fclose(f);
-}
-
 /* Listeners and connections; a connection on a listening port is `in`. */
 static void store_seeds(struct seed_ctx *ctx)
 {
@@ -464,11 +451,14 @@ int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all)
 		size_t before = t->n_netns;
 		struct tt_netns *ns = netns_for_pid(t, pids[i]);
 		struct seed_ctx ctx = { .t = t, .inodes = &inodes };
+		struct tt_port_policy policy;
 
 		if (!ns || t->n_netns == before)
 			continue; /* already dumped, or gone */
 		ctx.netns = ns->inum;
-		read_port_range(pids[i], &ctx.ephemeral_lo, &ctx.ephemeral_hi);
+		read_port_policy(ns, &policy);
+		ctx.ephemeral_lo = policy.lo;
+		ctx.ephemeral_hi = policy.hi;
 		sockdiag_dump(ns->diag_fd, AF_INET, SEED_STATES, keep_owned, &ctx);
 		sockdiag_dump(ns->diag_fd, AF_INET6, SEED_STATES, keep_owned, &ctx);
 		store_seeds(&ctx);
@@ -536,6 +526,17 @@ static struct tt_row *row_for(struct tt_snapshot *snap, size_t sorted, size_t *c
 	return &snap->rows[snap->n++];
 }
 
+/* Add ncpus per-CPU copies of a struct of __u64 words (size bytes each) to dst. */
+static void sum_percpu_words(void *dst, const void *percpu, size_t size, int ncpus)
+{
+	const __u64 *src = percpu;
+	__u64 *out = dst;
+
+	for (int cpu = 0; cpu < ncpus; cpu++)
+		for (size_t i = 0; i < size / sizeof(__u64); i++)
+			out[i] += src[(size_t)cpu * (size / sizeof(__u64)) + i];
+}
+
 static int read_counters(struct tracer *t, struct tt_snapshot *snap, size_t *cap, int ncpus)
 {
 	int fd = bpf_map__fd(t->skel->maps.proc_counters);
@@ -553,13 +554,7 @@ static int read_counters(struct tracer *t, struct tt_snapshot *snap, size_t *cap
 		row = row_for(snap, 0, cap, key);
 		if (!row)
 			break;
-		for (int cpu = 0; cpu < ncpus; cpu++) {
-			const __u64 *src = (const __u64 *)&percpu[cpu];
-			__u64 *dst = (__u64 *)&row->c;
-
-			for (size_t i = 0; i < sizeof(row->c) / sizeof(__u64); i++)
-				dst[i] += src[i];
-		}
+		sum_percpu_words(&row->c, percpu, sizeof(row->c), ncpus);
 	}
 	free(percpu);
 	return 0;
@@ -605,7 +600,19 @@ struct tw_ctx {
 	struct tt_snapshot *snap;
 	size_t sorted, *cap;
 	uint32_t netns;
+	struct tt_diag_sock *socks; /* --by dest: every socket of the namespace */
+	size_t n_socks, cap_socks;
 };
+
+/* The destination row of pid toward family/addr/port, if there is one. */
+static struct tt_dest_row *dest_row_of(struct tt_snapshot *snap, uint32_t pid, uint32_t netns,
+				       uint8_t family, const uint8_t *addr, uint16_t port)
+{
+	struct tt_dest_row key = { .pid = pid, .netns = netns, .family = family, .port = port };
+
+	memcpy(key.addr, addr, sizeof(key.addr));
+	return dests_find(snap->dests, snap->n_dests, &key);
+}
 
 static void count_timewait(const struct tt_diag_sock *sock, void *opaque)
 {
@@ -626,6 +633,50 @@ static void count_timewait(const struct tt_diag_sock *sock, void *opaque)
 	row = row_for(ctx->snap, ctx->sorted, ctx->cap, owner.tgid);
 	if (row)
 		row->tw_now++;
+	if (ctx->t->by_dest && owner.side == TT_SIDE_OUT) {
+		struct tt_dest_row *dest = dest_row_of(ctx->snap, owner.tgid, ctx->netns, sock->family,
+						       sock->raddr, sock->rport);
+		if (dest)
+			dest->tw_now++;
+	}
+}
+
+/* --by dest: the namespace's sockets are kept for the port headroom. */
+static void collect_socket(const struct tt_diag_sock *sock, void *opaque)
+{
+	struct tw_ctx *ctx = opaque;
+
+	if (sock->state == TCP_TIME_WAIT)
+		count_timewait(sock, ctx);
+	if (ctx->n_socks == ctx->cap_socks) {
+		size_t cap = ctx->cap_socks ? ctx->cap_socks * 2 : 1024;
+		struct tt_diag_sock *v = realloc(ctx->socks, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		ctx->socks = v;
+		ctx->cap_socks = cap;
+	}
+	ctx->socks[ctx->n_socks++] = *sock;
+}
+
+/* Local ports held and still free toward each destination row of ns. */
+static void count_ports(const struct tt_netns *ns, struct tw_ctx *ctx)
+{
+	struct tt_port_policy policy;
+	uint64_t usable;
+
+	read_port_policy(ns, &policy);
+	usable = ports_usable(&policy);
+	for (size_t i = 0; i < ctx->snap->n_dests; i++) {
+		struct tt_dest_row *d = &ctx->snap->dests[i];
+
+		if (d->netns != ns->inum)
+			continue;
+		d->ports_held = ports_held(&policy, ctx->socks, ctx->n_socks, (uint8_t)d->family,
+					   d->addr, d->port);
+		d->ports_free = usable > d->ports_held ? usable - d->ports_held : 0;
+	}
 }
 
 /* tw_now: the kernel's own list of timewait sockets, in every namespace a
@@ -635,10 +686,20 @@ static void read_timewait(struct tracer *t, struct tt_snapshot *snap, size_t sor
 	for (size_t i = 0; i < snap->n; i++)
 		netns_for_pid(t, snap->rows[i].pid);
 	for (size_t i = 0; i < t->n_netns; i++) {
-		struct tw_ctx ctx = { t, snap, sorted, cap, t->netns[i].inum };
+		struct tw_ctx ctx = {
+			.t = t, .snap = snap, .sorted = sorted, .cap = cap, .netns = t->netns[i].inum,
+		};
+		int fd = t->netns[i].diag_fd;
 
-		sockdiag_dump(t->netns[i].diag_fd, AF_INET, 1u << TCP_TIME_WAIT, count_timewait, &ctx);
-		sockdiag_dump(t->netns[i].diag_fd, AF_INET6, 1u << TCP_TIME_WAIT, count_timewait, &ctx);
+		if (!t->by_dest) {
+			sockdiag_dump(fd, AF_INET, 1u << TCP_TIME_WAIT, count_timewait, &ctx);
+			sockdiag_dump(fd, AF_INET6, 1u << TCP_TIME_WAIT, count_timewait, &ctx);
+			continue;
+		}
+		sockdiag_dump(fd, AF_INET, ~0u, collect_socket, &ctx);
+		sockdiag_dump(fd, AF_INET6, ~0u, collect_socket, &ctx);
+		count_ports(&t->netns[i], &ctx);
+		free(ctx.socks);
 	}
 }
 
@@ -674,6 +735,47 @@ static void read_other_rsts(struct tracer *t, struct tt_snapshot *snap, int ncpu
 		ns->reasons[reason_slot(key.reason)] += sum;
 	}
 	free(percpu);
+}
+
+static void read_dests(struct tracer *t, struct tt_snapshot *snap, int ncpus)
+{
+	int fd = bpf_map__fd(t->skel->maps.dest_counters);
+	int comms_fd = bpf_map__fd(t->skel->maps.proc_comms);
+	struct tt_dest_counters *percpu = calloc(ncpus, sizeof(*percpu));
+	struct tt_dest_key key, *prev = NULL;
+	size_t cap = 0;
+
+	if (!percpu)
+		return;
+	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+		struct tt_dest_row *row;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, percpu))
+			continue;
+		if (snap->n_dests == cap) {
+			size_t new_cap = cap ? cap * 2 : 64;
+			struct tt_dest_row *v = realloc(snap->dests, new_cap * sizeof(*v));
+
+			if (!v)
+				break;
+			snap->dests = v;
+			cap = new_cap;
+		}
+		row = &snap->dests[snap->n_dests++];
+		memset(row, 0, sizeof(*row));
+		row->pid = key.tgid;
+		row->netns = key.netns;
+		row->family = key.family;
+		row->port = key.port;
+		memcpy(row->addr, key.addr, sizeof(row->addr));
+		if (bpf_map_lookup_elem(comms_fd, &key.tgid, row->comm))
+			snprintf(row->comm, sizeof(row->comm), "?");
+		row->comm[sizeof(row->comm) - 1] = '\0';
+		sum_percpu_words(&row->c, percpu, sizeof(row->c), ncpus);
+	}
+	free(percpu);
+	dests_sort(snap->dests, snap->n_dests);
 }
 
 static void read_drops(struct tracer *t, struct tt_snapshot *snap, int ncpus)
@@ -733,6 +835,8 @@ int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap)
 		row_for(snap, 0, &cap, t->selected[i]);
 	rows_sort(snap->rows, snap->n);
 	sorted = snap->n;
+	if (t->by_dest)
+		read_dests(t, snap, ncpus); /* before read_timewait, which fills tw_now */
 	read_reasons(t, snap, sorted, &cap, ncpus);
 	read_timewait(t, snap, sorted, &cap);
 	read_drops(t, snap, ncpus);
@@ -746,9 +850,11 @@ void snapshot_free(struct tt_snapshot *snap)
 {
 	free(snap->rows);
 	free(snap->other);
+	free(snap->dests);
 	snap->rows = NULL;
 	snap->other = NULL;
-	snap->n = snap->n_other = 0;
+	snap->dests = NULL;
+	snap->n = snap->n_other = snap->n_dests = 0;
 }
 
 uint64_t tracer_map_bytes(struct tracer *t)
@@ -774,7 +880,7 @@ void tracer_close(struct tracer *t)
 	tcptrace_bpf__destroy(t->skel);
 	t->skel = NULL;
 	for (size_t i = 0; i < t->n_netns; i++)
-		close(t->netns[i].diag_fd);
+		netns_close(&t->netns[i]);
 	t->n_netns = 0;
 	for (size_t i = 0; i < TT_REASON_SLOTS; i++) {
 		free((char *)t->reason_names.name[i]);

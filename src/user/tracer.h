@@ -7,16 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "csv.h"
+#include "netns.h"
 #include "options.h"
 #include "stats.h"
 
 struct tcptrace_bpf;
 struct bpf_link;
-
-struct tt_netns {
-	uint32_t inum;
-	int diag_fd;
-};
 
 #define TT_MAX_NETNS 64
 
@@ -25,6 +21,7 @@ struct tracer {
 	struct bpf_link *links[8];
 	size_t n_links;
 	bool reasons_available; /* tcp_send_reset carries enum sk_rst_reason */
+	bool by_dest;           /* --by dest: destination rows in each snapshot */
 	struct tt_reason_names reason_names;
 	struct tt_netns netns[TT_MAX_NETNS];
 	size_t n_netns;

@@ -112,6 +112,65 @@ case_port_exhaustion() {
 	expect_eq "server eaddrnotavail" 0 "$(csv_sum "$csv" "$SRV" eaddrnotavail)"
 }
 
+# Column of a --by dest CSV for one destination: summed, or its last value.
+dest_sum() { # csv dest column
+	awk -F, -v dest="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$5 == dest { s += $c }
+		END { if (!c) { print "no-column-" col; exit } print s + 0 }' "$1"
+}
+dest_last() { # csv dest column
+	awk -F, -v dest="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$5 == dest { v = $c }
+		END { print v + 0 }' "$1"
+}
+
+# Sockets of the namespace toward a destination holding a port of the range.
+ports_held_toward() { # port lo hi
+	in_ns ss -tanH state all "( dport = :$1 )" |
+		awk -v lo="$2" -v hi="$3" '{ n = split($4, a, ":"); p = a[n] + 0 } p >= lo && p <= hi { c++ } END { print c + 0 }'
+}
+
+# --by dest: per destination, exhaustion and headroom from the namespace's
+# own range (4 ports, no timewait reuse): one client runs out toward :8080,
+# a second still has ports toward :8081, since a port is taken per
+# destination.
+case_by_dest() {
+	local csv=$WORK/d.csv rc
+	ns_new "net.ipv4.ip_local_port_range=40000 40003" net.ipv4.tcp_tw_reuse=0 || return 1
+	server_start 127.0.0.1 8080 4 hold || return 1
+	local srv_a=$SRV
+	server_start 127.0.0.1 8081 3 hold || return 1
+	: >"$WORK/tracer.err"
+	"$TCPTRACE" -p "$SCENARIO_NAME" --by dest -i 0.2 --csv "$csv" -- ip netns exec "$NS" sh -c "
+		\"$SCENARIO\" client --addr 127.0.0.1 --port 8080 --count 8 --mode exhaust >$WORK/a.out 2>&1 &&
+		\"$SCENARIO\" client --addr 127.0.0.1 --port 8081 --count 3 --mode exhaust >$WORK/b.out 2>&1" \
+		>"$WORK/tracer.out" 2>"$WORK/tracer.err"
+	rc=$?
+	wait "$srv_a" "$SRV"
+	expect_eq "both clients as expected (run mode status)" 0 "$rc"
+	expect_eq "client A's own EADDRNOTAVAIL count" 4 "$(field "$WORK/a.out" eaddrnotavail)"
+	expect_eq "header" "time,elapsed_s,pid,comm,dest,conn_out" "$(head -1 "$csv" | cut -d, -f1-6)"
+	local a=127.0.0.1:8080 b=127.0.0.1:8081
+	expect_eq "$a conn_out = client A's connected" "$(field "$WORK/a.out" connected)" "$(dest_sum "$csv" $a conn_out)"
+	expect_eq "$a eaddrnotavail = client A's own count" "$(field "$WORK/a.out" eaddrnotavail)" "$(dest_sum "$csv" $a eaddrnotavail)"
+	expect_eq "$a fin_active_out" 4 "$(dest_sum "$csv" $a fin_active_out)"
+	expect_eq "$a tw_out = ss timewait toward it" "$(tw_count dport 8080)" "$(dest_sum "$csv" $a tw_out)"
+	expect_eq "$a tw_now = ss timewait toward it" "$(tw_count dport 8080)" "$(dest_last "$csv" $a tw_now)"
+	expect_eq "$a ports_held = ss sockets toward it in the range" "$(ports_held_toward 8080 40000 40003)" "$(dest_last "$csv" $a ports_held)"
+	expect_eq "$a ports_free" 0 "$(dest_last "$csv" $a ports_free)"
+	expect_eq "$b conn_out = client B's connected" "$(field "$WORK/b.out" connected)" "$(dest_sum "$csv" $b conn_out)"
+	expect_eq "$b eaddrnotavail" 0 "$(dest_sum "$csv" $b eaddrnotavail)"
+	expect_eq "$b tw_out = ss timewait toward it" "$(tw_count dport 8081)" "$(dest_sum "$csv" $b tw_out)"
+	expect_eq "$b ports_held = ss sockets toward it in the range" "$(ports_held_toward 8081 40000 40003)" "$(dest_last "$csv" $b ports_held)"
+	expect_eq "$b ports_free = 4 - held" $((4 - $(ports_held_toward 8081 40000 40003))) "$(dest_last "$csv" $b ports_free)"
+	expect_eq "all connections = TcpActiveOpens" "$(nstat_of TcpActiveOpens)" \
+		$(($(dest_sum "$csv" $a conn_out) + $(dest_sum "$csv" $b conn_out)))
+	expect_eq "table: destination rows in the summary" 2 \
+		"$(awk '/^Totals by destination/ { on = 1 } on && / 127\.0\.0\.1:808[01] /' "$WORK/tracer.out" | wc -l)"
+}
+
 case_connection_refused() {
 	ns_new || return 1
 	# Nothing listens on $PORT. tcptrace needs a running process of the
@@ -614,6 +673,7 @@ run_case "close with unread data: RST sent" case_close_with_unread_data
 run_case "RST received" case_rst_received
 run_case "port exhaustion: exact EADDRNOTAVAIL" case_port_exhaustion
 run_case "connection refused" case_connection_refused
+run_case "--by dest: per destination, port headroom from the namespace's range" case_by_dest
 run_case "connected before tcptrace started" case_connected_before_start
 run_case "only the server traced" case_only_server_traced
 run_case "every process traced" case_every_process

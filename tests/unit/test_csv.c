@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <unistd.h>
 #include "csv.h"
 
@@ -261,10 +262,46 @@ static void test_rows_follow_the_header(void **state)
 	free(c.text);
 }
 
+static void test_dest_header_and_row(void **state)
+{
+	struct tt_dest_row d;
+	struct capture c;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	d.pid = 77;
+	strcpy(d.comm, "nginx");
+	d.family = AF_INET;
+	d.port = 8081;
+	d.addr[0] = 10;
+	d.addr[3] = 9;
+	d.c.conn = 5;
+	d.c.fin_active = 4;
+	d.c.timeout = 1;
+	d.c.tw = 4;
+	d.tw_now = 9;
+	d.c.connfail = 2;
+	d.c.eaddrnotavail = 3;
+	d.ports_held = 100;
+	d.ports_free = 7;
+	d.runout_s = 1.25;
+	capture_start(&c);
+	csv_write_dest_header(c.f);
+	assert_int_equal(csv_write_dest_row(c.f, "2026-11-22T16:45:01.000Z", 2.5, &d), 0);
+	assert_string_equal(
+		capture_end(&c),
+		"time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,rst_sent_out,"
+		"rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,eaddrnotavail,ports_held,"
+		"ports_free,runout_s\n"
+		"2026-11-22T16:45:01.000Z,2.500,77,nginx,10.0.0.9:8081,5,4,0,0,0,1,4,9,2,3,100,7,1.2\n");
+	free(c.text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header),
+		cmocka_unit_test(test_dest_header_and_row),
 		cmocka_unit_test(test_row_of_zeros),
 		cmocka_unit_test(test_row_puts_each_counter_in_its_column),
 		cmocka_unit_test(test_elapsed_has_three_decimals),

@@ -414,6 +414,16 @@ static void test_foreign_header(void **state)
 	expect_parse_error("name,value\nx,1\n", 16, 1, NOT_OURS);
 }
 
+static void test_per_destination_csv_is_named(void **state)
+{
+	static const char text[] = "time,elapsed_s,pid,comm,dest,conn_out\n";
+
+	(void)state;
+	expect_parse_error(text, sizeof(text) - 1, 1,
+			   "a per-destination CSV (--by dest); compare reads the per-process CSV "
+			   "that tcptrace writes without --by dest");
+}
+
 static void test_header_that_is_not_csv_is_foreign(void **state)
 {
 	(void)state;
@@ -618,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_many_rows_grow_the_array),
 		cmocka_unit_test(test_empty_file),
 		cmocka_unit_test(test_foreign_header),
+		cmocka_unit_test(test_per_destination_csv_is_named),
 		cmocka_unit_test(test_header_that_is_not_csv_is_foreign),
 		cmocka_unit_test(test_header_missing_a_column),
 		cmocka_unit_test(test_header_missing_the_reasons),

@@ -471,6 +471,21 @@ static void test_no_command_without_double_dash(void **state)
 	assert_null(p.opts.command);
 }
 
+static void test_by_dest(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-p", "nginx"));
+	assert_false(p.opts.by_dest);
+	parse_ok(&p, ARGV("--by", "dest"));
+	assert_true(p.opts.by_dest);
+	parse_ok(&p, ARGV("--by", "dest", "--by", "process"));
+	assert_false(p.opts.by_dest);
+	parse_fails_with(ARGV("--by", "port"), "invalid --by 'port': expected dest or process");
+	parse_fails_with(ARGV("--by"), "option '--by' needs an argument");
+}
+
 static void test_double_dash_needs_a_command(void **state)
 {
 	(void)state;
@@ -580,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_command_after_double_dash),
 		cmocka_unit_test(test_no_command_without_double_dash),
 		cmocka_unit_test(test_double_dash_needs_a_command),
+		cmocka_unit_test(test_by_dest),
 		cmocka_unit_test(test_parsing_twice_starts_afresh),
 		cmocka_unit_test(test_error_is_cut_to_errlen),
 		cmocka_unit_test(test_usage_documents_exit_codes_and_examples),

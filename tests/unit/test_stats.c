@@ -275,6 +275,63 @@ static void test_counts_equal_ignores_tw_now_only(void **state)
 	assert_false(snapshot_counts_equal(&a, &b));
 }
 
+static struct tt_dest_row dest(uint32_t pid, uint16_t port, uint64_t conn, uint64_t held,
+			       uint64_t free_ports)
+{
+	struct tt_dest_row d;
+
+	memset(&d, 0, sizeof(d));
+	d.pid = pid;
+	d.family = 2;
+	d.port = port;
+	d.c.conn = conn;
+	d.ports_held = held;
+	d.ports_free = free_ports;
+	return d;
+}
+
+static void test_dests_diff_counters_gauges_and_runout(void **state)
+{
+	struct tt_dest_row prev_rows[] = { dest(7, 80, 100, 1000, 3000) };
+	struct tt_dest_row cur_rows[] = { dest(7, 80, 150, 1500, 2500), dest(7, 81, 5, 5, 3995) };
+	struct tt_snapshot prev = { .mono_ns = 1000000000ull, .n_dests = 1, .dests = prev_rows };
+	struct tt_snapshot cur = { .mono_ns = 3000000000ull, .n_dests = 2, .dests = cur_rows };
+	struct tt_dest_row out[2];
+
+	(void)state;
+	dests_sort(cur_rows, 2);
+	assert_int_equal(dests_diff(&prev, &cur, out, 2), 2);
+	assert_int_equal(out[0].port, 80);
+	assert_int_equal(out[0].c.conn, 50);
+	assert_int_equal(out[0].ports_held, 1500);
+	/* 500 more ports held in 2 s: 2500 free last 10 s at that rate. */
+	assert_true(out[0].runout_s > 9.99 && out[0].runout_s < 10.01);
+	/* New since prev: counted from zero, no rate yet. */
+	assert_int_equal(out[1].c.conn, 5);
+	assert_true(out[1].runout_s == 0);
+	/* Ports held going down: not running out. */
+	prev_rows[0].ports_held = 2000;
+	dests_diff(&prev, &cur, out, 2);
+	assert_true(out[0].runout_s == 0);
+	assert_int_equal(dests_diff(&prev, &cur, out, 1), 1);
+}
+
+static void test_dests_find(void **state)
+{
+	struct tt_dest_row rows[] = { dest(9, 80, 1, 0, 0), dest(7, 81, 2, 0, 0), dest(7, 80, 3, 0, 0) };
+	struct tt_dest_row key = dest(7, 81, 0, 0, 0);
+
+	(void)state;
+	dests_sort(rows, 3);
+	assert_int_equal(dests_find(rows, 3, &key)->c.conn, 2);
+	key.addr[3] = 1;
+	assert_null(dests_find(rows, 3, &key));
+	assert_null(dests_find(rows, 0, &key));
+	assert_true(dest_row_is_zero(&key));
+	key.tw_now = 1;
+	assert_false(dest_row_is_zero(&key));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +353,8 @@ int main(void)
 		cmocka_unit_test(test_row_is_zero_false_for_any_counter),
 		cmocka_unit_test(test_row_is_zero_false_for_tw_now),
 		cmocka_unit_test(test_counts_equal_ignores_tw_now_only),
+		cmocka_unit_test(test_dests_diff_counters_gauges_and_runout),
+		cmocka_unit_test(test_dests_find),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

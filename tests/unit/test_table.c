@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include "table.h"
 
 #define HEADER_LINE_1(label)                                                              \
@@ -240,6 +241,64 @@ static void test_row_truncates_comm_and_shortens_counts(void **state)
 	free(c.text);
 }
 
+static struct tt_dest_row nginx_dest(void)
+{
+	struct tt_dest_row d;
+
+	memset(&d, 0, sizeof(d));
+	d.pid = 77;
+	strcpy(d.comm, "nginx");
+	d.family = AF_INET;
+	d.port = 8081;
+	d.addr[0] = 127;
+	d.addr[3] = 1;
+	d.c.conn = 950;
+	d.c.fin_active = 940;
+	d.c.rst_recv = 10;
+	d.c.tw = 940;
+	d.tw_now = 28000;
+	d.c.eaddrnotavail = 50;
+	d.ports_free = 123;
+	d.runout_s = 4.4;
+	return d;
+}
+
+static void test_dest_header_and_row_line_up(void **state)
+{
+	struct tt_dest_row d = nginx_dest();
+	struct capture c;
+
+	(void)state;
+	capture_start(&c);
+	table_write_dest_header(c.f, "16:45:01");
+	table_write_dest_row(c.f, &d);
+	assert_string_equal(
+		capture_end(&c),
+		"16:45:01                                          fin         rst       timewait        ports\n"
+		"    PID COMM      DESTINATION            conn  actv  pasv  sent  recv    tw   now  fail  free runout\n"
+		"     77 nginx     127.0.0.1:8081          950   940     0     0    10   940 28000    50   123     4s\n");
+	free(c.text);
+}
+
+static void test_dest_runout_dash_when_not_growing_and_ipv6(void **state)
+{
+	struct tt_dest_row d = nginx_dest();
+	char dest[TT_DEST_LEN];
+	struct capture c;
+
+	(void)state;
+	d.runout_s = 0;
+	d.family = AF_INET6;
+	memset(d.addr, 0, sizeof(d.addr));
+	d.addr[15] = 1;
+	format_dest(dest, sizeof(dest), &d);
+	assert_string_equal(dest, "[::1]:8081");
+	capture_start(&c);
+	table_write_dest_row(c.f, &d);
+	assert_non_null(strstr(capture_end(&c), "   123      -\n"));
+	free(c.text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +313,8 @@ int main(void)
 		cmocka_unit_test(test_header_with_total_label),
 		cmocka_unit_test(test_row_sums_sides_of_fin_and_rst),
 		cmocka_unit_test(test_header_and_row_line_up),
+		cmocka_unit_test(test_dest_header_and_row_line_up),
+		cmocka_unit_test(test_dest_runout_dash_when_not_growing_and_ipv6),
 		cmocka_unit_test(test_row_puts_each_counter_in_its_column),
 		cmocka_unit_test(test_row_truncates_comm_and_shortens_counts),
 	};
