@@ -543,21 +543,29 @@ case_bad_input() {
 # them: what a tcptrace that exited would have left behind (another
 # tcptrace running meanwhile holds its own). Holders are found through
 # prog_id in /proc/*/fdinfo: bpftool's pids column needs BPF iterators,
-# which this kernel refuses.
+# which this kernel refuses. The kernel frees a released program a moment
+# later, so only programs found unheld in two looks a second apart count:
+# another tcptrace exiting meanwhile must not fail this one's test.
 tcptrace_programs() {
-	bpftool prog show -j 2>/dev/null | python3 -c '
-import glob, json, sys
-held = set()
-for info in glob.glob("/proc/[0-9]*/fdinfo/*"):
-    try:
-        for line in open(info):
-            if line.startswith("prog_id:"):
-                held.add(int(line.split()[1]))
-    except OSError:
-        pass
+	python3 -c '
+import glob, json, subprocess, time
 names = ("handle_set_state", "handle_send_reset", "handle_receive_res", "handle_rcv_space_ad",
          "handle_destroy_sock", "handle_send_reset_noreason")
-print(sum(1 for p in json.load(sys.stdin) if p.get("name", "") in names and p["id"] not in held))'
+def unheld():
+    progs = json.loads(subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True,
+                                      text=True).stdout or "[]")
+    held = set()
+    for info in glob.glob("/proc/[0-9]*/fdinfo/*"):
+        try:
+            for line in open(info):
+                if line.startswith("prog_id:"):
+                    held.add(int(line.split()[1]))
+        except OSError:
+            pass
+    return {p["id"] for p in progs if p.get("name", "") in names and p["id"] not in held}
+first = unheld()
+time.sleep(1)
+print(len(first & unheld()) if first else 0)'
 }
 
 # Every way a run ends: rows complete, summary written, nothing attached.
