@@ -11,7 +11,8 @@
 #
 # --all traces every process (ab included) instead of haproxy and nginx.
 # --truth FILE writes what the kernel and ab counted in the namespace over
-# the same run (nstat, ss, ab), for tests to compare tcptrace's CSV with.
+# the same run (nstat, ss, ab), for tests to compare tcptrace's CSV with;
+# FILE.nstat gets every kernel counter of the namespace.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 TCPTRACE=${TCPTRACE:-$TOP/tcptrace}
@@ -112,7 +113,7 @@ TRACER=""
 if [ -n "$TRUTH" ]; then
 	{
 		for counter in TcpActiveOpens TcpPassiveOpens TcpOutRsts TcpExtTW TcpExtTWKilled \
-			TcpExtTCPTimeWaitOverflow TcpAttemptFails; do
+			TcpExtTCPTimeWaitOverflow TcpAttemptFails TcpExtTCPAbortFailed; do
 			echo "$counter=$(in_ns nstat -az "$counter" | awk -v k="$counter" '$1 == k { print $2 }')"
 		done
 		echo "ss_timewait_before=$TW_BEFORE"
@@ -127,4 +128,6 @@ if [ -n "$TRUTH" ]; then
 		echo "nginx_master=$(cat "$RUN/nginx.pid")"
 		echo "nginx_pids=$(pids_named nginx)"
 	} >"$TRUTH"
+	# Every counter of the namespace, for a look when a figure differs.
+	in_ns nstat -az >"$TRUTH.nstat"
 fi
