@@ -125,6 +125,26 @@ csv_reasons() { # csv pid
 # A kernel counter of the test namespace (absolute: the namespace is new).
 nstat_of() { in_ns nstat -az "$1" | awk -v k="$1" '$1 == k { print $2 }'; }
 
+# Inode number of the test namespace, as tcptrace names it.
+ns_inum() { stat -L -c %i "/run/netns/$NS"; }
+
+# RSTs that tcptrace put in no process row, for one network namespace, from
+# its summary line "RSTs in no process row, network namespace N: COUNT (...)";
+# 0 when there is none.
+other_rsts() { # tracer-stdout netns-inum
+	awk -v ns="$2" '
+		/^RSTs in no process row, network namespace / && $8 == ns ":" { n = $9 }
+		END { print n + 0 }' "$1"
+}
+
+# The reasons of that line, as tcptrace prints them ("NO_SOCKET 5").
+other_rst_reasons() { # tracer-stdout netns-inum
+	awk -v ns="$2" '
+		/^RSTs in no process row, network namespace / && $8 == ns ":" {
+			sub(/^[^(]*\(/, ""); sub(/\)$/, ""); print
+		}' "$1"
+}
+
 # Timewait sockets in the namespace whose local (sport) or remote (dport) port is given.
 tw_count() { # sport|dport port
 	in_ns ss -tanH state time-wait "( $1 = :$2 )" | wc -l

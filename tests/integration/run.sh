@@ -188,6 +188,11 @@ case_connection_refused() {
 	expect_eq "client conn_out" 0 "$(csv_sum "$csv" "$CLI" conn_out)"
 	expect_eq "client rst_recv_out (no connection ended)" 0 "$(csv_sum "$csv" "$CLI" rst_recv_out)"
 	expect_eq "client eaddrnotavail" 0 "$(csv_sum "$csv" "$CLI" eaddrnotavail)"
+	# The kernel answers each SYN with an RST that has no socket: in no
+	# process row, but in the namespace's own line of the summary.
+	expect_eq "RSTs in no process row of the namespace = TcpOutRsts" "$(nstat_of TcpOutRsts)" \
+		"$(other_rsts "$WORK/tracer.out" "$(ns_inum)")"
+	expect_eq "their reasons" "NO_SOCKET 5" "$(other_rst_reasons "$WORK/tracer.out" "$(ns_inum)")"
 }
 
 # Connections established before tcptrace started: found through
@@ -289,21 +294,24 @@ proxy_under_ab() { # requests concurrency time-limit
 	all_out=$(awk -F, 'NR > 1 { s += $6 } END { print s + 0 }' "$csv")
 	all_rst=$(awk -F, 'NR > 1 { s += $11 + $12 + $23 } END { print s + 0 }' "$csv")
 	local other_rst
-	other_rst=$(awk -v ns="$netns_inum" '$1 == "RSTs" && $7 == ns":" { print $8 }' "$WORK/tracer.out")
-	all_rst=$((all_rst + ${other_rst:-0}))
+	other_rst=$(other_rsts "$WORK/tracer.out" "$netns_inum")
+	all_rst=$((all_rst + other_rst))
 	all_tw=$(awk -F, 'NR > 1 { s += $15 + $16 } END { print s + 0 }' "$csv")
 	expect_eq "ab completed its requests" "$requests 0" "$ab_complete $ab_failed"
 	expect_eq "conn_in, haproxy+nginx+ab = TcpPassiveOpens" "$TcpPassiveOpens" "$all_in"
 	expect_eq "conn_out, haproxy+nginx+ab = TcpActiveOpens" "$TcpActiveOpens" "$all_out"
-	if [ "$requests" -le 10000 ]; then
-		expect_eq "rst_sent + tw_rst of haproxy+nginx+ab, + other RSTs of the namespace = TcpOutRsts" "$TcpOutRsts" "$all_rst"
+	# Exact. Every RST the kernel counts in TcpOutRsts fires tcp_send_reset,
+	# except one that tcp_send_active_reset cannot allocate: that one also
+	# counts TcpExtTCPAbortFailed, which besides counts a traced RST that
+	# failed to transmit (not seen on loopback). With no failure, the usual
+	# case, the range is the one number TcpOutRsts (see README, Reliability).
+	log "    RSTs: TcpOutRsts $TcpOutRsts, TcpExtTCPAbortFailed $TcpExtTCPAbortFailed; tcptrace $all_rst, of which $other_rst in no process row ($(other_rst_reasons "$WORK/tracer.out" "$netns_inum"))"
+	local what="rst_sent + tw_rst of haproxy+nginx+ab, + RSTs in no process row of the namespace"
+	if [ "$TcpExtTCPAbortFailed" -eq 0 ]; then
+		expect_eq "$what = TcpOutRsts" "$TcpOutRsts" "$all_rst"
 	else
-		# Open gap: in runs of 500,000 requests 0 to 3 RSTs the kernel
-		# counts are in no tcptrace figure (not recursion misses: none are
-		# reported). Allowed: 1 in 100,000; the difference is printed.
-		local gap=$((TcpOutRsts - all_rst))
-		log "    RSTs TcpOutRsts $TcpOutRsts, tcptrace $all_rst, difference $gap"
-		expect_eq "RSTs within 1 in 100,000 of TcpOutRsts" 1 "$((gap >= 0 && gap * 100000 <= TcpOutRsts))"
+		expect_eq "$what within TcpOutRsts - TcpExtTCPAbortFailed .. TcpOutRsts" 1 \
+			"$((all_rst <= TcpOutRsts && all_rst >= TcpOutRsts - TcpExtTCPAbortFailed))"
 	fi
 	expect_eq "tw, haproxy+nginx+ab = TcpExtTW + TcpExtTWKilled" "$((TcpExtTW + TcpExtTWKilled))" "$all_tw"
 	local tw_now
