@@ -361,6 +361,27 @@ check_abort() { # name addr mode
 	report "$1" "$(scenario_summary)$(kernel_summary)"
 }
 
+# The server's FIN, acknowledged (FIN_WAIT2), then close() with SO_LINGER 0:
+# tcp_disconnect sends one RST per connection (the SO_LINGER 0 close counts
+# TcpExtTCPAbortOnData), the client goes from CLOSE_WAIT to CLOSE
+# (TcpEstabResets), and no TIME_WAIT is left.
+check_halfclose_abort() {
+	local n=20
+
+	run_case halfclose-linger0-server 127.0.0.1 halfclose-linger0-server \
+		halfclose-linger0-server $n $n
+	expect_field "$cli_out" client connected $n
+	expect_field "$cli_out" client rst_seen $n
+	expect_field "$srv_out" server accepted $n
+	expect_opens $n $n
+	expect_counter TcpOutRsts = $n
+	expect_counter TcpExtTCPAbortOnData = $n
+	expect_counter TcpEstabResets = $n
+	expect_eq tw_total $((tw_srv + tw_other)) 0
+	expect_counter TcpExtTW = 0
+	report halfclose-linger0-server "$(scenario_summary)$(kernel_summary)"
+}
+
 # 4 local ports for one destination: 4 connects succeed, 4 find no port and
 # never send a SYN (TcpActiveOpens counts only the 4).
 check_exhaust() {
@@ -409,6 +430,7 @@ check_fin_client fin-client 127.0.0.1
 check_abort linger0-server 127.0.0.1 linger0-server
 check_abort unread-server 127.0.0.1 unread-server
 check_abort linger0-client 127.0.0.1 linger0-client
+check_halfclose_abort
 check_exhaust
 check_refused
 check_hold

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Ground truth for the integration tests: one side (server or client) of a
  * TCP scenario that ends connections in exactly one way (FIN from either
- * side, RST from either side, port exhaustion, refused connects, held
- * connections). It counts what it saw and prints one key=value summary line
+ * side, RST from either side, an RST after the server's FIN, port
+ * exhaustion, refused connects, held connections). It counts what it saw and prints one key=value summary line
  * so a test can compare a tracer's numbers with it.
  *
  * Exit codes: 0 the scenario went as its mode expects, 1 it did not (one
@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -38,6 +39,7 @@ enum mode {
 	MODE_EXHAUST,
 	MODE_HOLD,
 	MODE_REFUSED,
+	MODE_HALFCLOSE_LINGER0_SERVER,
 };
 
 static const char *const mode_names[] = {
@@ -49,6 +51,7 @@ static const char *const mode_names[] = {
 	[MODE_EXHAUST] = "exhaust",
 	[MODE_HOLD] = "hold",
 	[MODE_REFUSED] = "refused",
+	[MODE_HALFCLOSE_LINGER0_SERVER] = "halfclose-linger0-server",
 };
 
 #define N_MODES (sizeof(mode_names) / sizeof(mode_names[0]))
@@ -98,6 +101,7 @@ static void usage(FILE *out)
 		"usage: tt-scenario server --addr ADDR --port PORT --count N --mode MODE [--ready FILE]\n"
 		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE]\n"
 		"modes: fin-server fin-client linger0-server unread-server linger0-client\n"
+		"       halfclose-linger0-server\n"
 		"       hold (both), exhaust refused (client only)\n");
 }
 
@@ -289,6 +293,45 @@ static int set_linger0(int fd)
 	return setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 }
 
+/* Waits until the peer has acknowledged our FIN (FIN_WAIT2). 0, or -1
+ * after IO_TIMEOUT_MS. */
+static int wait_fin_wait2(int fd)
+{
+	struct timespec step = { .tv_nsec = 1000000 };
+	struct tcp_info info;
+	socklen_t len;
+
+	for (int waited = 0; waited < IO_TIMEOUT_MS; waited++) {
+		len = sizeof(info);
+		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len))
+			return -1;
+		if (info.tcpi_state == TCP_FIN_WAIT2)
+			return 0;
+		nanosleep(&step, NULL);
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+/* After the peer's FIN: waits for its RST, which ends the socket (POLLHUP)
+ * with an error. 0 when it came, -1 otherwise. */
+static int wait_reset_after_eof(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = 0 };
+	socklen_t len = sizeof(int);
+	int err = 0, r;
+
+	do
+		r = poll(&pfd, 1, IO_TIMEOUT_MS);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0 || !(pfd.revents & POLLHUP))
+		return -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
+		return -1;
+	/* tcp_reset: EPIPE in CLOSE_WAIT, where our side is after the FIN. */
+	return err == EPIPE || err == ECONNRESET ? 0 : -1;
+}
+
 static const char *errno_text(int err)
 {
 	return err == EAGAIN ? "timed out" : strerror(err);
@@ -444,6 +487,15 @@ static void serve_one(const struct config *cfg, int fd, long i, struct server_co
 	case MODE_LINGER0_SERVER:
 		if (set_linger0(fd)) {
 			note_error("server connection %ld: SO_LINGER: %s", i, strerror(errno));
+			sc->errors++;
+		}
+		break;
+	case MODE_HALFCLOSE_LINGER0_SERVER:
+		/* FIN first, then the abort: close() goes through tcp_disconnect
+		 * from FIN_WAIT2, which sends the RST (TCP_STATE). */
+		if (shutdown(fd, SHUT_WR) || wait_fin_wait2(fd) || set_linger0(fd)) {
+			note_error("server connection %ld: FIN, then SO_LINGER 0: %s", i,
+				   errno_text(errno));
 			sc->errors++;
 		}
 		break;
@@ -689,6 +741,19 @@ static void client_one(const struct config *cfg, long i, struct client_counts *c
 	switch (cfg->mode) {
 	case MODE_FIN_CLIENT:
 		break;
+	case MODE_HALFCLOSE_LINGER0_SERVER:
+		end = read_until_end(fd, "client", i);
+		if (end != END_EOF) {
+			if (end == END_RST)
+				note_error("client connection %ld: reset before the FIN", i);
+			cc->other_errors++;
+		} else if (wait_reset_after_eof(fd)) {
+			note_error("client connection %ld: no reset after the FIN", i);
+			cc->other_errors++;
+		} else {
+			cc->rst_seen++;
+		}
+		break;
 	case MODE_LINGER0_CLIENT:
 		if (set_linger0(fd)) {
 			note_error("client connection %ld: SO_LINGER: %s", i, strerror(errno));
@@ -776,6 +841,7 @@ static bool client_as_expected(const struct config *cfg, const struct client_cou
 		return cc->refused == n && cc->connected == 0 && cc->eaddrnotavail == 0;
 	case MODE_LINGER0_SERVER:
 	case MODE_UNREAD_SERVER:
+	case MODE_HALFCLOSE_LINGER0_SERVER:
 		return cc->connected == n && cc->rst_seen == n && !cc->refused &&
 		       !cc->eaddrnotavail;
 	default:
