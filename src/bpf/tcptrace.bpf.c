@@ -558,7 +558,7 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 		__u32 zero = 0;
 		__u64 *ahead = bpf_map_lookup_elem(&rst_counted_ahead, &zero);
 
-		s->flags |= TT_SK_RST_SENT;
+		s->flags |= TT_SK_RST_SENT | TT_SK_RST_AHEAD;
 		s->rst_reason = reason_abort_on_data();
 		if (ahead)
 			*ahead = (__u64)sk;
@@ -692,7 +692,16 @@ static __always_inline bool count_connection_rst(const struct sock *sk, const st
 {
 	struct tt_sock *s = lookup_sock(sk, (__u64)sk);
 
-	if (!s || (s->flags & TT_SK_RST_SENT))
+	if (!s)
+		return false;
+	/* The RST expected at the move to CLOSE, here before the socket's end
+	 * (tcp_disconnect from FIN_WAIT): counted already, the kernel's reason. */
+	if (s->flags & TT_SK_RST_AHEAD) {
+		s->flags &= ~TT_SK_RST_AHEAD;
+		s->rst_reason = reason;
+		return true;
+	}
+	if (s->flags & TT_SK_RST_SENT)
 		return false;
 	if (skb && BPF_CORE_READ(sk, __sk_common.skc_state) != TCP_CLOSE)
 		return false;
@@ -707,11 +716,13 @@ static __always_inline void on_send_reset(const struct sock *sk, const struct sk
 					  __u32 reason)
 {
 	__u32 zero = 0;
-	__u64 *ahead = bpf_map_lookup_elem(&rst_counted_ahead, &zero);
+	__u64 key = (__u64)sk, *ahead = bpf_map_lookup_elem(&rst_counted_ahead, &zero);
 
-	if (ahead && sk && *ahead == (__u64)sk) {
+	if (ahead && sk && *ahead == key) {
 		*ahead = 0;
-		return;
+		/* Counted at the socket's end, unless it is still followed. */
+		if (!bpf_map_lookup_elem(&sock_owner, &key))
+			return;
 	}
 	if (!sk) {
 		count_other_rst(BPF_CORE_READ(skb, dev, nd_net.net, ns.inum), reason);

@@ -74,6 +74,23 @@ case_linger0_server() {
 	expect_eq "server RST reasons" "TCP_STATE=$N" "$(csv_reasons "$csv" "$SRV")"
 }
 
+# FIN first, then SO_LINGER 0: the RST comes from tcp_disconnect on a
+# FIN_WAIT2 socket (kernel reason TCP_STATE), after the move to CLOSE.
+# tcptrace expects an RST there ahead of time; the real one must neither
+# be counted twice nor lose the kernel's reason.
+case_halfclose_then_linger0() {
+	ns_new && run_pair 127.0.0.1 halfclose-linger0-server || return 1
+	local csv=$WORK/t.csv
+	expect_eq "server rst_sent_in = TcpOutRsts" "$(nstat_of TcpOutRsts)" "$(csv_sum "$csv" "$SRV" rst_sent_in)"
+	expect_eq "server rst_sent_in" "$N" "$(csv_sum "$csv" "$SRV" rst_sent_in)"
+	expect_eq "server fin_active_in" 0 "$(csv_sum "$csv" "$SRV" fin_active_in)"
+	expect_eq "server tw_in" 0 "$(csv_sum "$csv" "$SRV" tw_in)"
+	expect_eq "client saw the FIN, then the reset" "$N" "$(field "$WORK/client.out" rst_seen)"
+	expect_eq "client rst_recv_out" "$N" "$(csv_sum "$csv" "$CLI" rst_recv_out)"
+	expect_eq "RSTs in no process row of the namespace" 0 "$(other_rsts "$WORK/tracer.out" "$(ns_inum)")"
+	expect_eq "server RST reasons" "TCP_STATE=$N" "$(csv_reasons "$csv" "$SRV")"
+}
+
 case_close_with_unread_data() {
 	ns_new && run_pair 127.0.0.1 unread-server || return 1
 	local csv=$WORK/t.csv
@@ -686,6 +703,7 @@ run_case "client closes first: TIME_WAIT on the client" case_client_closes_first
 run_case "IPv6: server closes first" case_ipv6_server_closes_first
 run_case "SO_LINGER 0 abort: RST sent, reason shown" case_linger0_server
 run_case "close with unread data: RST sent" case_close_with_unread_data
+run_case "FIN, then SO_LINGER 0 abort: RST sent once, the kernel's reason" case_halfclose_then_linger0
 run_case "RST received" case_rst_received
 run_case "port exhaustion: exact EADDRNOTAVAIL" case_port_exhaustion
 run_case "connection refused" case_connection_refused
