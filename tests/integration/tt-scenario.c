@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -332,6 +334,26 @@ static int wait_reset_after_eof(int fd)
 	return err == EPIPE || err == ECONNRESET ? 0 : -1;
 }
 
+/* Waits until the peer has acknowledged all we sent. An abort then meets
+ * no segment of the peer still on its way, which the kernel would answer
+ * with an RST of its own once the connection is gone: under load, softirq
+ * work moves to ksoftirqd and the peer's ACK of our last data can arrive
+ * after our abort. 0, or -errno (-EAGAIN after the I/O timeout). */
+static int wait_acked(int fd)
+{
+	struct timespec step = { .tv_nsec = 1000000 };
+	int unacked;
+
+	for (int waited = 0; waited < IO_TIMEOUT_MS; waited++) {
+		if (ioctl(fd, SIOCOUTQ, &unacked))
+			return -errno;
+		if (unacked == 0)
+			return 0;
+		nanosleep(&step, NULL);
+	}
+	return -EAGAIN;
+}
+
 static const char *errno_text(int err)
 {
 	return err == EAGAIN ? "timed out" : strerror(err);
@@ -485,6 +507,12 @@ static void serve_one(const struct config *cfg, int fd, long i, struct server_co
 
 	switch (cfg->mode) {
 	case MODE_LINGER0_SERVER:
+		err = wait_acked(fd);
+		if (err) {
+			note_error("server connection %ld: pong not acknowledged: %s", i,
+				   errno_text(-err));
+			sc->errors++;
+		}
 		if (set_linger0(fd)) {
 			note_error("server connection %ld: SO_LINGER: %s", i, strerror(errno));
 			sc->errors++;
