@@ -118,9 +118,13 @@ void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed
 		write_reasons(f, rows[i].reasons, names);
 		fputc('\n', f);
 	}
+	/* Both came with Linux 6.10: before it, tcp_send_reset fires only for
+	 * RSTs sent by full sockets. */
 	if (!reasons_available)
 		fprintf(f, "RST reasons are not available on this kernel (tcp_send_reset has no "
-			   "reason before Linux 6.10)\n");
+			   "reason before Linux 6.10)\n"
+			   "RSTs sent by timewait sockets or for no socket are not seen on this "
+			   "kernel (tcp_send_reset reports them from Linux 6.10): tw_rst stays 0\n");
 	fflush(f);
 }
 void report_other_rsts(FILE *f, const struct tt_snapshot *first, const struct tt_snapshot *last,
