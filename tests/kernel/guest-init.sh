@@ -1,0 +1,174 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# /init of the kernel-matrix guest. Starts tcptrace on the scenario
+# servers, runs one client per way a connection ends on loopback, and
+# prints everything the host needs to judge the run on the console, as
+# lines starting with "@tt ": tcptrace's CSV, stdout, stderr and exit
+# status, the scenario's own summaries, the kernel's TCP counters before
+# and after, and the timewait sockets left per port. It judges nothing
+# itself; run-6.1.sh does. Every wait is bounded; the guest always ends
+# with "@tt done" and a reboot, which ends qemu (-no-reboot).
+/bin/busybox --install -s /bin
+export PATH=/bin
+N=${tt_n:-} # connections per pair, from the kernel command line
+HELD=5      # connections open before tcptrace starts
+NAME=tt-scenario
+PORT_RANGE_EXHAUST="40000 40003" # 4 ports: 4 of the exhaust client's 8 connects fail
+
+say() { echo "@tt $*"; }
+dump() { # tag file
+	[ -e "$2" ] || return 0
+	while IFS= read -r line || [ -n "$line" ]; do say "$1 $line"; done <"$2"
+}
+finish() {
+	say done
+	sync
+	reboot -f
+	sleep 60
+}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+cd /tmp
+
+say kernel "$(uname -r)"
+[ -n "$N" ] || { say no tt_n on the kernel command line; finish; }
+[ -r /sys/kernel/btf/vmlinux ] && say btf yes || say btf no
+# Debian loads these on the first sock_diag request (modprobe); this guest
+# has no modprobe configuration, so load them as the kernel would.
+insmod /modules/inet_diag.ko && insmod /modules/tcp_diag.ko && say sock_diag loaded ||
+	say sock_diag failed
+ip link set lo up
+
+# The kernel's own counters, as nstat names them: Tcp* from snmp, TcpExt*
+# from netstat. Each file has a header line, then a value line, per group.
+counters() { # label
+	awk -v label="$1" '
+		$1 == head { for (i = 2; i <= NF; i++) print "@tt counter", label, group names[i], $i; head = ""; next }
+		{ head = $1; group = substr($1, 1, length($1) - 1); for (i = 2; i <= NF; i++) names[i] = $i }
+	' /proc/net/snmp /proc/net/netstat |
+		grep -E ' (TcpActiveOpens|TcpPassiveOpens|TcpOutRsts|TcpExtTW|TcpExtTWKilled|TcpExtTCPTimeWaitOverflow|TcpExtTCPAbortOnClose|TcpExtTCPAbortOnData) '
+}
+
+# Sockets in /proc/net/tcp{,6} whose state (hex) matches a pattern.
+sockets_in() { # state-regexp [port-column port]
+	cat /proc/net/tcp /proc/net/tcp6 | awk -v st="$1" -v col="${2:-}" -v port="${3:-}" '
+		NR > 1 && $1 != "sl" && $4 ~ ("^(" st ")$") {
+			if (col != "") { split($col, a, ":"); if (a[2] != sprintf("%04X", port)) next }
+			n++
+		}
+		END { print n + 0 }'
+}
+
+# Wait until nothing is closing any more: SYN_SENT, FIN_WAIT1/2,
+# CLOSE_WAIT, LAST_ACK, CLOSING.
+settle() {
+	i=0
+	while [ "$(sockets_in '02|04|05|08|09|0B')" != 0 ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# Client and server run on one CPU: the guest's loopback then handles the
+# segments of a connection there, one at a time (a segment is handled on
+# the CPU that sent it). On two CPUs the two ends race in ways the kernel
+# counts but 6.1 does not report: a second child socket made for one
+# connection and thrown away (TcpPassiveOpens; tcp_check_req's req_stolen),
+# an RST sent by a timewait socket (TcpOutRsts; reported from 6.10).
+server_start() { # port count mode
+	taskset 1 "$NAME" server --addr 127.0.0.1 --port "$1" --count "$2" --mode "$3" \
+		--ready "ready.$1" >"server.$1" 2>&1 &
+	spid=$!
+	wait_for "ready.$1" || say "server $3 did not start: $(cat "server.$1")"
+}
+client_start() { # port count mode [client options]
+	port=$1 count=$2 mode=$3
+	shift 3
+	taskset 1 "$NAME" client --addr 127.0.0.1 --port "$port" --count "$count" --mode "$mode" \
+		"$@" >"client.$port" 2>&1 &
+	cpid=$!
+}
+
+wait_for() { # file: up to 30 s
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$1" ]
+}
+
+# Both ends are done: print the pair and both results.
+pair_end() { # name port
+	wait "$cpid"
+	crc=$?
+	wait "$spid"
+	src=$?
+	say pair "$1" port="$2" server="$spid" client="$cpid" server_rc=$src client_rc=$crc
+	dump "scenario $1 server" "server.$2"
+	dump "scenario $1 client" "client.$2"
+}
+
+# A server, then its client, each ending its connections one way.
+pair() { # port mode count
+	server_start "$1" "$3" "$2"
+	client_start "$1" "$3" "$2"
+	pair_end "$2" "$1"
+}
+
+# Connections made before tcptrace starts, held until after: it must find
+# them (sock_diag, /proc/PID/fd) and count how they end. tcptrace needs a
+# process of the traced name at start; these are it. The client lets go on
+# SIGUSR1, or by itself after 60 s.
+server_start 8080 "$HELD" hold
+held_spid=$spid
+client_start 8080 "$HELD" hold --hold held.8080
+held_cpid=$cpid
+wait_for held.8080 || say held connections not made: "$(cat client.8080)"
+i=0
+while [ "$(sockets_in 0A)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+say existing "$(sockets_in '01|0A')"
+
+/opt/tt/tcptrace -p "$NAME" --csv t.csv -i 0.5 >tracer.out 2>tracer.err &
+tracer=$!
+i=0
+while ! grep -q '^tcptrace: tracing' tracer.err && kill -0 $tracer 2>/dev/null && [ $i -lt 1200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if ! grep -q '^tcptrace: tracing' tracer.err; then
+	say tcptrace did not start
+	kill -KILL $tracer 2>/dev/null
+	wait $tracer
+	say tcptrace-exit $?
+	dump stderr tracer.err
+	finish
+fi
+say tcptrace started
+
+counters before
+spid=$held_spid cpid=$held_cpid
+kill -USR1 "$cpid"
+pair_end held 8080
+pair 8081 fin-server "$N"
+pair 8082 fin-client "$N"
+pair 8083 linger0-server "$N"
+pair 8084 linger0-client "$N"
+echo "$PORT_RANGE_EXHAUST" >/proc/sys/net/ipv4/ip_local_port_range
+server_start 8085 4 hold
+client_start 8085 8 exhaust
+pair_end exhaust 8085
+settle
+counters after
+say timewait local 8081 "$(sockets_in 06 2 8081)"
+say timewait remote 8082 "$(sockets_in 06 3 8082)"
+say timewait remote 8080 "$(sockets_in 06 3 8080)"
+
+sleep 1 # two more intervals, so the last closes are in the CSV
+kill -INT $tracer
+wait $tracer
+say tcptrace-exit $?
+dump csv t.csv
+dump stdout tracer.out
+dump stderr tracer.err
+finish
