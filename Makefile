@@ -30,7 +30,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean unit integration test
+.PHONY: all clean unit integration kernel-test test
 
 all: tcptrace $(OUTPUT)/tt-scenario
 
@@ -73,6 +73,10 @@ unit: $(UNIT_TESTS)
 
 integration: tcptrace $(OUTPUT)/tt-scenario
 	$(Q)tests/integration/run.sh
+
+# tcptrace in Debian's 6.1 kernel under qemu; the kernel is kept in $(OUTPUT)/kernel.
+kernel-test: tcptrace $(OUTPUT)/tt-scenario
+	$(Q)tests/kernel/run-6.1.sh
 
 # Everything, each suite run even when one before it failed (root).
 test: all $(UNIT_TESTS)

@@ -10,6 +10,7 @@ packages=(
 	make gcc clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
 	iproute2 haproxy nginx-light apache2-utils wrk procps util-linux python3
 	clang-19 libclang-rt-19-dev clang-tidy-19 cppcheck valgrind
+	qemu-system-x86 busybox-static cpio
 )
 
 # policy-rc.d exit 101 tells Debian's maintainer scripts not to start services.
