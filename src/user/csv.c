@@ -44,6 +44,7 @@ static int memstream_close(FILE *m)
  * Returns NULL when out of memory, else a string to free(). */
 static char *reasons_field(const struct tt_row *row, const struct tt_reason_names *names)
 {
+	uint64_t reasons[TT_REASON_SLOTS];
 	const char *sep = "";
 	char *text = NULL;
 	size_t len = 0;
@@ -53,16 +54,16 @@ static char *reasons_field(const struct tt_row *row, const struct tt_reason_name
 	m = open_memstream(&text, &len);
 	if (!m)
 		return NULL;
+	row_reasons_total(row, reasons);
 	for (slot = 0; slot < TT_REASON_SLOTS; slot++) {
 		const char *name = names ? names->name[slot] : NULL;
 
-		if (!row->reasons[slot])
+		if (!reasons[slot])
 			continue;
 		if (name)
-			fprintf(m, "%s%s=%llu", sep, name, (unsigned long long)row->reasons[slot]);
+			fprintf(m, "%s%s=%llu", sep, name, (unsigned long long)reasons[slot]);
 		else
-			fprintf(m, "%sreason_%zu=%llu", sep, slot,
-				(unsigned long long)row->reasons[slot]);
+			fprintf(m, "%sreason_%zu=%llu", sep, slot, (unsigned long long)reasons[slot]);
 		sep = ";";
 	}
 	if (memstream_close(m)) {

@@ -112,10 +112,13 @@ void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed
 			table_write_row(f, &rows[i]);
 
 	for (size_t i = 0; i < n; i++) {
+		uint64_t reasons[TT_REASON_SLOTS];
+
 		if (!rows[i].c.rst_sent[TT_SIDE_IN] && !rows[i].c.rst_sent[TT_SIDE_OUT])
 			continue;
 		fprintf(f, "%7u %-9.9s RSTs sent by reason: ", rows[i].pid, rows[i].comm);
-		write_reasons(f, rows[i].reasons, names);
+		row_reasons_total(&rows[i], reasons);
+		write_reasons(f, reasons, names);
 		fputc('\n', f);
 	}
 	/* Both came with Linux 6.10: before it, tcp_send_reset fires only for

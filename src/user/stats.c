@@ -51,7 +51,7 @@ static void counters_sub(struct tt_proc_counters *out, const struct tt_proc_coun
 
 static void row_diff(struct tt_row *out, const struct tt_row *cur, const struct tt_row *prev)
 {
-	size_t i;
+	size_t side, i;
 
 	out->pid = cur->pid;
 	memcpy(out->comm, cur->comm, sizeof(out->comm));
@@ -63,8 +63,10 @@ static void row_diff(struct tt_row *out, const struct tt_row *cur, const struct 
 		return;
 	}
 	counters_sub(&out->c, &cur->c, &prev->c);
-	for (i = 0; i < TT_REASON_SLOTS; i++)
-		out->reasons[i] = counter_delta(cur->reasons[i], prev->reasons[i]);
+	for (side = 0; side < TT_SIDES; side++)
+		for (i = 0; i < TT_REASON_SLOTS; i++)
+			out->reasons[side][i] = counter_delta(cur->reasons[side][i],
+							      prev->reasons[side][i]);
 }
 
 /* Both snapshots are sorted by pid, so one merge walk pairs the rows. */
@@ -90,15 +92,23 @@ size_t snapshot_diff(const struct tt_snapshot *prev, const struct tt_snapshot *c
 bool row_is_zero(const struct tt_row *row)
 {
 	static const struct tt_proc_counters zero_counters;
+	uint64_t reasons[TT_REASON_SLOTS];
 	size_t i;
 
 	if (row->tw_now || memcmp(&row->c, &zero_counters, sizeof(zero_counters)) != 0)
 		return false;
+	row_reasons_total(row, reasons);
 	for (i = 0; i < TT_REASON_SLOTS; i++) {
-		if (row->reasons[i])
+		if (reasons[i])
 			return false;
 	}
 	return true;
+}
+
+void row_reasons_total(const struct tt_row *row, uint64_t out[TT_REASON_SLOTS])
+{
+	for (size_t i = 0; i < TT_REASON_SLOTS; i++)
+		out[i] = row->reasons[TT_SIDE_IN][i] + row->reasons[TT_SIDE_OUT][i];
 }
 
 bool snapshot_counts_equal(const struct tt_snapshot *a, const struct tt_snapshot *b)

@@ -22,7 +22,7 @@ struct tt_row {
 	bool selected; /* named by --pid: shown every interval, zeros included */
 	struct tt_proc_counters c;
 	uint64_t tw_now; /* a gauge: timewait sockets held now, never a difference */
-	uint64_t reasons[TT_REASON_SLOTS]; /* RSTs sent, by reason */
+	uint64_t reasons[TT_SIDES][TT_REASON_SLOTS]; /* RSTs sent, by side and reason */
 };
 
 /* One process's connections to one destination (--by dest). */
@@ -74,6 +74,9 @@ size_t snapshot_diff(const struct tt_snapshot *prev, const struct tt_snapshot *c
 
 /* True when the row has nothing to show: all counters and tw_now zero. */
 bool row_is_zero(const struct tt_row *row);
+
+/* The row's RSTs sent by reason, both sides added. */
+void row_reasons_total(const struct tt_row *row, uint64_t out[TT_REASON_SLOTS]);
 
 /* Sort destination rows by pid, then destination. */
 void dests_sort(struct tt_dest_row *rows, size_t n);

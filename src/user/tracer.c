@@ -590,7 +590,7 @@ static void read_reasons(struct tracer *t, struct tt_snapshot *snap, size_t sort
 			continue;
 		row = row_for(snap, sorted, cap, key.tgid);
 		if (row)
-			row->reasons[reason_slot(key.reason)] += sum;
+			row->reasons[key.side & 1][reason_slot(key.reason)] += sum;
 	}
 	free(percpu);
 }

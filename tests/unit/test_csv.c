@@ -171,9 +171,9 @@ static void test_reasons_named_and_unnamed_in_slot_order(void **state)
 	names.name[2] = "NO_SOCKET";
 	names.name[TT_REASON_OTHER] = "OTHER";
 	row.c.rst_sent[TT_SIDE_IN] = 10;
-	row.reasons[TT_REASON_OTHER] = 1;
-	row.reasons[5] = 3;
-	row.reasons[2] = 6;
+	row.reasons[TT_SIDE_IN][TT_REASON_OTHER] = 1;
+	row.reasons[TT_SIDE_IN][5] = 3;
+	row.reasons[TT_SIDE_IN][2] = 6;
 	text = row_text(&row, 1.0, &names);
 	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,10,0,0,0,0,0,0,0,0,0,0,0,0,"
 					   "NO_SOCKET=6;reason_5=3;OTHER=1\n");
@@ -186,7 +186,7 @@ static void test_reasons_without_names_table(void **state)
 	char *text;
 
 	(void)state;
-	row.reasons[0] = 2;
+	row.reasons[TT_SIDE_IN][0] = 2;
 	text = row_text(&row, 1.0, NULL);
 	assert_string_equal(text, ISO_TIME ",1.000,8,envoy," ZERO_COUNTS ",reason_0=2\n");
 	free(text);
@@ -200,11 +200,29 @@ static void test_reason_name_with_comma_is_quoted(void **state)
 
 	(void)state;
 	names.name[1] = "ODD,NAME";
-	row.reasons[1] = 1;
-	row.reasons[3] = 4;
+	row.reasons[TT_SIDE_OUT][1] = 1;
+	row.reasons[TT_SIDE_IN][3] = 4;
 	text = row_text(&row, 1.0, &names);
 	assert_string_equal(text,
 			    ISO_TIME ",1.000,8,envoy," ZERO_COUNTS ",\"ODD,NAME=1;reason_3=4\"\n");
+	free(text);
+}
+
+static void test_reasons_of_both_sides_are_added(void **state)
+{
+	struct tt_reason_names names = { { NULL } };
+	struct tt_row row = make_row(8, "envoy");
+	char *text;
+
+	(void)state;
+	names.name[2] = "NO_SOCKET";
+	row.c.rst_sent[TT_SIDE_IN] = 4;
+	row.c.rst_sent[TT_SIDE_OUT] = 3;
+	row.reasons[TT_SIDE_IN][2] = 4;
+	row.reasons[TT_SIDE_OUT][2] = 3;
+	text = row_text(&row, 1.0, &names);
+	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,4,3,0,0,0,0,0,0,0,0,0,0,0,"
+					   "NO_SOCKET=7\n");
 	free(text);
 }
 
@@ -311,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_reasons_named_and_unnamed_in_slot_order),
 		cmocka_unit_test(test_reasons_without_names_table),
 		cmocka_unit_test(test_reason_name_with_comma_is_quoted),
+		cmocka_unit_test(test_reasons_of_both_sides_are_added),
 		cmocka_unit_test(test_write_to_read_only_stream_fails),
 		cmocka_unit_test(test_write_to_full_unbuffered_stream_fails),
 		cmocka_unit_test(test_rows_follow_the_header),

@@ -288,7 +288,7 @@ static void test_rows_read_back_from_the_writer(void **state)
 	row.c.tw[TT_SIDE_OUT] = 12;
 	row.c.connfail = 17;
 	row.tw_now = 13;
-	row.reasons[2] = 6;
+	row.reasons[TT_SIDE_IN][2] = 6;
 	m = open_memstream(&text, &len);
 	assert_non_null(m);
 	csv_write_header(m);

@@ -109,12 +109,12 @@ static void test_diff_pid_missing_from_prev_counts_from_zero(void **state)
 
 	(void)state;
 	c[1].c.conn[TT_SIDE_OUT] = 9;
-	c[1].reasons[3] = 2;
+	c[1].reasons[TT_SIDE_OUT][3] = 2;
 	assert_int_equal(snapshot_diff(&prev, &cur, out, 2), 2);
 	assert_int_equal(out[1].pid, 11);
 	assert_string_equal(out[1].comm, "new");
 	assert_int_equal(out[1].c.conn[TT_SIDE_OUT], 9);
-	assert_int_equal(out[1].reasons[3], 2);
+	assert_int_equal(out[1].reasons[TT_SIDE_OUT][3], 2);
 }
 
 static void test_diff_with_no_prev_snapshot_counts_from_zero(void **state)
@@ -156,12 +156,12 @@ static void test_diff_counter_going_down_means_pid_reused(void **state)
 	c.c.conn[TT_SIDE_IN] = 3;
 	p.c.conn[TT_SIDE_OUT] = 1;
 	c.c.conn[TT_SIDE_OUT] = 4;
-	p.reasons[2] = 50;
-	c.reasons[2] = 1;
+	p.reasons[TT_SIDE_IN][2] = 50;
+	c.reasons[TT_SIDE_IN][2] = 1;
 	assert_int_equal(snapshot_diff(&prev, &cur, &out, 1), 1);
 	assert_int_equal(out.c.conn[TT_SIDE_IN], 3);
 	assert_int_equal(out.c.conn[TT_SIDE_OUT], 3);
-	assert_int_equal(out.reasons[2], 1);
+	assert_int_equal(out.reasons[TT_SIDE_IN][2], 1);
 	assert_string_equal(out.comm, "new");
 }
 
@@ -174,12 +174,16 @@ static void test_diff_subtracts_every_reason_slot(void **state)
 
 	(void)state;
 	for (i = 0; i < TT_REASON_SLOTS; i++) {
-		p.reasons[i] = i;
-		c.reasons[i] = 3 * i;
+		p.reasons[TT_SIDE_IN][i] = i;
+		c.reasons[TT_SIDE_IN][i] = 3 * i;
+		p.reasons[TT_SIDE_OUT][i] = 2 * i;
+		c.reasons[TT_SIDE_OUT][i] = 7 * i;
 	}
 	snapshot_diff(&prev, &cur, &out, 1);
-	for (i = 0; i < TT_REASON_SLOTS; i++)
-		assert_int_equal(out.reasons[i], 2 * i);
+	for (i = 0; i < TT_REASON_SLOTS; i++) {
+		assert_int_equal(out.reasons[TT_SIDE_IN][i], 2 * i);
+		assert_int_equal(out.reasons[TT_SIDE_OUT][i], 5 * i);
+	}
 }
 
 static void test_diff_tw_now_is_a_gauge(void **state)
@@ -266,9 +270,9 @@ static void test_counts_equal_ignores_tw_now_only(void **state)
 	b_rows[1].c.rst_sent[TT_SIDE_OUT] = 1;
 	assert_false(snapshot_counts_equal(&a, &b));
 	b_rows[1].c.rst_sent[TT_SIDE_OUT] = 0;
-	b_rows[0].reasons[4] = 1;
+	b_rows[0].reasons[TT_SIDE_OUT][4] = 1;
 	assert_false(snapshot_counts_equal(&a, &b));
-	b_rows[0].reasons[4] = 0;
+	b_rows[0].reasons[TT_SIDE_OUT][4] = 0;
 	b_rows[1].pid = 3;
 	assert_false(snapshot_counts_equal(&a, &b));
 	b.n = 1;
@@ -332,6 +336,30 @@ static void test_dests_find(void **state)
 	assert_false(dest_row_is_zero(&key));
 }
 
+static void test_row_is_zero_false_for_a_reason_of_either_side(void **state)
+{
+	struct tt_row row = make_row(1, "a");
+
+	(void)state;
+	row.reasons[TT_SIDE_OUT][TT_REASON_OTHER] = 1;
+	assert_false(row_is_zero(&row));
+}
+
+static void test_reasons_total_adds_the_sides(void **state)
+{
+	struct tt_row row = make_row(1, "a");
+	uint64_t total[TT_REASON_SLOTS];
+
+	(void)state;
+	row.reasons[TT_SIDE_IN][4] = 2;
+	row.reasons[TT_SIDE_OUT][4] = 5;
+	row.reasons[TT_SIDE_OUT][TT_REASON_OTHER] = 1;
+	row_reasons_total(&row, total);
+	assert_int_equal(total[4], 7);
+	assert_int_equal(total[TT_REASON_OTHER], 1);
+	assert_int_equal(total[0], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +380,8 @@ int main(void)
 		cmocka_unit_test(test_row_is_zero_for_empty_row),
 		cmocka_unit_test(test_row_is_zero_false_for_any_counter),
 		cmocka_unit_test(test_row_is_zero_false_for_tw_now),
+		cmocka_unit_test(test_row_is_zero_false_for_a_reason_of_either_side),
+		cmocka_unit_test(test_reasons_total_adds_the_sides),
 		cmocka_unit_test(test_counts_equal_ignores_tw_now_only),
 		cmocka_unit_test(test_dests_diff_counters_gauges_and_runout),
 		cmocka_unit_test(test_dests_find),
