@@ -17,7 +17,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARNINGS) \
 LIBS := -lbpf -lelf -lz
 
 # Pure modules: unit-tested without root and without libbpf.
-PURE := stats options table csv proc_match csv_read compare ports utf8 json
+PURE := stats options table csv proc_match csv_read compare ports utf8 json metrics
 USER := $(PURE) sockdiag netns tracer report privileges command main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))
 

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Counters per process name for /metrics, summed from each interval's
+ * per-process rows, and their text in the Prometheus and OpenMetrics
+ * exposition formats. Pure: plain structs in, text out. */
+#ifndef TT_METRICS_H
+#define TT_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "csv.h"
+#include "stats.h"
+
+/* The comm label of counts past --max-comms: longer than any process name
+ * (15 bytes), so no process can own it. */
+#define METRICS_OTHER_COMM "(other processes)"
+
+/* Room for a comm label: a process name, or METRICS_OTHER_COMM. */
+#define METRICS_COMM_SIZE sizeof(METRICS_OTHER_COMM)
+
+/* One process name's counts since tcptrace started. They only grow: a
+ * process that exits, or is replaced by a new one of the same name, adds
+ * to the same counters. tw_now is a gauge: the last interval's sum. */
+struct tt_comm_series {
+	char comm[METRICS_COMM_SIZE];
+	struct tt_proc_counters c;
+	uint64_t reasons[TT_SIDES][TT_REASON_SLOTS];
+	uint64_t tw_now;
+};
+
+struct tt_metrics {
+	struct tt_comm_series *comms; /* sorted by comm (bytewise) */
+	size_t n, allocated, limit;
+	struct tt_comm_series other; /* names past the limit, added up */
+	bool other_used;
+	uint64_t overflow_rows; /* rows with counts that went to other */
+	uint64_t drops[TT_DROPS];
+	uint64_t unowned_rsts[TT_REASON_SLOTS]; /* RSTs in no process row */
+};
+
+enum metrics_format {
+	METRICS_TEXT,        /* Prometheus text format 0.0.4 */
+	METRICS_OPENMETRICS, /* OpenMetrics 1.0.0 */
+};
+
+/* At most limit process names get series of their own (limit >= 1). */
+void metrics_init(struct tt_metrics *m, size_t limit);
+void metrics_free(struct tt_metrics *m);
+
+/* Add one interval: rows is snapshot_diff(prev, cur); the drops and the
+ * RSTs in no process row are taken as cur minus prev. Never fails: when
+ * memory for a new name cannot be had, its counts go to the other series. */
+void metrics_add_interval(struct tt_metrics *m, const struct tt_row *rows, size_t n,
+			  const struct tt_snapshot *prev, const struct tt_snapshot *cur);
+
+/* The exposition text (malloc'd, *len bytes, NUL-terminated), or NULL when
+ * out of memory. names: the RST reason names (NULL entries are written as
+ * reason_N); version: tcptrace's, for tcptrace_build_info. */
+char *metrics_render(const struct tt_metrics *m, const struct tt_reason_names *names,
+		     const char *version, enum metrics_format format, size_t *len);
+
+/* A label value in quotes: '\\', '"' and newline escaped, bytes that are
+ * not UTF-8 written as U+FFFD (Prometheus refuses a scrape with them). */
+void metrics_put_label_value(FILE *f, const char *s, size_t len);
+
+#endif /* TT_METRICS_H */

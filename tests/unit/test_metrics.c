@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests of metrics.c: sums per process name that only grow, the
+ * exposition text spelled out in both formats, label escaping, and the cap
+ * on process names. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "metrics.h"
+#include "utf8.h"
+
+static struct tt_row make_row(uint32_t pid, const char *comm)
+{
+	struct tt_row row;
+
+	memset(&row, 0, sizeof(row));
+	row.pid = pid;
+	memcpy(row.comm, comm, strnlen(comm, sizeof(row.comm) - 1));
+	return row;
+}
+
+static char *render(const struct tt_metrics *m, const struct tt_reason_names *names,
+		    enum metrics_format format)
+{
+	size_t len;
+	char *text = metrics_render(m, names, "0.1.0", format, &len);
+
+	assert_non_null(text);
+	assert_int_equal(strlen(text), len);
+	return text;
+}
+
+static void expect_line(const char *text, const char *line)
+{
+	char *wanted = malloc(strlen(line) + 3);
+	int found;
+
+	assert_non_null(wanted);
+	sprintf(wanted, "\n%s\n", line);
+	found = strstr(text, wanted) != NULL;
+	if (!found)
+		fail_msg("no line '%s' in:\n%s", line, text);
+	free(wanted);
+}
+
+static void expect_no_line_starting(const char *text, const char *start)
+{
+	char *wanted = malloc(strlen(start) + 2);
+
+	assert_non_null(wanted);
+	sprintf(wanted, "\n%s", start);
+	if (strstr(text, wanted))
+		fail_msg("unexpected line starting '%s' in:\n%s", start, text);
+	free(wanted);
+}
+
+static const char one_comm_text[] =
+	"# HELP tcptrace_connections_total TCP connections that reached ESTABLISHED, by process "
+	"name and side (in: accepted from a listener, out: opened with connect()).\n"
+	"# TYPE tcptrace_connections_total counter\n"
+	"tcptrace_connections_total{comm=\"nginx\",side=\"in\"} 3\n"
+	"tcptrace_connections_total{comm=\"nginx\",side=\"out\"} 0\n"
+	"# HELP tcptrace_connections_closed_total TCP connections that ended, each once, by how: "
+	"fin_active (this side sent the first FIN), fin_passive (the peer did), rst_sent, "
+	"rst_recv, timeout (neither a FIN exchange nor an RST).\n"
+	"# TYPE tcptrace_connections_closed_total counter\n"
+	"tcptrace_connections_closed_total{comm=\"nginx\",side=\"in\",how=\"fin_active\"} 0\n"
+	"tcptrace_connections_closed_total{comm=\"nginx\",side=\"in\",how=\"fin_passive\"} 2\n"
+	"tcptrace_connections_closed_total{comm=\"nginx\",side=\"in\",how=\"rst_sent\"} 1\n"
+	"tcptrace_connections_closed_total{comm=\"nginx\",side=\"in\",how=\"rst_recv\"} 0\n"
+	"tcptrace_connections_closed_total{comm=\"nginx\",side=\"in\",how=\"timeout\"} 0\n"
+	"tcptrace_connections_closed_total{comm=\"nginx\",side=\"out\",how=\"fin_active\"} 0\n"
+	"tcptrace_connections_closed_total{comm=\"nginx\",side=\"out\",how=\"fin_passive\"} 0\n"
+	"tcptrace_connections_closed_total{comm=\"nginx\",side=\"out\",how=\"rst_sent\"} 0\n"
+	"tcptrace_connections_closed_total{comm=\"nginx\",side=\"out\",how=\"rst_recv\"} 0\n"
+	"tcptrace_connections_closed_total{comm=\"nginx\",side=\"out\",how=\"timeout\"} 0\n"
+	"# HELP tcptrace_rst_sent_total TCP connections ended by an RST this side sent, by the "
+	"kernel's reason (enum sk_rst_reason; UNKNOWN before Linux 6.10). Only reasons seen have "
+	"a series.\n"
+	"# TYPE tcptrace_rst_sent_total counter\n"
+	"tcptrace_rst_sent_total{comm=\"nginx\",side=\"in\",reason=\"NO_SOCKET\"} 1\n"
+	"# HELP tcptrace_timewait_total Timewait sockets left behind by the side's connections (a "
+	"subset of connections closed with how fin_active).\n"
+	"# TYPE tcptrace_timewait_total counter\n"
+	"tcptrace_timewait_total{comm=\"nginx\",side=\"in\"} 0\n"
+	"tcptrace_timewait_total{comm=\"nginx\",side=\"out\"} 0\n"
+	"# HELP tcptrace_timewait_sockets Timewait sockets of the process name's connections that "
+	"exist now (at the end of the last interval), from the kernel's socket table.\n"
+	"# TYPE tcptrace_timewait_sockets gauge\n"
+	"tcptrace_timewait_sockets{comm=\"nginx\"} 4\n"
+	"# HELP tcptrace_timewait_rst_total RSTs sent by the process name's timewait sockets, "
+	"answering a segment that arrived after the connection ended.\n"
+	"# TYPE tcptrace_timewait_rst_total counter\n"
+	"tcptrace_timewait_rst_total{comm=\"nginx\"} 0\n"
+	"# HELP tcptrace_connect_failed_total connect() attempts that got a local port but never "
+	"reached ESTABLISHED: refused, timed out, or closed while connecting.\n"
+	"# TYPE tcptrace_connect_failed_total counter\n"
+	"tcptrace_connect_failed_total{comm=\"nginx\"} 0\n"
+	"# HELP tcptrace_connect_eaddrnotavail_total connect() calls that failed with "
+	"EADDRNOTAVAIL because no local port was free.\n"
+	"# TYPE tcptrace_connect_eaddrnotavail_total counter\n"
+	"tcptrace_connect_eaddrnotavail_total{comm=\"nginx\"} 0\n"
+	"# HELP tcptrace_untracked_sockets_total Sockets of the process name that were not "
+	"followed because the socket map was full (raise --max-sockets).\n"
+	"# TYPE tcptrace_untracked_sockets_total counter\n"
+	"tcptrace_untracked_sockets_total{comm=\"nginx\"} 0\n"
+	"# HELP tcptrace_unowned_rst_sent_total RSTs the kernel sent that end no traced "
+	"connection: no socket, a listener, a half-open socket, an untraced process. By reason, "
+	"only reasons seen.\n"
+	"# TYPE tcptrace_unowned_rst_sent_total counter\n"
+	"# HELP tcptrace_drops_total Events tcptrace could not account for, by the map that was "
+	"full: sock_map_full (sockets not followed: raise --max-sockets), tw_map_full (timewait "
+	"owners not recorded), proc_map_full, reason_map_full and dest_map_full (raise "
+	"--max-procs).\n"
+	"# TYPE tcptrace_drops_total counter\n"
+	"tcptrace_drops_total{what=\"sock_map_full\"} 0\n"
+	"tcptrace_drops_total{what=\"proc_map_full\"} 0\n"
+	"tcptrace_drops_total{what=\"tw_map_full\"} 0\n"
+	"tcptrace_drops_total{what=\"reason_map_full\"} 0\n"
+	"tcptrace_drops_total{what=\"dest_map_full\"} 0\n"
+	"# HELP tcptrace_comms Process names with series of their own.\n"
+	"# TYPE tcptrace_comms gauge\n"
+	"tcptrace_comms 1\n"
+	"# HELP tcptrace_comms_limit Process names that can have series of their own "
+	"(--max-comms). Counts of further names are added up under comm (other processes).\n"
+	"# TYPE tcptrace_comms_limit gauge\n"
+	"tcptrace_comms_limit 256\n"
+	"# HELP tcptrace_comms_overflow_total Process rows of an interval with counts that went "
+	"to comm (other processes) because --max-comms names had series already.\n"
+	"# TYPE tcptrace_comms_overflow_total counter\n"
+	"tcptrace_comms_overflow_total 0\n"
+	"# HELP tcptrace_build_info The tcptrace version that serves these metrics.\n"
+	"# TYPE tcptrace_build_info gauge\n"
+	"tcptrace_build_info{version=\"0.1.0\"} 1\n";
+
+static void one_nginx_interval(struct tt_metrics *m, struct tt_reason_names *names)
+{
+	struct tt_row row = make_row(10, "nginx");
+
+	memset(names, 0, sizeof(*names));
+	names->name[2] = "NO_SOCKET";
+	row.c.conn[TT_SIDE_IN] = 3;
+	row.c.fin_passive[TT_SIDE_IN] = 2;
+	row.c.rst_sent[TT_SIDE_IN] = 1;
+	row.reasons[TT_SIDE_IN][2] = 1;
+	row.tw_now = 4;
+	metrics_init(m, 256);
+	metrics_add_interval(m, &row, 1, NULL, NULL);
+}
+
+static void test_text_format_spelled_out(void **state)
+{
+	struct tt_reason_names names;
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	one_nginx_interval(&m, &names);
+	text = render(&m, &names, METRICS_TEXT);
+	assert_string_equal(text, one_comm_text);
+	free(text);
+	metrics_free(&m);
+}
+
+/* The OpenMetrics text expected for a 0.0.4 text: in the HELP and TYPE
+ * lines, counter families lose their _total suffix and build_info becomes
+ * the info family build; # EOF ends it. */
+static char *as_openmetrics(const char *text)
+{
+	char *out = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&out, &size);
+	const char *line = text;
+
+	assert_non_null(m);
+	while (*line) {
+		size_t len = strcspn(line, "\n");
+		const char *name = line + 7, *name_end = memchr(name, ' ', len - 7);
+		bool meta = !strncmp(line, "# HELP ", 7) || !strncmp(line, "# TYPE ", 7);
+		size_t name_len = name_end ? (size_t)(name_end - name) : 0;
+
+		if (meta && name_len > 6 && !strncmp(name_end - 6, "_total", 6)) {
+			fprintf(m, "%.*s%.*s\n", (int)(name_end - 6 - line), line,
+				(int)(len - (size_t)(name_end - line)), name_end);
+		} else if (meta && name_len == 19 && !strncmp(name, "tcptrace_build_info", 19)) {
+			if (line[2] == 'T')
+				fputs("# TYPE tcptrace_build info\n", m);
+			else
+				fprintf(m, "# HELP tcptrace_build%.*s\n",
+					(int)(len - (size_t)(name_end - line)), name_end);
+		} else {
+			fprintf(m, "%.*s\n", (int)len, line);
+		}
+		line += len + 1;
+	}
+	fputs("# EOF\n", m);
+	assert_int_equal(fclose(m), 0);
+	return out;
+}
+
+static void test_openmetrics_names_families_without_suffix_and_ends_with_eof(void **state)
+{
+	struct tt_reason_names names;
+	struct tt_metrics m;
+	char *text, *expected;
+
+	(void)state;
+	one_nginx_interval(&m, &names);
+	text = render(&m, &names, METRICS_OPENMETRICS);
+	expected = as_openmetrics(one_comm_text);
+	assert_string_equal(text, expected);
+	/* Spot checks of the conversion itself. */
+	expect_line(expected, "# TYPE tcptrace_connections counter");
+	expect_line(expected, "# TYPE tcptrace_timewait_sockets gauge");
+	expect_line(expected, "# TYPE tcptrace_build info");
+	expect_line(expected, "tcptrace_connections_total{comm=\"nginx\",side=\"in\"} 3");
+	free(expected);
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_counts_of_a_process_that_exits_stay_in_its_name(void **state)
+{
+	struct tt_row a = make_row(100, "worker"), b = make_row(200, "worker");
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	metrics_init(&m, 16);
+	a.c.conn[TT_SIDE_IN] = 5;
+	b.c.conn[TT_SIDE_IN] = 7;
+	{
+		struct tt_row both[2] = { a, b };
+
+		metrics_add_interval(&m, both, 2, NULL, NULL);
+	}
+	/* pid 100 is gone; pid 300, a new worker, appears. */
+	b.c.conn[TT_SIDE_IN] = 1;
+	a = make_row(300, "worker");
+	a.c.conn[TT_SIDE_IN] = 2;
+	{
+		struct tt_row both[2] = { b, a };
+
+		metrics_add_interval(&m, both, 2, NULL, NULL);
+	}
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_connections_total{comm=\"worker\",side=\"in\"} 15");
+	expect_line(text, "tcptrace_comms 1");
+	free(text);
+	/* An interval with no row for the name adds nothing and takes nothing. */
+	metrics_add_interval(&m, NULL, 0, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_connections_total{comm=\"worker\",side=\"in\"} 15");
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_timewait_sockets_is_the_last_interval_sum(void **state)
+{
+	struct tt_row rows[2] = { make_row(1, "nginx"), make_row(2, "nginx") };
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	metrics_init(&m, 16);
+	rows[0].tw_now = 30;
+	rows[1].tw_now = 12;
+	metrics_add_interval(&m, rows, 2, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_timewait_sockets{comm=\"nginx\"} 42");
+	free(text);
+	rows[0].tw_now = 5;
+	metrics_add_interval(&m, rows, 1, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_timewait_sockets{comm=\"nginx\"} 5");
+	free(text);
+	metrics_add_interval(&m, NULL, 0, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_timewait_sockets{comm=\"nginx\"} 0");
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_names_are_in_byte_order(void **state)
+{
+	struct tt_row rows[3] = { make_row(1, "nginx"), make_row(2, "envoy"), make_row(3, "b") };
+	struct tt_metrics m;
+	char *text, *b, *envoy, *nginx;
+
+	(void)state;
+	metrics_init(&m, 16);
+	metrics_add_interval(&m, rows, 3, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	b = strstr(text, "tcptrace_connections_total{comm=\"b\"");
+	envoy = strstr(text, "tcptrace_connections_total{comm=\"envoy\"");
+	nginx = strstr(text, "tcptrace_connections_total{comm=\"nginx\"");
+	assert_non_null(b);
+	assert_true(b < envoy && envoy < nginx);
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_rst_reasons_per_side_and_unnamed(void **state)
+{
+	struct tt_reason_names names = { { NULL } };
+	struct tt_row row = make_row(1, "haproxy");
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	names.name[TT_REASON_OTHER] = "UNKNOWN";
+	row.c.rst_sent[TT_SIDE_IN] = 2;
+	row.c.rst_sent[TT_SIDE_OUT] = 6;
+	row.reasons[TT_SIDE_IN][TT_REASON_OTHER] = 2;
+	row.reasons[TT_SIDE_OUT][7] = 6;
+	metrics_init(&m, 16);
+	metrics_add_interval(&m, &row, 1, NULL, NULL);
+	text = render(&m, &names, METRICS_TEXT);
+	expect_line(text, "tcptrace_rst_sent_total{comm=\"haproxy\",side=\"in\",reason=\"UNKNOWN\"} 2");
+	expect_line(text, "tcptrace_rst_sent_total{comm=\"haproxy\",side=\"out\",reason=\"reason_7\"} 6");
+	expect_line(text, "tcptrace_connections_closed_total{comm=\"haproxy\",side=\"out\",how=\"rst_sent\"} 6");
+	expect_no_line_starting(text, "tcptrace_rst_sent_total{comm=\"haproxy\",side=\"in\",reason=\"reason_7\"");
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_label_values_are_escaped(void **state)
+{
+	struct tt_row row = make_row(1, "a\"b\\c\nd");
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	metrics_init(&m, 16);
+	metrics_add_interval(&m, &row, 1, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_timewait_sockets{comm=\"a\\\"b\\\\c\\nd\"} 0");
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_label_value_not_utf8_gets_replacement_characters(void **state)
+{
+	struct tt_row row = make_row(1, "x\xff\xc3\xa9\xe2\x82");
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	metrics_init(&m, 16);
+	metrics_add_interval(&m, &row, 1, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_timewait_sockets{comm=\"x" UTF8_REPLACEMENT "\xc3\xa9"
+			  UTF8_REPLACEMENT UTF8_REPLACEMENT "\"} 0");
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_comm_of_all_16_bytes_stops_at_the_array(void **state)
+{
+	struct tt_row row = make_row(1, "");
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	memcpy(row.comm, "0123456789abcdef", TT_COMM_LEN); /* no NUL: not from the kernel */
+	metrics_init(&m, 16);
+	metrics_add_interval(&m, &row, 1, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_timewait_sockets{comm=\"0123456789abcdef\"} 0");
+	free(text);
+	metrics_free(&m);
+}
+
+/* Past the limit, names share one series whose label no process can have,
+ * so totals over comm stay exact; the overflow is counted. */
+static void test_names_past_the_limit_go_to_other(void **state)
+{
+	struct tt_row rows[4] = { make_row(1, "a"), make_row(2, "b"), make_row(3, "c"),
+				  make_row(4, "d") };
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++)
+		rows[i].c.conn[TT_SIDE_OUT] = i + 1;
+	rows[3].c.conn[TT_SIDE_OUT] = 0; /* nothing happened: no overflow counted */
+	metrics_init(&m, 2);
+	metrics_add_interval(&m, rows, 4, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_connections_total{comm=\"a\",side=\"out\"} 1");
+	expect_line(text, "tcptrace_connections_total{comm=\"b\",side=\"out\"} 2");
+	expect_line(text, "tcptrace_connections_total{comm=\"(other processes)\",side=\"out\"} 3");
+	expect_no_line_starting(text, "tcptrace_connections_total{comm=\"c\"");
+	expect_no_line_starting(text, "tcptrace_connections_total{comm=\"d\"");
+	expect_line(text, "tcptrace_comms 2");
+	expect_line(text, "tcptrace_comms_limit 2");
+	expect_line(text, "tcptrace_comms_overflow_total 1");
+	free(text);
+	/* A name that has its series keeps it; the others stay in other. */
+	metrics_add_interval(&m, rows, 3, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_connections_total{comm=\"a\",side=\"out\"} 2");
+	expect_line(text, "tcptrace_connections_total{comm=\"(other processes)\",side=\"out\"} 6");
+	expect_line(text, "tcptrace_comms_overflow_total 2");
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_other_series_absent_below_the_limit(void **state)
+{
+	struct tt_row row = make_row(1, "a");
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	metrics_init(&m, 1);
+	metrics_add_interval(&m, &row, 1, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	assert_null(strstr(text, "comm=\"" METRICS_OTHER_COMM "\""));
+	expect_line(text, "tcptrace_comms 1");
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_many_names_grow_the_table(void **state)
+{
+	struct tt_row rows[100];
+	struct tt_metrics m;
+	char name[16], *text;
+
+	(void)state;
+	for (size_t i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "p%03zu", 99 - i);
+		rows[i] = make_row((uint32_t)i + 1, name);
+		rows[i].c.tw_rst = i;
+	}
+	metrics_init(&m, 1000);
+	metrics_add_interval(&m, rows, 100, NULL, NULL);
+	assert_int_equal(m.n, 100);
+	for (size_t i = 1; i < m.n; i++)
+		assert_true(strcmp(m.comms[i - 1].comm, m.comms[i].comm) < 0);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_timewait_rst_total{comm=\"p000\"} 99");
+	expect_line(text, "tcptrace_timewait_rst_total{comm=\"p099\"} 0");
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_drops_and_unowned_rsts_are_interval_differences(void **state)
+{
+	struct tt_netns_rsts ns_prev[1] = { { .netns = 7 } }, ns_cur[2] = { { .netns = 7 },
+									      { .netns = 9 } };
+	struct tt_snapshot prev = { .other = ns_prev, .n_other = 1 };
+	struct tt_snapshot cur = { .other = ns_cur, .n_other = 2 };
+	struct tt_reason_names names = { { NULL } };
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	names.name[2] = "NO_SOCKET";
+	prev.drops[TT_DROP_SOCK_MAP_FULL] = 10;
+	cur.drops[TT_DROP_SOCK_MAP_FULL] = 14;
+	cur.drops[TT_DROP_REASON_MAP_FULL] = 1;
+	ns_prev[0].reasons[2] = 100;
+	ns_cur[0].reasons[2] = 103;
+	ns_cur[1].reasons[2] = 2;
+	ns_cur[1].reasons[5] = 1;
+	metrics_init(&m, 16);
+	metrics_add_interval(&m, NULL, 0, &prev, &cur);
+	metrics_add_interval(&m, NULL, 0, &cur, &cur); /* nothing new */
+	text = render(&m, &names, METRICS_TEXT);
+	expect_line(text, "tcptrace_drops_total{what=\"sock_map_full\"} 4");
+	expect_line(text, "tcptrace_drops_total{what=\"reason_map_full\"} 1");
+	expect_line(text, "tcptrace_drops_total{what=\"tw_map_full\"} 0");
+	expect_line(text, "tcptrace_unowned_rst_sent_total{reason=\"NO_SOCKET\"} 5");
+	expect_line(text, "tcptrace_unowned_rst_sent_total{reason=\"reason_5\"} 1");
+	free(text);
+	metrics_free(&m);
+}
+
+/* HELP text may not hold '"' in OpenMetrics, nor '\\' or a newline in
+ * either format unescaped: ours holds none of them. */
+static void test_help_lines_need_no_escape(void **state)
+{
+	struct tt_reason_names names;
+	struct tt_metrics m;
+	char *text, *line;
+
+	(void)state;
+	one_nginx_interval(&m, &names);
+	text = render(&m, &names, METRICS_OPENMETRICS);
+	for (line = strstr(text, "# HELP "); line; line = strstr(line + 1, "\n# HELP ")) {
+		size_t len = strcspn(line + 1, "\n");
+
+		assert_null(memchr(line + 1, '"', len));
+		assert_null(memchr(line + 1, '\\', len));
+	}
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_empty_metrics_still_expose_the_globals(void **state)
+{
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	metrics_init(&m, 5);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_comms 0");
+	expect_line(text, "tcptrace_comms_limit 5");
+	expect_line(text, "tcptrace_build_info{version=\"0.1.0\"} 1");
+	expect_no_line_starting(text, "tcptrace_connections_total{");
+	free(text);
+	metrics_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_format_spelled_out),
+		cmocka_unit_test(test_openmetrics_names_families_without_suffix_and_ends_with_eof),
+		cmocka_unit_test(test_counts_of_a_process_that_exits_stay_in_its_name),
+		cmocka_unit_test(test_timewait_sockets_is_the_last_interval_sum),
+		cmocka_unit_test(test_names_are_in_byte_order),
+		cmocka_unit_test(test_rst_reasons_per_side_and_unnamed),
+		cmocka_unit_test(test_label_values_are_escaped),
+		cmocka_unit_test(test_label_value_not_utf8_gets_replacement_characters),
+		cmocka_unit_test(test_comm_of_all_16_bytes_stops_at_the_array),
+		cmocka_unit_test(test_names_past_the_limit_go_to_other),
+		cmocka_unit_test(test_other_series_absent_below_the_limit),
+		cmocka_unit_test(test_many_names_grow_the_table),
+		cmocka_unit_test(test_drops_and_unowned_rsts_are_interval_differences),
+		cmocka_unit_test(test_help_lines_need_no_escape),
+		cmocka_unit_test(test_empty_metrics_still_expose_the_globals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
