@@ -17,7 +17,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARNINGS) \
 LIBS := -lbpf -lelf -lz
 
 # Pure modules: unit-tested without root and without libbpf.
-PURE := stats options table csv proc_match csv_read compare ports utf8 json metrics
+PURE := stats options table csv proc_match csv_read compare ports utf8 json metrics http
 USER := $(PURE) sockdiag netns tracer report privileges command main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))
 
@@ -93,8 +93,8 @@ clean:
 #   make asan      unit tests and ./tcptrace built with ASan + UBSan, then run
 #   make valgrind  unit tests and ./tcptrace under valgrind memcheck
 #   make lint      clang-tidy (.clang-tidy) and cppcheck (tests/cppcheck.supp)
-#   make fuzz      libFuzzer on the option parser and the CSV reader,
-#                  FUZZ_SECONDS each (default 30)
+#   make fuzz      libFuzzer on the option parser, the CSV reader and the
+#                  HTTP request parser, FUZZ_SECONDS each (default 30)
 # The *-unit targets need no root; the tcptrace runs load BPF and need root.
 # Sanitizer and fuzzer objects live in their own folders, never in
 # $(OUTPUT)/user; only the generated skeleton header is shared.
@@ -113,7 +113,7 @@ ASAN_UNIT_TESTS := $(patsubst tests/unit/%.c,$(ASAN_OUTPUT)/%,$(wildcard tests/u
 ASAN_TCPTRACE := $(ASAN_OUTPUT)/tcptrace
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all
 # The CSV reader's harness is built once src/user/csv_read.c exists.
-FUZZERS := options $(if $(wildcard src/user/csv_read.c),csv_read)
+FUZZERS := options http $(if $(wildcard src/user/csv_read.c),csv_read)
 LINT_CFLAGS := -std=gnu11 $(INCLUDES) -DTCPTRACE_VERSION='"$(VERSION)"'
 
 .PHONY: asan asan-unit asan-tcptrace valgrind valgrind-unit valgrind-tcptrace lint fuzz checks
