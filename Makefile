@@ -18,7 +18,7 @@ LIBS := -lbpf -lelf -lz
 
 # Pure modules: unit-tested without root and without libbpf.
 PURE := stats options table csv proc_match csv_read compare ports utf8 json metrics http
-USER := $(PURE) sockdiag netns tracer report privileges command main
+USER := $(PURE) sockdiag netns tracer report privileges command exporter main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))
 
 ifeq ($(V),1)

@@ -116,6 +116,34 @@ else
 	fi
 	run_case "CSV on stdout" 0 "$bin" -p 1 -c 1 -i 0.2 --csv -
 	run_case "per destination (--by dest) into a CSV file" 0 "$bin" --by dest -c 2 -i 0.2 --csv "$work/dest.csv"
+	run_case "JSON lines on stdout" 0 "$bin" -p 1 -c 1 -i 0.2 --json -
+	run_case "JSON lines and CSV into files" 0 "$bin" -p 1 -c 2 -i 0.2 --json "$work/j.json" \
+		--csv "$work/j.csv"
+	run_case "JSON lines per destination" 0 "$bin" --by dest -c 2 -i 0.2 --json "$work/d.json"
+	# /metrics scraped while tcptrace runs: a loop of well-formed, OpenMetrics,
+	# refused and malformed requests, counting the answers it got.
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	url=http://127.0.0.1:$port
+	(
+		for i in $(seq 1200); do
+			curl -s -m 2 -o /dev/null -w '%{http_code}\n' "$url/metrics"
+			curl -s -m 2 -o /dev/null -w '%{http_code}\n' \
+				-H 'Accept: application/openmetrics-text;version=1.0.0' "$url/metrics"
+			curl -s -m 2 -o /dev/null -w '%{http_code}\n' -d x "$url/metrics"
+			printf 'GET /\x00 HTTP/1.1\r\n\r\n' | timeout 2 bash -c "cat >/dev/tcp/127.0.0.1/$port" 2>/dev/null
+			sleep 0.1
+		done
+	) >"$work/scrapes" &
+	scraper=$!
+	run_case "--listen, scraped while it runs" 0 "$bin" -c 10 -i 0.3 --listen "$port"
+	kill "$scraper" 2>/dev/null
+	wait "$scraper" 2>/dev/null
+	if ! grep -qx 200 "$work/scrapes" || ! grep -qx 405 "$work/scrapes"; then
+		printf '  FAIL  no scrape was answered while tcptrace ran (%s)\n' \
+			"$(sort "$work/scrapes" | uniq -c | paste -sd' ')"
+		passed=$((passed - 1))
+		failed=$((failed + 1))
+	fi
 	run_case "bad interval (-i abc)" 2 "$bin" -i abc
 	run_case "no such process (-p no-such-proc)" 2 "$bin" -p no-such-proc
 	run_case "unwritable CSV path" 2 "$bin" -c 1 --csv "$work/no/such/dir/x.csv"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
+#include "table.h"
 #include "utf8.h"
 
 void json_put_string(FILE *f, const char *s, size_t len)
@@ -39,14 +40,55 @@ void json_put_string(FILE *f, const char *s, size_t len)
 	fputc('"', f);
 }
 
+struct json_field {
+	const char *name;
+	uint64_t value;
+};
+
+/* The line's start: time, elapsed_s, pid and comm, into a memory stream;
+ * the row is built in memory and written at once, like a CSV row. */
+static FILE *line_start(char **text, size_t *len, const char *iso_time, double elapsed_s,
+			uint32_t pid, const char *comm)
+{
+	FILE *m = open_memstream(text, len);
+
+	if (!m)
+		return NULL;
+	fputs("{\"time\":", m);
+	json_put_string(m, iso_time, strlen(iso_time));
+	fprintf(m, ",\"elapsed_s\":%.3f,\"pid\":%u,\"comm\":", elapsed_s, pid);
+	json_put_string(m, comm, strnlen(comm, TT_COMM_LEN));
+	return m;
+}
+
+static void put_fields(FILE *m, const struct json_field *fields, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(m, ",\"%s\":%llu", fields[i].name, (unsigned long long)fields[i].value);
+}
+
+/* Close the memory stream (which sets *text and *len) and write its line
+ * to f at once. */
+static int line_end(FILE *f, FILE *m, char **text, const size_t *len)
+{
+	/* A memory stream can fail to grow on any write; ferror keeps the trace. */
+	int failed = ferror(m), ret = 0;
+
+	if (fclose(m) || failed) {
+		free(*text);
+		return -1;
+	}
+	if (fwrite(*text, 1, *len, f) != *len || ferror(f))
+		ret = -1;
+	free(*text);
+	return ret;
+}
+
 int json_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct tt_row *row,
 		   const struct tt_reason_names *names)
 {
 	const struct tt_proc_counters *c = &row->c;
-	const struct {
-		const char *name;
-		uint64_t value;
-	} counts[] = {
+	const struct json_field counts[] = {
 		{ "conn_in", c->conn[TT_SIDE_IN] },
 		{ "conn_out", c->conn[TT_SIDE_OUT] },
 		{ "fin_active_in", c->fin_active[TT_SIDE_IN] },
@@ -71,19 +113,11 @@ int json_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct
 	const char *sep = "";
 	char *text = NULL;
 	size_t len = 0, i;
-	FILE *m;
-	int ret = 0;
+	FILE *m = line_start(&text, &len, iso_time, elapsed_s, row->pid, row->comm);
 
-	/* Built in memory and written at once, like a CSV row. */
-	m = open_memstream(&text, &len);
 	if (!m)
 		return -1;
-	fputs("{\"time\":", m);
-	json_put_string(m, iso_time, strlen(iso_time));
-	fprintf(m, ",\"elapsed_s\":%.3f,\"pid\":%u,\"comm\":", elapsed_s, row->pid);
-	json_put_string(m, row->comm, strnlen(row->comm, sizeof(row->comm)));
-	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
-		fprintf(m, ",\"%s\":%llu", counts[i].name, (unsigned long long)counts[i].value);
+	put_fields(m, counts, sizeof(counts) / sizeof(counts[0]));
 	fputs(",\"rst_sent_reasons\":{", m);
 	row_reasons_total(row, reasons);
 	for (i = 0; i < TT_REASON_SLOTS; i++) {
@@ -102,14 +136,37 @@ int json_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct
 		sep = ",";
 	}
 	fputs("}}\n", m);
-	/* A memory stream can fail to grow on any write; ferror keeps the trace. */
-	ret = ferror(m);
-	if (fclose(m) || ret) {
-		free(text);
+	return line_end(f, m, &text, &len);
+}
+
+int json_write_dest_row(FILE *f, const char *iso_time, double elapsed_s,
+			const struct tt_dest_row *row)
+{
+	const struct tt_dest_counters *c = &row->c;
+	const struct json_field counts[] = {
+		{ "conn_out", c->conn },
+		{ "fin_active_out", c->fin_active },
+		{ "fin_passive_out", c->fin_passive },
+		{ "rst_sent_out", c->rst_sent },
+		{ "rst_recv_out", c->rst_recv },
+		{ "timeout_out", c->timeout },
+		{ "tw_out", c->tw },
+		{ "tw_now", row->tw_now },
+		{ "connfail_out", c->connfail },
+		{ "eaddrnotavail", c->eaddrnotavail },
+		{ "ports_held", row->ports_held },
+		{ "ports_free", row->ports_free },
+	};
+	char *text = NULL, dest[TT_DEST_LEN];
+	size_t len = 0;
+	FILE *m = line_start(&text, &len, iso_time, elapsed_s, row->pid, row->comm);
+
+	if (!m)
 		return -1;
-	}
-	if (fwrite(text, 1, len, f) != len || ferror(f))
-		ret = -1;
-	free(text);
-	return ret;
+	format_dest(dest, sizeof(dest), row);
+	fputs(",\"dest\":", m);
+	json_put_string(m, dest, strlen(dest));
+	put_fields(m, counts, sizeof(counts) / sizeof(counts[0]));
+	fprintf(m, ",\"runout_s\":%.1f}\n", row->runout_s);
+	return line_end(f, m, &text, &len);
 }

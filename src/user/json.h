@@ -19,4 +19,9 @@ void json_put_string(FILE *f, const char *s, size_t len);
 int json_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct tt_row *row,
 		   const struct tt_reason_names *names);
 
+/* --by dest: one line per process and destination, with the fields of
+ * csv_write_dest_row ("dest" a string, runout_s a number). */
+int json_write_dest_row(FILE *f, const char *iso_time, double elapsed_s,
+			const struct tt_dest_row *row);
+
 #endif /* TT_JSON_H */

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "command.h"
 #include "compare.h"
+#include "exporter.h"
 #include "options.h"
 #include "privileges.h"
 #include "proc_match.h"
@@ -137,14 +138,15 @@ static int settle(struct tracer *t, struct tt_snapshot *cur)
  * COMMAND's end (run mode), or one interval after the last process named
  * by PID exited (its sockets finish closing after the process is gone). */
 static int trace_loop(struct tracer *t, const struct tt_options *opts, struct report *rep,
-		      struct command *cmd, struct tt_snapshot *first, struct tt_snapshot *last)
+		      struct command *cmd, struct exporter *exp, struct tt_snapshot *first,
+		      struct tt_snapshot *last)
 {
 	uint64_t start = first->mono_ns, end = start + opts->duration_ms * 1000000ull;
 	struct tt_snapshot prev = *first;
 	struct tt_row *rows = NULL;
 	struct tt_dest_row *dests = NULL;
 	uint64_t ticks = 0;
-	bool last_tick = false, cmd_ended = false;
+	bool last_tick = false, cmd_ended = false, gone = false;
 	int err = 0;
 
 	*last = *first;
@@ -158,7 +160,10 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 
 		if (opts->duration_ms && deadline > end)
 			deadline = end;
-		sleep_until(deadline);
+		if (exp)
+			exporter_wait(exp, deadline, &stop);
+		else
+			sleep_until(deadline);
 		cmd_ended = cmd && command_done(cmd);
 		if (tracer_snapshot(t, &cur) || (cmd_ended && settle(t, &cur))) {
 			err = die(TT_EXIT_RUNTIME, "%s", t->err);
@@ -178,6 +183,8 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 		}
 		n = snapshot_diff(&prev, &cur, rows, cur.n);
 		n_dests = dests_diff(&prev, &cur, dests, cur.n_dests);
+		if (exp)
+			exporter_interval(exp, rows, n, &prev, &cur);
 		err = report_interval(rep, rows, n, dests, n_dests, &wall,
 				      (double)(cur.mono_ns - start) / 1e9);
 		if (prev.mono_ns != first->mono_ns)
@@ -193,6 +200,10 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 			if (rep->csv_failed && opts->csv_path && strcmp(opts->csv_path, "-") != 0)
 				err = die(TT_EXIT_RUNTIME, "cannot write CSV file '%s': %s",
 					  opts->csv_path, strerror(-err));
+			else if (rep->json_failed && opts->json_path &&
+				 strcmp(opts->json_path, "-") != 0)
+				err = die(TT_EXIT_RUNTIME, "cannot write JSON file '%s': %s",
+					  opts->json_path, strerror(-err));
 			else
 				err = die(TT_EXIT_RUNTIME, "cannot write to stdout: %s", strerror(-err));
 			break;
@@ -200,9 +211,12 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 		if ((opts->count && ticks >= opts->count) ||
 		    (opts->duration_ms && cur.mono_ns >= end) || last_tick || cmd_ended)
 			break;
-		if (targets_gone(opts)) {
-			fprintf(stderr, "tcptrace: the traced processes have exited\n");
-			last_tick = true;
+		if (!gone && targets_gone(opts)) {
+			/* A daemon keeps serving the last counts until it is stopped. */
+			fprintf(stderr, "tcptrace: the traced processes have exited%s\n",
+				exp ? "; /metrics keeps their counts until tcptrace is stopped" : "");
+			gone = true;
+			last_tick = !exp;
 		}
 	}
 	free(rows);
@@ -249,8 +263,9 @@ int main(int argc, char **argv)
 	struct tracer t = {};
 	struct report rep = {};
 	struct command cmd = { .runner = -1 };
+	struct exporter exp = {};
 	bool cmd_prepared = false;
-	FILE *csv_file = NULL;
+	FILE *csv_file = NULL, *json_file = NULL;
 	struct tt_snapshot first, last;
 	uint32_t pids[TT_MAX_TRACED * 4];
 	size_t n_pids = 0;
@@ -280,15 +295,31 @@ int main(int argc, char **argv)
 	if (access(BTF_PATH, R_OK))
 		return die(TT_EXIT_USAGE, "kernel BTF not found at %s: %s (tcptrace needs a kernel "
 			   "built with CONFIG_DEBUG_INFO_BTF=y)", BTF_PATH, strerror(errno));
+	/* Bound while still root (a port below 1024), kept after the drop. */
+	if (opts.listen_addr.set &&
+	    exporter_open(&exp, &opts, &t.reason_names, err, sizeof(err)))
+		return die(TT_EXIT_USAGE, "%s", err);
 	if (opts.csv_path && !strcmp(opts.csv_path, "-")) {
 		rep.csv = stdout;
 	} else {
 		rep.table = stdout;
-		if (opts.csv_path && !(csv_file = fopen(opts.csv_path, "we")))
-			return die(TT_EXIT_USAGE, "cannot write CSV file '%s': %s", opts.csv_path,
-				   strerror(errno));
+		if (opts.csv_path && !(csv_file = fopen(opts.csv_path, "we"))) {
+			ret = die(TT_EXIT_USAGE, "cannot write CSV file '%s': %s", opts.csv_path,
+				  strerror(errno));
+			goto cleanup;
+		}
 		rep.csv = csv_file;
 	}
+	if (opts.json_path && !strcmp(opts.json_path, "-")) {
+		rep.json = stdout;
+		rep.table = NULL;
+	} else if (opts.json_path && !(rep.json = json_file = fopen(opts.json_path, "we"))) {
+		ret = die(TT_EXIT_USAGE, "cannot write JSON file '%s': %s", opts.json_path,
+			  strerror(errno));
+		goto cleanup;
+	}
+	if (opts.listen_addr.set)
+		rep.table = NULL; /* a daemon: /metrics instead of the table */
 	rep.names = &t.reason_names;
 	rep.by_dest = opts.by_dest;
 	libbpf_set_print(libbpf_print);
@@ -332,6 +363,8 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	report_csv_header(&rep);
+	if (opts.listen_addr.set)
+		fprintf(stderr, "tcptrace: serving http://%s/metrics\n", exporter_address(&exp));
 	fprintf(stderr, "tcptrace: tracing %s, %llu existing sockets found; %s\n",
 		opts.n_targets ? "the named processes" : "every process",
 		(unsigned long long)t.seeded,
@@ -351,7 +384,8 @@ int main(int argc, char **argv)
 	}
 	tracing_started = true;
 
-	ret = trace_loop(&t, &opts, &rep, opts.command ? &cmd : NULL, &first, &last);
+	ret = trace_loop(&t, &opts, &rep, opts.command ? &cmd : NULL,
+			 opts.listen_addr.set ? &exp : NULL, &first, &last);
 	print_summary(&t, &first, &last, rep.table ? rep.table : stderr);
 	if (ret == TT_EXIT_OK)
 		fprintf(stderr, "tcptrace: BPF maps %.1f MiB (--max-sockets %u), peak RSS %.1f MiB\n",
@@ -369,6 +403,14 @@ cleanup:
 			ret = status;
 	}
 	tracer_close(&t);
+	exporter_close(&exp);
+	if (json_file) {
+		if (fclose(json_file) && ret == TT_EXIT_OK)
+			ret = die(TT_EXIT_RUNTIME, "cannot write JSON file '%s': %s", opts.json_path,
+				  strerror(errno));
+		if (!tracing_started)
+			unlink(opts.json_path);
+	}
 	if (csv_file) {
 		if (fclose(csv_file) && ret == TT_EXIT_OK)
 			ret = die(TT_EXIT_RUNTIME, "cannot write CSV file '%s': %s", opts.csv_path,

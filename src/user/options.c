@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Turns tcptrace's command line into a struct tt_options, checking every
  * value and describing the first bad one in a single line of text. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -19,12 +20,16 @@
 #define MAX_SOCKETS_MAX 16777216
 #define MAX_PROCS_MIN 16
 #define MAX_PROCS_MAX 1048576
+#define MAX_COMMS_MAX 65536
 
 enum {
 	OPT_CSV = 0x100,
 	OPT_MAX_SOCKETS,
 	OPT_MAX_PROCS,
 	OPT_BY,
+	OPT_JSON,
+	OPT_LISTEN,
+	OPT_MAX_COMMS,
 };
 
 static const struct option long_options[] = {
@@ -36,6 +41,9 @@ static const struct option long_options[] = {
 	{ "max-sockets", required_argument, NULL, OPT_MAX_SOCKETS },
 	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
 	{ "by", required_argument, NULL, OPT_BY },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "max-comms", required_argument, NULL, OPT_MAX_COMMS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -57,6 +65,8 @@ const char tt_usage[] =
 	"  -d, --duration SECONDS    stop after SECONDS (at most 31 days)\n"
 	"  -c, --count N             stop after N intervals\n"
 	"      --csv FILE            also write every row to FILE as CSV (- for stdout)\n"
+	"      --json FILE           also write every row to FILE as JSON lines (- for\n"
+	"                            stdout)\n"
 	"      --by dest             rows per process and destination of its connect()s,\n"
 	"                            with the local ports still free toward each\n"
 	"      --max-sockets N       sockets followed at once (1024 to 16777216,\n"
@@ -64,6 +74,12 @@ const char tt_usage[] =
 	"      --max-procs N         processes (and, with --by dest, process and\n"
 	"                            destination pairs) counted at once (16 to\n"
 	"                            1048576, default 4096)\n"
+	"      --listen [ADDR:]PORT  serve Prometheus metrics on http://ADDR:PORT/metrics\n"
+	"                            and print no table; ADDR is 127.0.0.1 by default,\n"
+	"                            [::1] for IPv6, 0.0.0.0 for every interface\n"
+	"      --max-comms N         process names with series of their own on /metrics\n"
+	"                            (1 to 65536, default 256); the rest are summed\n"
+	"                            under comm=\"(other processes)\"\n"
 	"  -h, --help                print this help and exit\n"
 	"  -V, --version             print the version and exit\n"
 	"\n"
@@ -78,7 +94,8 @@ const char tt_usage[] =
 	"Examples:\n"
 	"  tcptrace --pid haproxy\n"
 	"  tcptrace -p nginx --csv nginx.csv -d 30\n"
-	"  tcptrace -p haproxy --csv run.csv -- wrk -c 50 -d 10 http://127.0.0.1:8080/\n";
+	"  tcptrace -p haproxy --csv run.csv -- wrk -c 50 -d 10 http://127.0.0.1:8080/\n"
+	"  tcptrace -p haproxy --listen 9477\n";
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -162,6 +179,39 @@ static int parse_seconds_ms(const char *s, uint64_t *ms)
 			frac *= 10;
 	}
 	*ms = secs * 1000 + frac;
+	return 0;
+}
+
+/* "PORT", ":PORT", "ADDR:PORT" or "[IPV6]:PORT"; a missing address means
+ * loopback, so that nothing is exposed beyond the machine unless asked. */
+static int parse_listen(const char *arg, struct tt_listen *l)
+{
+	const char *colon = strrchr(arg, ':');
+	const char *port = colon ? colon + 1 : arg;
+	char host[INET6_ADDRSTRLEN + 2];
+	size_t host_len = colon ? (size_t)(colon - arg) : 0;
+	uint64_t v;
+
+	memset(l, 0, sizeof(*l));
+	if (parse_u64(port, strlen(port), &v) || v < 1 || v > 65535 || host_len >= sizeof(host))
+		return -1;
+	l->port = (uint16_t)v;
+	memcpy(host, arg, host_len);
+	host[host_len] = '\0';
+	if (host_len > 2 && host[0] == '[' && host[host_len - 1] == ']') {
+		host[host_len - 1] = '\0';
+		l->family = AF_INET6;
+		if (inet_pton(AF_INET6, host + 1, l->addr) != 1)
+			return -1;
+	} else {
+		const char *v4 = host_len == 0 || !strcmp(host, "localhost") ? "127.0.0.1" : host;
+
+		l->family = AF_INET;
+		/* inet_pton takes dotted quads only: no "1", "0x7f.1" or spaces. */
+		if (inet_pton(AF_INET, v4, l->addr) != 1)
+			return -1;
+	}
+	l->set = true;
 	return 0;
 }
 
@@ -283,6 +333,7 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 	opts->interval_ms = 1000;
 	opts->max_sockets = TT_DEFAULT_MAX_SOCKETS;
 	opts->max_procs = TT_DEFAULT_MAX_PROCS;
+	opts->max_comms = TT_DEFAULT_MAX_COMMS;
 	if (err && errlen)
 		err[0] = '\0';
 
@@ -351,6 +402,27 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 				return fail(err, errlen,
 					    "invalid --by '%s': expected dest or process", optarg);
 			break;
+		case OPT_JSON:
+			if (optarg[0] == '\0')
+				return fail(err, errlen, "invalid --json '': expected a file name, "
+							 "or - for stdout");
+			opts->json_path = optarg;
+			break;
+		case OPT_LISTEN:
+			if (parse_listen(optarg, &opts->listen_addr))
+				return fail(err, errlen,
+					    "invalid --listen '%s': expected PORT or ADDR:PORT, ADDR "
+					    "an IPv4 address or [IPv6 address], PORT from 1 to 65535",
+					    optarg);
+			break;
+		case OPT_MAX_COMMS:
+			if (parse_range(optarg, 1, MAX_COMMS_MAX, &v))
+				return fail(err, errlen,
+					    "invalid --max-comms '%s': expected an integer from 1 "
+					    "to %d",
+					    optarg, MAX_COMMS_MAX);
+			opts->max_comms = (uint32_t)v;
+			break;
 		case 'h':
 			opts->help = true;
 			break;
@@ -366,6 +438,9 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 			return bad_option(argc, argv, err, errlen);
 		}
 	}
+	if (opts->csv_path && opts->json_path && !strcmp(opts->csv_path, "-") &&
+	    !strcmp(opts->json_path, "-"))
+		return fail(err, errlen, "--csv - and --json - cannot both write to stdout");
 	/* getopt stops after "--" (unless it was an option's argument, as in
 	 * --csv --): what follows is the command to run. */
 	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0 && argv[optind - 1] != last_optarg) {

@@ -17,6 +17,17 @@ struct tt_target {
 	char name[TT_COMM_LEN];
 };
 
+/* --listen: where the /metrics endpoint binds. */
+struct tt_listen {
+	bool set;
+	int family;       /* AF_INET or AF_INET6 */
+	uint8_t addr[16]; /* network order; IPv4 in the first 4 bytes */
+	uint16_t port;    /* host order, 1 to 65535 */
+};
+
+/* Process names given series of their own on /metrics (--max-comms). */
+#define TT_DEFAULT_MAX_COMMS 256
+
 struct tt_options {
 	struct tt_target targets[TT_MAX_TRACED];
 	size_t n_targets;     /* 0: every process with TCP activity */
@@ -24,6 +35,9 @@ struct tt_options {
 	uint64_t duration_ms; /* -d, 0 when not given */
 	uint64_t count;       /* -c, 0 when not given */
 	const char *csv_path; /* --csv, NULL when not given, "-" for stdout */
+	const char *json_path; /* --json, NULL when not given, "-" for stdout */
+	struct tt_listen listen_addr; /* --listen */
+	uint32_t max_comms;   /* --max-comms, default TT_DEFAULT_MAX_COMMS */
 	uint32_t max_sockets; /* --max-sockets, default TT_DEFAULT_MAX_SOCKETS */
 	uint32_t max_procs;   /* --max-procs, default TT_DEFAULT_MAX_PROCS */
 	char **command;       /* run mode: what follows "--", NULL-terminated */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Writes each interval's rows to the table and the CSV, and the summary at
- * exit. */
+/* Writes each interval's rows to the table, the CSV and the JSON lines,
+ * and the summary at exit. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <unistd.h>
+#include "json.h"
 #include "report.h"
 #include "table.h"
 
@@ -28,14 +29,37 @@ bool report_shows(const struct tt_row *row)
 	return row->selected || !row_is_zero(row);
 }
 
-static int csv_failed(struct report *r, off_t good)
+/* A row block that could not be written in full (a full disk) is cut back
+ * off the file, which then keeps whole rows only. */
+static int stream_failed(FILE *f, off_t good, bool *failed)
 {
 	int err = errno ? errno : EIO;
 
-	r->csv_failed = true;
-	if (good >= 0 && ftruncate(fileno(r->csv), good) == 0)
-		clearerr(r->csv);
+	*failed = true;
+	if (good >= 0 && ftruncate(fileno(f), good) == 0)
+		clearerr(f);
 	return -err;
+}
+
+/* The interval's rows as CSV or JSON lines: the process rows, or with
+ * by_dest the destination rows. */
+static int write_rows(struct report *r, FILE *f, bool json, bool *failed,
+		      const struct tt_row *rows, size_t n, const struct tt_dest_row *dests,
+		      size_t n_dests, const char *iso, double elapsed_s)
+{
+	off_t good = ftello(f);
+
+	for (size_t i = 0; i < n && !r->by_dest; i++)
+		if (report_shows(&rows[i]) &&
+		    (json ? json_write_row : csv_write_row)(f, iso, elapsed_s, &rows[i], r->names))
+			return stream_failed(f, good, failed);
+	for (size_t i = 0; i < n_dests && r->by_dest; i++)
+		if (!dest_row_is_zero(&dests[i]) &&
+		    (json ? json_write_dest_row : csv_write_dest_row)(f, iso, elapsed_s, &dests[i]))
+			return stream_failed(f, good, failed);
+	if (fflush(f))
+		return stream_failed(f, good, failed);
+	return 0;
 }
 
 void report_csv_header(struct report *r)
@@ -84,21 +108,15 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 			return -(errno ? errno : EIO);
 	}
 	if (r->csv) {
-		/* Whole rows only: a block that cannot be written in full (a
-		 * full disk) is cut back off the file. */
-		off_t good = ftello(r->csv);
+		int err = write_rows(r, r->csv, false, &r->csv_failed, rows, n, dests, n_dests, iso,
+				     elapsed_s);
 
-		for (size_t i = 0; i < n && !r->by_dest; i++)
-			if (report_shows(&rows[i]) &&
-			    csv_write_row(r->csv, iso, elapsed_s, &rows[i], r->names))
-				return csv_failed(r, good);
-		for (size_t i = 0; i < n_dests && r->by_dest; i++)
-			if (!dest_row_is_zero(&dests[i]) &&
-			    csv_write_dest_row(r->csv, iso, elapsed_s, &dests[i]))
-				return csv_failed(r, good);
-		if (fflush(r->csv))
-			return csv_failed(r, good);
+		if (err)
+			return err;
 	}
+	if (r->json)
+		return write_rows(r, r->json, true, &r->json_failed, rows, n, dests, n_dests, iso,
+				  elapsed_s);
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Writes each interval's rows to the table and the CSV, and the summary at
- * exit. Knows which rows to show; knows nothing of BPF. */
+/* Writes each interval's rows to the table, the CSV and the JSON lines,
+ * and the summary at exit. Knows which rows to show; knows nothing of BPF. */
 #ifndef TT_REPORT_H
 #define TT_REPORT_H
 
@@ -11,11 +11,13 @@
 #include "stats.h"
 
 struct report {
-	FILE *table; /* NULL when the CSV goes to stdout */
+	FILE *table; /* NULL when the CSV or JSON goes to stdout, or with --listen */
 	FILE *csv;   /* NULL without --csv */
+	FILE *json;  /* NULL without --json */
 	const struct tt_reason_names *names;
-	bool by_dest;    /* rows per destination instead of per process */
-	bool csv_failed; /* the last error was the CSV file's */
+	bool by_dest;     /* rows per destination instead of per process */
+	bool csv_failed;  /* the last error was the CSV file's */
+	bool json_failed; /* the last error was the JSON file's */
 };
 
 /* Whether a row is shown: named by --pid, or anything happened. */

@@ -6,6 +6,7 @@
  * err holds a message. (The message quotes the bad argument as given, so it
  * is one line only when the argument is.) */
 #include <stdint.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include "options.h"
@@ -27,6 +28,15 @@ static void check_success(const struct tt_options *o)
 	if (o->max_procs < 16 || o->max_procs > 1048576)
 		abort();
 	if (o->csv_path && o->csv_path[0] == '\0')
+		abort();
+	if (o->json_path && o->json_path[0] == '\0')
+		abort();
+	if (o->csv_path && o->json_path && !strcmp(o->csv_path, "-") && !strcmp(o->json_path, "-"))
+		abort();
+	if (o->max_comms < 1 || o->max_comms > 65536)
+		abort();
+	if (o->listen_addr.set && (o->listen_addr.port == 0 || (o->listen_addr.family != AF_INET &&
+								 o->listen_addr.family != AF_INET6)))
 		abort();
 	if (o->n_targets > TT_MAX_TRACED)
 		abort();

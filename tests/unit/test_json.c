@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include "csv.h"
 #include "json.h"
 
@@ -228,6 +229,78 @@ static void test_fields_are_the_csv_columns(void **state)
 	free(header);
 }
 
+static void test_dest_row_spelled_out(void **state)
+{
+	struct tt_dest_row row;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&text, &size);
+
+	(void)state;
+	assert_non_null(m);
+	memset(&row, 0, sizeof(row));
+	row.pid = 31;
+	memcpy(row.comm, "haproxy", 7);
+	row.family = AF_INET6;
+	row.port = 8081;
+	inet_pton(AF_INET6, "::1", row.addr);
+	row.c.conn = 1;
+	row.c.fin_active = 2;
+	row.c.fin_passive = 3;
+	row.c.rst_sent = 4;
+	row.c.rst_recv = 5;
+	row.c.timeout = 6;
+	row.c.tw = 7;
+	row.tw_now = 8;
+	row.c.connfail = 9;
+	row.c.eaddrnotavail = 10;
+	row.ports_held = 11;
+	row.ports_free = 12;
+	row.runout_s = 13.25;
+	assert_int_equal(json_write_dest_row(m, ISO_TIME, 2.0, &row), 0);
+	assert_int_equal(fclose(m), 0);
+	assert_string_equal(text, "{\"time\":\"" ISO_TIME "\",\"elapsed_s\":2.000,\"pid\":31,"
+				  "\"comm\":\"haproxy\",\"dest\":\"[::1]:8081\",\"conn_out\":1,"
+				  "\"fin_active_out\":2,\"fin_passive_out\":3,\"rst_sent_out\":4,"
+				  "\"rst_recv_out\":5,\"timeout_out\":6,\"tw_out\":7,\"tw_now\":8,"
+				  "\"connfail_out\":9,\"eaddrnotavail\":10,\"ports_held\":11,"
+				  "\"ports_free\":12,\"runout_s\":13.2}\n");
+	free(text);
+}
+
+/* The keys of a destination line are the columns of the --by dest CSV. */
+static void test_dest_fields_are_the_dest_csv_columns(void **state)
+{
+	struct tt_dest_row row;
+	char *header = NULL, *text = NULL, *p, keys[1024] = "";
+	size_t size = 0, used = 0;
+	FILE *m = open_memstream(&header, &size);
+
+	(void)state;
+	assert_non_null(m);
+	csv_write_dest_header(m);
+	assert_int_equal(fclose(m), 0);
+	memset(&row, 0, sizeof(row));
+	row.family = AF_INET;
+	m = open_memstream(&text, &size);
+	assert_non_null(m);
+	assert_int_equal(json_write_dest_row(m, ISO_TIME, 1.0, &row), 0);
+	assert_int_equal(fclose(m), 0);
+	for (p = text; (p = strstr(p, "\":")); p += 2) {
+		char *start = p;
+
+		while (start > text && start[-1] != '"')
+			start--;
+		used += (size_t)snprintf(keys + used, sizeof(keys) - used, "%.*s,", (int)(p - start),
+					 start);
+		assert_true(used < sizeof(keys));
+	}
+	keys[used - 1] = '\n';
+	assert_string_equal(keys, header);
+	free(text);
+	free(header);
+}
+
 static void test_write_to_full_unbuffered_stream_fails(void **state)
 {
 	struct tt_row row = make_row(1, "a");
@@ -256,6 +329,8 @@ int main(void)
 		cmocka_unit_test(test_comm_is_escaped),
 		cmocka_unit_test(test_comm_of_all_16_bytes_stops_at_the_array),
 		cmocka_unit_test(test_fields_are_the_csv_columns),
+		cmocka_unit_test(test_dest_row_spelled_out),
+		cmocka_unit_test(test_dest_fields_are_the_dest_csv_columns),
 		cmocka_unit_test(test_write_to_full_unbuffered_stream_fails),
 	};
 

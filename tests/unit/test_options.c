@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <linux/types.h>
 #include "options.h"
 
@@ -86,6 +87,9 @@ static void test_defaults(void **state)
 	assert_int_equal(p.opts.duration_ms, 0);
 	assert_int_equal(p.opts.count, 0);
 	assert_null(p.opts.csv_path);
+	assert_null(p.opts.json_path);
+	assert_false(p.opts.listen_addr.set);
+	assert_int_equal(p.opts.max_comms, TT_DEFAULT_MAX_COMMS);
 	assert_int_equal(p.opts.max_sockets, TT_DEFAULT_MAX_SOCKETS);
 	assert_int_equal(p.opts.max_procs, TT_DEFAULT_MAX_PROCS);
 	assert_false(p.opts.help);
@@ -379,6 +383,117 @@ static void test_csv_empty_is_rejected(void **state)
 			 "invalid --csv '': expected a file name, or - for stdout");
 }
 
+static void test_json_path(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("--json", "out.jsonl"));
+	assert_string_equal(p.opts.json_path, "out.jsonl");
+	parse_ok(&p, ARGV("--json", "-", "--csv", "x.csv"));
+	assert_string_equal(p.opts.json_path, "-");
+	assert_string_equal(p.opts.csv_path, "x.csv");
+	parse_ok(&p, ARGV("--json", "x.jsonl", "--csv", "-"));
+	assert_string_equal(p.opts.csv_path, "-");
+}
+
+static void test_json_empty_is_rejected(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("--json", ""),
+			 "invalid --json '': expected a file name, or - for stdout");
+}
+
+static void test_csv_and_json_cannot_both_take_stdout(void **state)
+{
+	(void)state;
+	parse_fails_with(ARGV("--json", "-", "--csv", "-"),
+			 "--csv - and --json - cannot both write to stdout");
+}
+
+/* The address --listen parses to, as text, or "" when it fails. */
+static const char *listen_of(const char *arg)
+{
+	static char text[64];
+	char addr[INET6_ADDRSTRLEN];
+	struct parsed p;
+
+	parse(&p, ARGV("--listen", (char *)arg));
+	if (p.ret)
+		return "";
+	assert_true(p.opts.listen_addr.set);
+	inet_ntop(p.opts.listen_addr.family, p.opts.listen_addr.addr, addr, sizeof(addr));
+	snprintf(text, sizeof(text), p.opts.listen_addr.family == AF_INET6 ? "[%s]:%u" : "%s:%u",
+		 addr, p.opts.listen_addr.port);
+	return text;
+}
+
+static void test_listen_port_alone_is_loopback(void **state)
+{
+	(void)state;
+	assert_string_equal(listen_of("9477"), "127.0.0.1:9477");
+	assert_string_equal(listen_of(":9477"), "127.0.0.1:9477");
+	assert_string_equal(listen_of("localhost:1"), "127.0.0.1:1");
+}
+
+static void test_listen_addresses(void **state)
+{
+	(void)state;
+	assert_string_equal(listen_of("0.0.0.0:9477"), "0.0.0.0:9477");
+	assert_string_equal(listen_of("10.1.2.3:65535"), "10.1.2.3:65535");
+	assert_string_equal(listen_of("[::1]:9477"), "[::1]:9477");
+	assert_string_equal(listen_of("[::]:80"), "[::]:80");
+	assert_string_equal(listen_of("[fe80::1:2]:8080"), "[fe80::1:2]:8080");
+}
+
+static void test_listen_bad_values(void **state)
+{
+	static const char *const bad[] = {
+		"", ":", "0", "65536", "99999999999999999999", "-1", "+80", "0x50", " 80", "80 ",
+		"http", "127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.1:80", "1.2.3.4.5:80",
+		"256.0.0.1:80", "::1:9477", "[::1]", "[::1]9477", "[]:80", "[127.0.0.1]:80",
+		"[::1:80", "host.example:80", "localhost", "[::g]:80",
+	};
+	char expected[ERR_LEN];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(expected, sizeof(expected),
+			 "invalid --listen '%s': expected PORT or ADDR:PORT, ADDR an IPv4 address "
+			 "or [IPv6 address], PORT from 1 to 65535",
+			 bad[i]);
+		parse_fails_with(ARGV("--listen", (char *)bad[i]), expected);
+	}
+}
+
+static void test_listen_and_json_with_a_command(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("--listen", "9477", "--json", "-", "--", "haproxy", "-f", "x.cfg"));
+	assert_true(p.opts.listen_addr.set);
+	assert_string_equal(p.opts.json_path, "-");
+	assert_non_null(p.opts.command);
+	assert_string_equal(p.opts.command[0], "haproxy");
+	parse_fails_with(ARGV("--csv", "-", "--json", "-", "--", "true"),
+			 "--csv - and --json - cannot both write to stdout");
+}
+
+static void test_max_comms_limits(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("--max-comms", "1"));
+	assert_int_equal(p.opts.max_comms, 1);
+	parse_ok(&p, ARGV("--max-comms", "65536"));
+	assert_int_equal(p.opts.max_comms, 65536);
+	parse_fails_with(ARGV("--max-comms", "0"),
+			 "invalid --max-comms '0': expected an integer from 1 to 65536");
+	parse_fails_naming(ARGV("--max-comms", "65537"), "'65537'");
+}
+
 static void test_max_sockets_limits(void **state)
 {
 	struct parsed p;
@@ -505,6 +620,8 @@ static void test_missing_argument(void **state)
 {
 	(void)state;
 	parse_fails_with(ARGV("--csv"), "option '--csv' needs an argument");
+	parse_fails_with(ARGV("--listen"), "option '--listen' needs an argument");
+	parse_fails_with(ARGV("--json"), "option '--json' needs an argument");
 	parse_fails_with(ARGV("--interval"), "option '--interval' needs an argument");
 	parse_fails_with(ARGV("-p"), "option '-p' needs an argument");
 	parse_fails_with(ARGV("-c"), "option '-c' needs an argument");
@@ -551,6 +668,10 @@ static void test_usage_documents_exit_codes_and_examples(void **state)
 	assert_non_null(strstr(tt_usage, "tcptrace -p nginx --csv nginx.csv -d 30\n"));
 	assert_non_null(strstr(tt_usage, "--max-sockets N"));
 	assert_non_null(strstr(tt_usage, "--max-procs N"));
+	assert_non_null(strstr(tt_usage, "--json FILE"));
+	assert_non_null(strstr(tt_usage, "--listen [ADDR:]PORT"));
+	assert_non_null(strstr(tt_usage, "--max-comms N"));
+	assert_non_null(strstr(tt_usage, "tcptrace -p haproxy --listen 9477\n"));
 }
 
 int main(void)
@@ -584,6 +705,14 @@ int main(void)
 		cmocka_unit_test(test_count_bad_values),
 		cmocka_unit_test(test_csv_path),
 		cmocka_unit_test(test_csv_empty_is_rejected),
+		cmocka_unit_test(test_json_path),
+		cmocka_unit_test(test_json_empty_is_rejected),
+		cmocka_unit_test(test_csv_and_json_cannot_both_take_stdout),
+		cmocka_unit_test(test_listen_port_alone_is_loopback),
+		cmocka_unit_test(test_listen_addresses),
+		cmocka_unit_test(test_listen_bad_values),
+		cmocka_unit_test(test_listen_and_json_with_a_command),
+		cmocka_unit_test(test_max_comms_limits),
 		cmocka_unit_test(test_max_sockets_limits),
 		cmocka_unit_test(test_max_procs_limits),
 		cmocka_unit_test(test_help),

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* --listen: the /metrics endpoint, fed once per interval and served while
+ * the main loop waits for the next one. */
+#ifndef TT_EXPORTER_H
+#define TT_EXPORTER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "csv.h"
+#include "metrics.h"
+#include "options.h"
+#include "stats.h"
+
+struct http_server;
+
+struct exporter {
+	struct http_server *http;
+	struct tt_metrics metrics;
+	const struct tt_reason_names *names; /* filled in later by the tracer */
+};
+
+/* Bind and listen on --listen (before privileges are dropped). Returns 0,
+ * or -errno with one line in err. */
+int exporter_open(struct exporter *e, const struct tt_options *opts,
+		  const struct tt_reason_names *names, char *err, size_t errlen);
+
+/* Add one interval: rows = snapshot_diff(prev, cur). */
+void exporter_interval(struct exporter *e, const struct tt_row *rows, size_t n,
+		       const struct tt_snapshot *prev, const struct tt_snapshot *cur);
+
+/* Answer scrapes until CLOCK_MONOTONIC reaches deadline_ns or *stop is set. */
+void exporter_wait(struct exporter *e, uint64_t deadline_ns, const volatile sig_atomic_t *stop);
+
+/* Where /metrics is served: "127.0.0.1:9477" or "[::1]:9477". */
+const char *exporter_address(const struct exporter *e);
+
+void exporter_close(struct exporter *e);
+
+#endif /* TT_EXPORTER_H */
