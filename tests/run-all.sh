@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Every test suite in turn (root; `make` first): cmocka unit tests, the
 # memory and static checks, the fuzzers for a bounded time, the scenario
-# program against the kernel, tcptrace's integration tests, and the kernel
-# matrix (tcptrace in a Debian 6.1 guest under qemu). Each runs
-# even when one before it failed; the last line counts the suites.
+# program against the kernel, tcptrace's integration tests, the kernel matrix
+# (tcptrace in a Debian 6.1 guest under qemu), and tcptrace's outputs read by
+# other programs (a Prometheus server, JSON parsers). Each runs even when one
+# before it failed; the last line counts the suites.
 set -u
 cd "$(dirname "$0")/.."
 make=${MAKE:-make}
@@ -32,6 +33,7 @@ suite fuzz "$make" --no-print-directory fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 suite scenario tests/integration/check-scenario.sh
 suite integration tests/integration/run.sh
 suite kernel-6.1 tests/kernel/run-6.1.sh
+suite exporter tests/integration/exporter.sh
 
 [ "$failed" -eq 0 ] || echo "failed suites:$failures"
 echo "all suites: $passed passed, $failed failed"

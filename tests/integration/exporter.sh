@@ -1,0 +1,402 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Root integration tests of tcptrace's outputs for other programs: a real
+# Prometheus server (Debian's package) scrapes --listen, and its HTTP API
+# must return the scenario's own counts, the namespace's kernel counters
+# and the CSV's sums; --json must carry the CSV's rows field for field.
+# Every server binds to loopback ports found free, or lives in a private
+# network namespace. A test that cannot run fails; none is skipped.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+PROMETHEUS=${PROMETHEUS:-prometheus}
+PROMTOOL=${PROMTOOL:-promtool}
+PROM_PID=""
+PPORT=""
+
+# lib.sh's cleanup, and the Prometheus server of the case.
+eval "lib_$(declare -f cleanup)"
+cleanup() {
+	if [ -n "$PROM_PID" ]; then
+		kill -TERM "$PROM_PID" 2>/dev/null
+		wait "$PROM_PID" 2>/dev/null
+	fi
+	PROM_PID=""
+	PROM_TIME=""
+	lib_cleanup
+}
+
+field() { tr ' ' '\n' <"$1" | awk -F= -v k="$2" '$1 == k { print $2 }'; }
+
+# A TCP port on 127.0.0.1 that nothing listens on now.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Start Prometheus on a free loopback port, scraping tcptrace every second.
+prom_start() { # target
+	local i
+	PPORT=$(free_port)
+	mkdir -p "$WORK/prom-data"
+	cat >"$WORK/prometheus.yml" <<-EOF
+		global:
+		  scrape_interval: 1s
+		  scrape_timeout: 1s
+		scrape_configs:
+		  - job_name: tcptrace
+		    static_configs:
+		      - targets: ['$1']
+	EOF
+	"$PROMETHEUS" --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prom-data" \
+		--web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$WORK/prometheus.log" 2>&1 &
+	PROM_PID=$!
+	for i in $(seq 600); do
+		curl -sf "http://127.0.0.1:$PPORT/-/ready" >/dev/null 2>&1 && return 0
+		kill -0 "$PROM_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	log "prometheus did not start: $(tail -5 "$WORK/prometheus.log")"
+	return 1
+}
+
+# The value of an instant query with exactly one result; "none" when it
+# has none, "many" when more than one, "error" when the query failed.
+# Evaluated now, or at PROM_TIME (seconds since the epoch) when set: once
+# tcptrace has stopped, Prometheus marks its series stale.
+PROM_TIME=""
+prom_query() { # promql
+	curl -s -G --data-urlencode "query=$1" ${PROM_TIME:+--data-urlencode "time=$PROM_TIME"} \
+		"http://127.0.0.1:$PPORT/api/v1/query" | python3 -c '
+import json, sys
+try:
+    reply = json.load(sys.stdin)
+except ValueError:
+    print("error"); sys.exit()
+if reply.get("status") != "success":
+    print("error"); sys.exit()
+result = reply["data"]["result"]
+if reply["data"]["resultType"] == "scalar":
+    result = [{"value": result}]
+if not result:
+    print("none")
+elif len(result) > 1:
+    print("many")
+else:
+    v = float(result[0]["value"][1])
+    print(int(v) if v.is_integer() else result[0]["value"][1])'
+}
+
+# Wait until Prometheus holds a successful scrape taken after the moment
+# given (seconds since the epoch): every count before it is then in.
+wait_for_scrape_after() { # epoch-seconds
+	local i ts
+	for i in $(seq 120); do
+		ts=$(prom_query 'timestamp(up{job="tcptrace"} == 1)')
+		case "$ts" in none | many | error) ;;
+		*) awk -v ts="$ts" -v t="$1" 'BEGIN { exit !(ts > t) }' && return 0 ;;
+		esac
+		sleep 0.5
+	done
+	log "no scrape after $1 within 60 s: $(prom_query 'up{job="tcptrace"}'), $(tail -3 "$WORK/prometheus.log")"
+	return 1
+}
+
+# Sum of a CSV column over every row of a command name.
+comm_sum() { # csv comm column
+	awk -F, -v comm="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$4 == comm { s += $c }
+		END { print s + 0 }' "$1"
+}
+
+# A fin-server and a linger0-server run, each a server and a client of the
+# traced name, one after the other: they have all exited when Prometheus is
+# asked, so what it returns comes from processes that are gone.
+case_prometheus_scrape() {
+	local n1=20 n2=15 mport m=$WORK/metrics.txt s=$SCENARIO_NAME t_ready
+	ns_new || return 1
+	mport=$(free_port)
+	server_start 127.0.0.1 8080 "$n1" fin-server || return 1
+	mv "$WORK/server.out" "$WORK/server1.out"
+	local srv1=$SRV
+	server_start 127.0.0.1 8081 "$n2" linger0-server || return 1
+	mv "$WORK/server.out" "$WORK/server2.out"
+	local srv2=$SRV
+	tracer_start "$WORK/t.csv" -p "$s" --listen "127.0.0.1:$mport" --json "$WORK/t.json" \
+		|| return 1
+	prom_start "127.0.0.1:$mport" || return 1
+	in_ns "$SCENARIO" client --addr 127.0.0.1 --port 8080 --count "$n1" --mode fin-server \
+		>"$WORK/client1.out" 2>&1 || { log "client 1: $(cat "$WORK/client1.out")"; return 1; }
+	in_ns "$SCENARIO" client --addr 127.0.0.1 --port 8081 --count "$n2" --mode linger0-server \
+		>"$WORK/client2.out" 2>&1 || { log "client 2: $(cat "$WORK/client2.out")"; return 1; }
+	wait "$srv1" && wait "$srv2" || { log "a server failed"; return 1; }
+	settle
+	sleep 0.5 # two intervals of tcptrace after the last close
+	t_ready=$(date +%s.%N)
+	wait_for_scrape_after "$t_ready" || return 1
+
+	local q="comm=\"$s\""
+	local accepted=$(( $(field "$WORK/server1.out" accepted) + $(field "$WORK/server2.out" accepted) ))
+	local connected=$(( $(field "$WORK/client1.out" connected) + $(field "$WORK/client2.out" connected) ))
+	expect_eq "scenario: connections accepted" $((n1 + n2)) "$accepted"
+	expect_eq "up" 1 "$(prom_query 'up{job="tcptrace"}')"
+	expect_eq "connections in = the servers' accepts" "$accepted" \
+		"$(prom_query "tcptrace_connections_total{$q,side=\"in\"}")"
+	expect_eq "connections out = the clients' connects" "$connected" \
+		"$(prom_query "tcptrace_connections_total{$q,side=\"out\"}")"
+	expect_eq "connections in = TcpPassiveOpens" "$(nstat_of TcpPassiveOpens)" \
+		"$(prom_query "tcptrace_connections_total{$q,side=\"in\"}")"
+	expect_eq "closed in, fin_active (fin-server)" "$n1" \
+		"$(prom_query "tcptrace_connections_closed_total{$q,side=\"in\",how=\"fin_active\"}")"
+	expect_eq "closed out, fin_passive (fin-server)" "$n1" \
+		"$(prom_query "tcptrace_connections_closed_total{$q,side=\"out\",how=\"fin_passive\"}")"
+	expect_eq "closed in, rst_sent (linger0-server) = TcpOutRsts" "$(nstat_of TcpOutRsts)" \
+		"$(prom_query "tcptrace_connections_closed_total{$q,side=\"in\",how=\"rst_sent\"}")"
+	expect_eq "closed out, rst_recv = the clients' resets seen" \
+		"$(field "$WORK/client2.out" rst_seen)" \
+		"$(prom_query "tcptrace_connections_closed_total{$q,side=\"out\",how=\"rst_recv\"}")"
+	expect_eq "rst sent in, reason TCP_STATE (SO_LINGER 0)" "$n2" \
+		"$(prom_query "tcptrace_rst_sent_total{$q,side=\"in\",reason=\"TCP_STATE\"}")"
+	expect_eq "rst sent, summed over reasons and sides" "$n2" \
+		"$(prom_query "sum(tcptrace_rst_sent_total{$q})")"
+	expect_eq "every connection closed once, both sides" $((2 * accepted)) \
+		"$(prom_query "sum(tcptrace_connections_closed_total{$q})")"
+	expect_eq "timewait in = TcpExtTW" "$(nstat_of TcpExtTW)" \
+		"$(prom_query "tcptrace_timewait_total{$q,side=\"in\"}")"
+	expect_eq "timewait sockets now = ss" "$(tw_count sport 8080)" \
+		"$(prom_query "tcptrace_timewait_sockets{$q}")"
+	local family
+	for family in connections connections_closed rst_sent timewait timewait_rst connect_failed \
+		connect_eaddrnotavail untracked_sockets; do
+		expect_eq "no counter went back: tcptrace_${family}_total (resets)" 0 \
+			"$(prom_query "sum(resets(tcptrace_${family}_total{$q}[5m]))")"
+	done
+	expect_eq "drops" 0 "$(prom_query 'sum(tcptrace_drops_total)')"
+	expect_eq "process names with series" 1 "$(prom_query 'tcptrace_comms')"
+	expect_eq "build info" 1 "$(prom_query 'count(tcptrace_build_info{version!=""})')"
+	expect_eq "while scraped: tcptrace runs as nobody" "65534 65534" \
+		"$(awk '/^Uid:/ { print $2, $3 }' "/proc/$TRACER_PID/status")"
+
+	# The same text as Prometheus gets, checked by its own linter; and the
+	# OpenMetrics form Prometheus asks for ends as it must.
+	curl -sf "http://127.0.0.1:$mport/metrics" >"$m"
+	"$PROMTOOL" check metrics <"$m" >"$WORK/promtool.out" 2>&1
+	expect_eq "promtool check metrics: exit status" 0 "$?"
+	expect_eq "promtool check metrics: no finding" "" "$(cat "$WORK/promtool.out")"
+	expect_eq "text format: content type" "text/plain; version=0.0.4; charset=utf-8" \
+		"$(curl -s -o /dev/null -w '%{content_type}' "http://127.0.0.1:$mport/metrics")"
+	local om_type
+	om_type=$(curl -s -o "$WORK/om.txt" -w '%{content_type}' -H \
+		'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
+		"http://127.0.0.1:$mport/metrics")
+	expect_eq "OpenMetrics: content type" "application/openmetrics-text; version=1.0.0; charset=utf-8" "$om_type"
+	expect_eq "OpenMetrics: ends with # EOF" "# EOF" "$(tail -1 "$WORK/om.txt")"
+	# Every scrape should succeed, but the timeout is 1 s and this machine
+	# is shared: some may time out under load. Nine in ten at least.
+	local scrapes failed
+	scrapes=$(prom_query 'count_over_time(up{job="tcptrace"}[5m])')
+	failed=$(prom_query 'count_over_time(up{job="tcptrace"}[5m]) - sum_over_time(up{job="tcptrace"}[5m])')
+	log "    $scrapes scrapes, $failed failed, the slowest took $(prom_query \
+		'max_over_time(scrape_duration_seconds{job="tcptrace"}[5m])') s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+	expect_eq "scrapes that succeeded, nine in ten at least" 1 \
+		"$(awk -v n="$scrapes" -v f="$failed" 'BEGIN { print (n >= 3 && f * 10 <= n) ? 1 : 0 }')"
+
+	PROM_TIME=$(date +%s.%N)
+	tracer_stop || return 1
+	local csv=$WORK/t.csv col metric side
+	for side in in out; do
+		expect_eq "Prometheus = CSV: conn_$side" "$(comm_sum "$csv" "$s" "conn_$side")" \
+			"$(prom_query "tcptrace_connections_total{$q,side=\"$side\"}")"
+		for col in fin_active fin_passive rst_sent rst_recv timeout; do
+			expect_eq "Prometheus = CSV: ${col}_$side" "$(comm_sum "$csv" "$s" "${col}_$side")" \
+				"$(prom_query "tcptrace_connections_closed_total{$q,side=\"$side\",how=\"$col\"}")"
+		done
+		expect_eq "Prometheus = CSV: tw_$side" "$(comm_sum "$csv" "$s" "tw_$side")" \
+			"$(prom_query "tcptrace_timewait_total{$q,side=\"$side\"}")"
+	done
+	for metric in connect_failed:connfail_out connect_eaddrnotavail:eaddrnotavail \
+		untracked_sockets:untracked timewait_rst:tw_rst; do
+		expect_eq "Prometheus = CSV: ${metric#*:}" "$(comm_sum "$csv" "$s" "${metric#*:}")" \
+			"$(prom_query "tcptrace_${metric%%:*}_total{$q}")"
+	done
+
+	# The JSON lines of the same run: the CSV's rows, field for field.
+	expect_eq "JSON lines = CSV rows" "ok" "$(python3 - "$csv" "$WORK/t.json" <<-'EOF'
+		import csv, json, sys
+		rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+		lines = [json.loads(l) for l in open(sys.argv[2])]
+		if len(rows) != len(lines) or not rows:
+		    sys.exit(print(f"{len(rows)} CSV rows, {len(lines)} JSON lines"))
+		for n, (r, j) in enumerate(zip(rows, lines), 2):
+		    if list(j) != list(r):
+		        sys.exit(print(f"line {n}: fields {list(j)} != {list(r)}"))
+		    for k, v in r.items():
+		        if k == "rst_sent_reasons":
+		            got = ";".join(f"{a}={b}" for a, b in j[k].items())
+		        elif k in ("time", "comm"):
+		            got = j[k]
+		        elif k == "elapsed_s":
+		            got = f"{j[k]:.3f}"
+		        else:
+		            got = str(j[k])
+		        if got != v:
+		            sys.exit(print(f"line {n}: {k} {got!r} != {v!r}"))
+		print("ok")
+	EOF
+	)"
+	PROM_TIME=""
+	expect_eq "JSON (jq): conn_in of the name = CSV" "$(comm_sum "$csv" "$s" conn_in)" \
+		"$(jq -s --arg c "$s" 'map(select(.comm == $c) | .conn_in) | add' "$WORK/t.json")"
+	expect_eq "JSON (jq): the RST reasons" "{\"TCP_STATE\":$n2}" \
+		"$(jq -sc --arg c "$s" 'map(select(.comm == $c) | .rst_sent_reasons | to_entries) | add
+			| group_by(.key) | map({(.[0].key): (map(.value) | add)}) | add' "$WORK/t.json")"
+}
+
+# --max-comms 1 with two names (two servers, and the clients of both under
+# the first name): one name gets series of its own, the other is added up
+# under "(other processes)", and the sums over names stay exact.
+case_series_cap() {
+	local n=10 mport m=$WORK/metrics.txt other=ttc$$ i
+	ns_new || return 1
+	cp "$SCENARIO" "$WORK/$other"
+	mport=$(free_port)
+	server_start 127.0.0.1 8080 "$n" fin-client || return 1
+	in_ns "$WORK/$other" server --addr 127.0.0.1 --port 8081 --count "$n" --mode fin-client \
+		--ready "$WORK/ready.other" >"$WORK/server2.out" 2>&1 &
+	local srv2=$!
+	for i in $(seq 400); do [ -s "$WORK/ready.other" ] && break; sleep 0.05; done
+	tracer_start "$WORK/t.csv" -p "$SCENARIO_NAME,$other" --listen "$mport" --max-comms 1 \
+		|| return 1
+	for port in 8080 8081; do
+		in_ns "$SCENARIO" client --addr 127.0.0.1 --port "$port" --count "$n" --mode fin-client \
+			>"$WORK/client.out" 2>&1 || { log "client: $(cat "$WORK/client.out")"; return 1; }
+	done
+	wait "$SRV" && wait "$srv2" || { log "a server failed"; return 1; }
+	settle
+	sleep 0.5
+	curl -sf "http://127.0.0.1:$mport/metrics" >"$m" || { log "no answer from /metrics"; return 1; }
+	expect_eq "names with series" "tcptrace_comms 1" "$(grep '^tcptrace_comms ' "$m")"
+	expect_eq "the limit" "tcptrace_comms_limit 1" "$(grep '^tcptrace_comms_limit ' "$m")"
+	expect_eq "overflow counted" 1 "$(awk '$1 == "tcptrace_comms_overflow_total" { print ($2 > 0) }' "$m")"
+	expect_eq "an other series" 2 "$(grep -c '^tcptrace_connections_total{comm="(other processes)",side="' "$m")"
+	expect_eq "connections, all names = TcpPassiveOpens + TcpActiveOpens" \
+		"$(($(nstat_of TcpPassiveOpens) + $(nstat_of TcpActiveOpens)))" \
+		"$(awk '/^tcptrace_connections_total\{/ { s += $NF } END { print s + 0 }' "$m")"
+	"$PROMTOOL" check metrics <"$m" >"$WORK/promtool.out" 2>&1
+	expect_eq "promtool check metrics" "0:" "$?:$(cat "$WORK/promtool.out")"
+	tracer_stop
+}
+
+# A daemon: it outlives the process it traces, keeps answering while
+# clients misbehave, serves IPv6 loopback, and ends on SIGTERM.
+case_daemon_and_hostile_clients() {
+	local mport i fd fds=() code
+	sleep 300 &
+	local target=$!
+	mport=$(free_port)
+	: >"$WORK/tracer.err"
+	"$TCPTRACE" -p "$target" -i 0.2 --listen "[::1]:$mport" >"$WORK/tracer.out" 2>"$WORK/tracer.err" &
+	TRACER_PID=$!
+	for i in $(seq 600); do grep -q '^tcptrace: tracing' "$WORK/tracer.err" && break; sleep 0.05; done
+	expect_eq "says where it serves" 1 "$(grep -c "^tcptrace: serving http://\[::1\]:$mport/metrics$" "$WORK/tracer.err")"
+	kill -KILL "$target"
+	for i in $(seq 100); do grep -q 'traced processes have exited' "$WORK/tracer.err" && break; sleep 0.05; done
+	sleep 0.5
+	expect_eq "still running after the traced process exited" 0 "$(kill -0 "$TRACER_PID"; echo $?)"
+	expect_eq "says it keeps serving" 1 "$(grep -c '^tcptrace: the traced processes have exited; /metrics keeps their counts until tcptrace is stopped$' "$WORK/tracer.err")"
+	# 24 clients that connect and say nothing: more than the server's 16
+	# slots, so the oldest give way. The last two send half a request, and
+	# garbage. A scraper must still get its answer at once.
+	for i in $(seq 24); do
+		exec {fd}<>"/dev/tcp/::1/$mport" || return 1
+		fds+=("$fd")
+	done
+	# In subshells: a write to a connection the server closed is SIGPIPE.
+	(printf 'GET /metr' >&"${fds[22]}") 2>/dev/null
+	(printf '\x00\xff\r\n\r\n' >&"${fds[23]}") 2>/dev/null
+	code=$(curl -sg -o "$WORK/m.txt" -m 3 -w '%{http_code}' "http://[::1]:$mport/metrics")
+	expect_eq "served beside 24 idle connections" 200 "$code"
+	expect_eq "the text names the process" 1 "$(grep -c '^tcptrace_timewait_sockets{comm="sleep"} 0$' "$WORK/m.txt")"
+	local line
+	read -r -t 3 line <&"${fds[23]}"
+	expect_eq "garbage gets a 400" "HTTP/1.1 400 Bad Request" "${line%$'\r'}"
+	read -r -t 3 line <&"${fds[0]}"
+	expect_eq "the oldest idle connection was closed (EOF, no timeout)" 1 "$?"
+	code=$(curl -sg -o /dev/null -m 3 -w '%{http_code}' \
+		-H "X-Big: $(head -c 9000 /dev/zero | tr '\0' a)" "http://[::1]:$mport/metrics")
+	expect_eq "oversized headers" 431 "$code"
+	expect_eq "POST" 405 "$(curl -sg -o /dev/null -m 3 -w '%{http_code}' -d x "http://[::1]:$mport/metrics")"
+	expect_eq "another path" 404 "$(curl -sg -o /dev/null -m 3 -w '%{http_code}' "http://[::1]:$mport/metrics.json")"
+	expect_eq "Connection: close" 1 "$(curl -sgI -m 3 "http://[::1]:$mport/metrics" | grep -ci '^connection: close')"
+	for fd in "${fds[@]}"; do exec {fd}>&-; done
+	kill -TERM "$TRACER_PID"
+	wait "$TRACER_PID"
+	expect_eq "SIGTERM: exit status" 0 "$?"
+	TRACER_PID=""
+	expect_eq "summary on stderr" 1 "$(grep -c '^Totals over' "$WORK/tracer.err")"
+	expect_eq "no table on stdout" "" "$(cat "$WORK/tracer.out")"
+}
+
+# --json - puts JSON lines alone on stdout.
+case_json_on_stdout() {
+	local n
+	sleep 60 &
+	local target=$!
+	"$TCPTRACE" -p "$target" -i 0.2 -c 3 --json - >"$WORK/out" 2>"$WORK/err"
+	expect_eq "exit status" 0 "$?"
+	n=$(python3 -c '
+import json, sys
+print(sum(1 for line in open(sys.argv[1]) if json.loads(line)["pid"] == int(sys.argv[2])))' \
+		"$WORK/out" "$target" 2>&1)
+	expect_eq "one JSON line per interval, and nothing else" 3 "$n"
+	expect_eq "summary on stderr" 1 "$(grep -c '^Totals over' "$WORK/err")"
+	kill "$target"
+}
+
+expect_refusal() { # what status stderr-line tcptrace-args...
+	local what=$1 status=$2 line=$3
+	shift 3
+	"$TCPTRACE" "$@" >"$WORK/out" 2>"$WORK/err"
+	expect_eq "$what: exit status" "$status" "$?"
+	expect_eq "$what: the one line on stderr" "$line" "$(cat "$WORK/err")"
+}
+
+case_bad_input() {
+	local busy dir i
+	dir=$(mktemp -d /tmp/tcptrace-cli.XXXXXX)
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True); time.sleep(60)' >"$WORK/busy" &
+	local holder=$!
+	for i in $(seq 100); do [ -s "$WORK/busy" ] && break; sleep 0.05; done
+	busy=$(cat "$WORK/busy")
+	expect_refusal "port in use" 2 "tcptrace: cannot listen on 127.0.0.1:$busy: Address already in use" \
+		--listen "$busy" -c 1 --csv "$dir/a.csv"
+	expect_eq "no CSV left after a port in use" "" "$(ls "$dir")"
+	kill "$holder"
+	expect_refusal "malformed address" 2 "tcptrace: invalid --listen '1.2.3.4.5:80': expected PORT or ADDR:PORT, ADDR an IPv4 address or [IPv6 address], PORT from 1 to 65535 (see tcptrace --help)" \
+		--listen 1.2.3.4.5:80
+	expect_refusal "address of no interface here" 2 "tcptrace: cannot listen on 192.0.2.1:9477: Cannot assign requested address" \
+		--listen 192.0.2.1:9477 -c 1
+	expect_refusal "CSV and JSON both on stdout" 2 "tcptrace: --csv - and --json - cannot both write to stdout (see tcptrace --help)" \
+		--csv - --json -
+	expect_refusal "unwritable JSON path" 2 "tcptrace: cannot write JSON file '$dir/none/x.json': No such file or directory" \
+		--csv "$dir/b.csv" --json "$dir/none/x.json" -c 1
+	expect_eq "no CSV left after an unwritable JSON path" "" "$(ls "$dir")"
+	rm -rf "$dir"
+}
+
+[ "$(id -u)" -eq 0 ] || { echo "integration tests need root"; echo "0 passed, 1 failed"; exit 1; }
+for bin in "$TCPTRACE" "$SCENARIO"; do
+	[ -x "$bin" ] || { echo "missing $bin: run make first"; echo "0 passed, 1 failed"; exit 1; }
+done
+for tool in "$PROMETHEUS" "$PROMTOOL" curl jq python3; do
+	command -v "$tool" >/dev/null || { echo "missing $tool: run tools/install-deps.sh"; echo "0 passed, 1 failed"; exit 1; }
+done
+
+run_case "Prometheus scrapes --listen: counts = scenario, nstat, ss and the CSV; JSON = CSV" case_prometheus_scrape
+run_case "--max-comms: names past the limit added up, sums exact" case_series_cap
+run_case "--listen as a daemon: outlives its target, IPv6, hostile clients, SIGTERM" case_daemon_and_hostile_clients
+run_case "--json - on stdout" case_json_on_stdout
+run_case "bad --listen and --json input is refused in one line" case_bad_input
+finish
