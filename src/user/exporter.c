@@ -43,9 +43,9 @@ void exporter_interval(struct exporter *e, const struct tt_row *rows, size_t n,
 	metrics_add_interval(&e->metrics, rows, n, prev, cur);
 }
 
-void exporter_wait(struct exporter *e, uint64_t deadline_ns, const volatile sig_atomic_t *stop)
+int exporter_wait(struct exporter *e, uint64_t deadline_ns)
 {
-	http_server_run(e->http, deadline_ns, stop);
+	return http_server_run(e->http, deadline_ns);
 }
 
 const char *exporter_address(const struct exporter *e)

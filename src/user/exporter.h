@@ -4,7 +4,6 @@
 #ifndef TT_EXPORTER_H
 #define TT_EXPORTER_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "csv.h"
@@ -29,8 +28,9 @@ int exporter_open(struct exporter *e, const struct tt_options *opts,
 void exporter_interval(struct exporter *e, const struct tt_row *rows, size_t n,
 		       const struct tt_snapshot *prev, const struct tt_snapshot *cur);
 
-/* Answer scrapes until CLOCK_MONOTONIC reaches deadline_ns or *stop is set. */
-void exporter_wait(struct exporter *e, uint64_t deadline_ns, const volatile sig_atomic_t *stop);
+/* Answer scrapes until CLOCK_MONOTONIC reaches deadline_ns (returns 0) or
+ * a signal handler has run (returns -EINTR). */
+int exporter_wait(struct exporter *e, uint64_t deadline_ns);
 
 /* Where /metrics is served: "127.0.0.1:9477" or "[::1]:9477". */
 const char *exporter_address(const struct exporter *e);

@@ -547,7 +547,7 @@ const char *http_server_address(const struct http_server *s)
 	return s->address;
 }
 
-void http_server_run(struct http_server *s, uint64_t deadline_ns, const volatile sig_atomic_t *stop)
+int http_server_run(struct http_server *s, uint64_t deadline_ns)
 {
 	struct pollfd fds[HTTP_MAX_CLIENTS + 1];
 	struct http_client *polled[HTTP_MAX_CLIENTS + 1];
@@ -558,8 +558,8 @@ void http_server_run(struct http_server *s, uint64_t deadline_ns, const volatile
 		nfds_t n = 0;
 		int ready;
 
-		if (*stop || now >= deadline_ns)
-			return;
+		if (now >= deadline_ns)
+			return 0;
 		for (size_t i = 0; i < HTTP_MAX_CLIENTS; i++) {
 			struct http_client *c = &s->clients[i];
 
@@ -581,12 +581,13 @@ void http_server_run(struct http_server *s, uint64_t deadline_ns, const volatile
 		timeout.tv_sec = (time_t)((wake - now) / 1000000000ull);
 		timeout.tv_nsec = (long)((wake - now) % 1000000000ull);
 		ready = ppoll(fds, n, &timeout, NULL);
-		if (ready < 0 && errno != EINTR) {
+		if (ready < 0 && errno == EINTR)
+			return -EINTR;
+		if (ready < 0) {
 			/* Nothing to wait on that works: sleep out the interval. */
 			timeout.tv_sec = (time_t)(deadline_ns / 1000000000ull);
 			timeout.tv_nsec = (long)(deadline_ns % 1000000000ull);
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &timeout, NULL);
-			return;
+			return -clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &timeout, NULL);
 		}
 		now = now_ns();
 		for (nfds_t i = 0; ready > 0 && i < n; i++) {

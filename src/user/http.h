@@ -6,7 +6,6 @@
 #ifndef TT_HTTP_H
 #define TT_HTTP_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -76,8 +75,10 @@ uint16_t http_server_port(const struct http_server *s);
 /* Where it listens: "127.0.0.1:9477" or "[::1]:9477". */
 const char *http_server_address(const struct http_server *s);
 
-/* Serve clients until CLOCK_MONOTONIC reaches deadline_ns or *stop is set. */
-void http_server_run(struct http_server *s, uint64_t deadline_ns, const volatile sig_atomic_t *stop);
+/* Serve clients until CLOCK_MONOTONIC reaches deadline_ns (returns 0), or
+ * until a signal handler has run (returns -EINTR), so that the caller can
+ * look at the flags its handlers set before it calls again. */
+int http_server_run(struct http_server *s, uint64_t deadline_ns);
 
 /* Close the listener and every client; s may be NULL. */
 void http_server_close(struct http_server *s);

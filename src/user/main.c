@@ -64,8 +64,8 @@ static int die(int code, const char *fmt, ...)
 }
 
 /* Sleep until the monotonic deadline, or until a signal asks us to stop
- * or run mode's COMMAND has ended. */
-static void sleep_until(uint64_t deadline_ns)
+ * or run mode's COMMAND has ended; with --listen, answer scrapes meanwhile. */
+static void sleep_until(struct exporter *exp, uint64_t deadline_ns)
 {
 	struct timespec ts = {
 		.tv_sec = (time_t)(deadline_ns / 1000000000ull),
@@ -73,7 +73,8 @@ static void sleep_until(uint64_t deadline_ns)
 	};
 
 	while (!stop && !child_exited &&
-	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+	       (exp ? exporter_wait(exp, deadline_ns) == -EINTR
+		    : clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR))
 		;
 }
 
@@ -117,14 +118,14 @@ static bool targets_gone(const struct tt_options *opts)
 /* Once COMMAND has ended, the connections it leaves are still closing:
  * snapshot every 0.1 s until two in a row are equal, for at most 2 s, so
  * that the last row holds the closes the run caused. */
-static int settle(struct tracer *t, struct tt_snapshot *cur)
+static int settle(struct tracer *t, struct exporter *exp, struct tt_snapshot *cur)
 {
 	uint64_t until = cur->mono_ns + 2000000000ull;
 	struct tt_snapshot next;
 	bool same;
 
 	do {
-		sleep_until(cur->mono_ns + 100000000ull);
+		sleep_until(exp, cur->mono_ns + 100000000ull);
 		if (tracer_snapshot(t, &next))
 			return -1;
 		same = snapshot_counts_equal(cur, &next);
@@ -160,12 +161,9 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 
 		if (opts->duration_ms && deadline > end)
 			deadline = end;
-		if (exp)
-			exporter_wait(exp, deadline, &stop);
-		else
-			sleep_until(deadline);
+		sleep_until(exp, deadline);
 		cmd_ended = cmd && command_done(cmd);
-		if (tracer_snapshot(t, &cur) || (cmd_ended && settle(t, &cur))) {
+		if (tracer_snapshot(t, &cur) || (cmd_ended && settle(t, exp, &cur))) {
 			err = die(TT_EXIT_RUNTIME, "%s", t->err);
 			break;
 		}

@@ -337,6 +337,19 @@ case_daemon_and_hostile_clients() {
 	expect_eq "no table on stdout" "" "$(cat "$WORK/tracer.out")"
 }
 
+# Run mode: COMMAND scrapes tcptrace itself while it runs, and tcptrace
+# ends with COMMAND and its status, without waiting for the interval.
+case_run_mode() {
+	local mport start
+	mport=$(free_port)
+	start=$SECONDS
+	"$TCPTRACE" -i 30 --listen "$mport" -- sh -c "curl -sf http://127.0.0.1:$mport/metrics |
+		grep -c '^tcptrace_build_info{'; exit 7" >"$WORK/out" 2>"$WORK/err"
+	expect_eq "COMMAND's exit status" 7 "$?"
+	expect_eq "COMMAND was answered" 1 "$(cat "$WORK/out")"
+	expect_eq "ended with COMMAND, not at the 30 s interval" 1 "$((SECONDS - start < 20))"
+}
+
 # --json - puts JSON lines alone on stdout.
 case_json_on_stdout() {
 	local n
@@ -397,6 +410,7 @@ done
 run_case "Prometheus scrapes --listen: counts = scenario, nstat, ss and the CSV; JSON = CSV" case_prometheus_scrape
 run_case "--max-comms: names past the limit added up, sums exact" case_series_cap
 run_case "--listen as a daemon: outlives its target, IPv6, hostile clients, SIGTERM" case_daemon_and_hostile_clients
+run_case "--listen in run mode: ends with COMMAND" case_run_mode
 run_case "--json - on stdout" case_json_on_stdout
 run_case "bad --listen and --json input is refused in one line" case_bad_input
 finish

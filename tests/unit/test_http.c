@@ -14,11 +14,13 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/time.h>
 #include "http.h"
 
 static enum http_parse parse(const char *text, struct http_request *req)
@@ -261,9 +263,7 @@ static uint64_t mono_ns(void)
 
 static void serve_for_ms(struct served *s, unsigned ms)
 {
-	static volatile sig_atomic_t no_stop;
-
-	http_server_run(s->server, mono_ns() + ms * 1000000ull, &no_stop);
+	assert_int_equal(http_server_run(s->server, mono_ns() + ms * 1000000ull), 0);
 }
 
 static int server_setup(void **state)
@@ -548,14 +548,39 @@ static void test_server_address_is_the_bound_one(void **state)
 	assert_true(s->port > 0);
 }
 
-static void test_server_stops_when_asked(void **state)
+static void test_server_returns_at_the_deadline(void **state)
 {
 	struct served *s = *state;
-	static volatile sig_atomic_t stop = 1;
 	uint64_t start = mono_ns();
 
-	http_server_run(s->server, start + 5000000000ull, &stop);
-	assert_true(mono_ns() - start < 1000000000ull);
+	assert_int_equal(http_server_run(s->server, start + 200000000ull), 0);
+	assert_true(mono_ns() - start >= 200000000ull);
+	assert_int_equal(http_server_run(s->server, start), 0); /* already past */
+}
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/* A signal ends the wait at once, so that the caller sees its flags. */
+static void test_server_returns_on_a_signal(void **state)
+{
+	struct served *s = *state;
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct itimerval timer = { .it_value = { .tv_usec = 100000 } };
+	uint64_t start = mono_ns();
+
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+	assert_int_equal(setitimer(ITIMER_REAL, &timer, NULL), 0);
+	assert_int_equal(http_server_run(s->server, start + 5000000000ull), -EINTR);
+	assert_int_equal(alarms, 1);
+	assert_true(mono_ns() - start < 2000000000ull);
+	sigaction(SIGALRM, &old, NULL);
 }
 
 int main(void)
@@ -594,7 +619,9 @@ int main(void)
 						server_teardown),
 		cmocka_unit_test_setup_teardown(test_server_address_is_the_bound_one, server_setup,
 						server_teardown),
-		cmocka_unit_test_setup_teardown(test_server_stops_when_asked, server_setup,
+		cmocka_unit_test_setup_teardown(test_server_returns_at_the_deadline, server_setup,
+						server_teardown),
+		cmocka_unit_test_setup_teardown(test_server_returns_on_a_signal, server_setup,
 						server_teardown),
 	};
 
