@@ -27,6 +27,7 @@ int exporter_open(struct exporter *e, const struct tt_options *opts,
 	memset(e, 0, sizeof(*e));
 	e->names = names;
 	metrics_init(&e->metrics, opts->max_comms);
+	e->metrics.by_dest = opts->by_dest;
 	if (l->family == AF_INET6) {
 		memcpy(&a6.sin6_addr, l->addr, sizeof(a6.sin6_addr));
 		return http_server_open(&e->http, (struct sockaddr *)&a6, sizeof(a6), render, e,
@@ -38,9 +39,12 @@ int exporter_open(struct exporter *e, const struct tt_options *opts,
 }
 
 void exporter_interval(struct exporter *e, const struct tt_row *rows, size_t n,
+		       const struct tt_dest_row *dests, size_t n_dests,
 		       const struct tt_snapshot *prev, const struct tt_snapshot *cur)
 {
 	metrics_add_interval(&e->metrics, rows, n, prev, cur);
+	if (e->metrics.by_dest)
+		metrics_add_dests(&e->metrics, dests, n_dests);
 }
 
 int exporter_wait(struct exporter *e, uint64_t deadline_ns)

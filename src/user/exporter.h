@@ -24,8 +24,10 @@ struct exporter {
 int exporter_open(struct exporter *e, const struct tt_options *opts,
 		  const struct tt_reason_names *names, char *err, size_t errlen);
 
-/* Add one interval: rows = snapshot_diff(prev, cur). */
+/* Add one interval: rows = snapshot_diff(prev, cur), dests = dests_diff
+ * of the two (none without --by dest). */
 void exporter_interval(struct exporter *e, const struct tt_row *rows, size_t n,
+		       const struct tt_dest_row *dests, size_t n_dests,
 		       const struct tt_snapshot *prev, const struct tt_snapshot *cur);
 
 /* Answer scrapes until CLOCK_MONOTONIC reaches deadline_ns (returns 0) or

@@ -182,7 +182,7 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 		n = snapshot_diff(&prev, &cur, rows, cur.n);
 		n_dests = dests_diff(&prev, &cur, dests, cur.n_dests);
 		if (exp)
-			exporter_interval(exp, rows, n, &prev, &cur);
+			exporter_interval(exp, rows, n, dests, n_dests, &prev, &cur);
 		err = report_interval(rep, rows, n, dests, n_dests, &wall,
 				      (double)(cur.mono_ns - start) / 1e9);
 		if (prev.mono_ns != first->mono_ns)

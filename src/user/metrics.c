@@ -10,7 +10,6 @@
 _Static_assert(sizeof(struct tt_proc_counters) % sizeof(__u64) == 0,
 	       "struct tt_proc_counters must hold only __u64 fields");
 #define COUNTER_WORDS (sizeof(struct tt_proc_counters) / sizeof(__u64))
-_Static_assert(METRICS_COMM_SIZE > TT_COMM_LEN, "a comm label holds any process name");
 
 static const char *const side_names[TT_SIDES] = { [TT_SIDE_IN] = "in", [TT_SIDE_OUT] = "out" };
 
@@ -24,18 +23,48 @@ static const char *const drop_names[TT_DROPS] = {
 /* A new enum tt_drop needs its label value above. */
 _Static_assert(TT_DROPS == 5, "name every enum tt_drop in drop_names");
 
+_Static_assert(sizeof(struct tt_dest_counters) % sizeof(__u64) == 0,
+	       "struct tt_dest_counters must hold only __u64 fields");
+#define DEST_WORDS (sizeof(struct tt_dest_counters) / sizeof(__u64))
+_Static_assert(METRICS_COMM_SIZE > TT_COMM_LEN, "a comm label holds any process name");
+_Static_assert(sizeof(METRICS_OTHER_DEST) <= TT_DEST_LEN, "a dest label holds the other one");
+
 void metrics_init(struct tt_metrics *m, size_t limit)
 {
 	memset(m, 0, sizeof(*m));
 	m->limit = limit ? limit : 1;
 	memcpy(m->other.comm, METRICS_OTHER_COMM, sizeof(METRICS_OTHER_COMM));
+	memcpy(m->other_dest.comm, METRICS_OTHER_COMM, sizeof(METRICS_OTHER_COMM));
+	memcpy(m->other_dest.dest, METRICS_OTHER_DEST, sizeof(METRICS_OTHER_DEST));
 }
 
 void metrics_free(struct tt_metrics *m)
 {
 	free(m->comms);
+	free(m->dests);
 	m->comms = NULL;
-	m->n = m->allocated = 0;
+	m->dests = NULL;
+	m->n = m->allocated = m->n_dests = m->dests_allocated = 0;
+}
+
+/* The table of n elements with room for one more (of at most limit),
+ * grown by doubling; NULL past the limit or out of memory, when the table
+ * stays as it was. */
+static void *with_room(void *table, size_t *allocated, size_t n, size_t limit, size_t size)
+{
+	size_t want = *allocated ? 2 * *allocated : 16;
+	void *grown;
+
+	if (n >= limit)
+		return NULL;
+	if (n < *allocated)
+		return table;
+	if (want > limit)
+		want = limit;
+	grown = realloc(table, want * size);
+	if (grown)
+		*allocated = want;
+	return grown;
 }
 
 /* As in stats.c: a counter only goes down when it starts again from zero. */
@@ -62,20 +91,10 @@ static struct tt_comm_series *series_for(struct tt_metrics *m, const char *comm)
 		else
 			hi = mid;
 	}
-	if (m->n >= m->limit)
+	s = with_room(m->comms, &m->allocated, m->n, m->limit, sizeof(*s));
+	if (!s)
 		return NULL;
-	if (m->n == m->allocated) {
-		size_t want = m->allocated ? 2 * m->allocated : 16;
-		struct tt_comm_series *grown;
-
-		if (want > m->limit)
-			want = m->limit;
-		grown = realloc(m->comms, want * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		m->comms = grown;
-		m->allocated = want;
-	}
+	m->comms = s;
 	s = &m->comms[lo];
 	memmove(s + 1, s, (m->n - lo) * sizeof(*s));
 	m->n++;
@@ -138,6 +157,84 @@ void metrics_add_interval(struct tt_metrics *m, const struct tt_row *rows, size_
 		m->drops[i] += delta(cur->drops[i], prev ? prev->drops[i] : 0);
 	if (cur)
 		add_unowned_rsts(m, prev, cur);
+}
+
+static int dest_series_cmp(const struct tt_dest_series *s, const char *comm, const char *dest)
+{
+	int cmp = strcmp(s->comm, comm);
+
+	return cmp ? cmp : strcmp(s->dest, dest);
+}
+
+/* As series_for, for a pair of process name and destination. */
+static struct tt_dest_series *dest_series_for(struct tt_metrics *m, const char *comm,
+					      const char *dest)
+{
+	size_t lo = 0, hi = m->n_dests;
+	struct tt_dest_series *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int cmp = dest_series_cmp(&m->dests[mid], comm, dest);
+
+		if (cmp == 0)
+			return &m->dests[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	s = with_room(m->dests, &m->dests_allocated, m->n_dests, m->limit, sizeof(*s));
+	if (!s)
+		return NULL;
+	m->dests = s;
+	s = &m->dests[lo];
+	memmove(s + 1, s, (m->n_dests - lo) * sizeof(*s));
+	m->n_dests++;
+	memset(s, 0, sizeof(*s));
+	memcpy(s->comm, comm, strnlen(comm, TT_COMM_LEN));
+	memcpy(s->dest, dest, strnlen(dest, TT_DEST_LEN - 1));
+	return s;
+}
+
+static void dest_series_add(struct tt_dest_series *s, const struct tt_dest_row *row)
+{
+	__u64 sum[DEST_WORDS], add[DEST_WORDS];
+
+	memcpy(sum, &s->c, sizeof(sum));
+	memcpy(add, &row->c, sizeof(add));
+	for (size_t i = 0; i < DEST_WORDS; i++)
+		sum[i] += add[i];
+	memcpy(&s->c, sum, sizeof(sum));
+	s->tw_now += row->tw_now;
+	if (!s->seen || row->ports_free < s->ports_free)
+		s->ports_free = row->ports_free;
+	s->seen = true;
+}
+
+void metrics_add_dests(struct tt_metrics *m, const struct tt_dest_row *rows, size_t n)
+{
+	for (size_t i = 0; i < m->n_dests; i++) {
+		m->dests[i].tw_now = 0;
+		m->dests[i].seen = false;
+	}
+	m->other_dest.tw_now = 0;
+	m->other_dest.seen = false;
+	for (size_t i = 0; i < n; i++) {
+		char comm[TT_COMM_LEN + 1] = { 0 }, dest[TT_DEST_LEN];
+		struct tt_dest_series *s;
+
+		memcpy(comm, rows[i].comm, strnlen(rows[i].comm, TT_COMM_LEN));
+		format_dest(dest, sizeof(dest), &rows[i]);
+		s = dest_series_for(m, comm, dest);
+		if (!s) {
+			s = &m->other_dest;
+			m->other_dest_used = true;
+			if (!dest_row_is_zero(&rows[i]))
+				m->dest_overflow_rows++;
+		}
+		dest_series_add(s, &rows[i]);
+	}
 }
 
 void metrics_put_label_value(FILE *f, const char *s, size_t len)
@@ -309,6 +406,106 @@ static void timewait_now(FILE *f, const struct tt_metrics *m, enum metrics_forma
 	}
 }
 
+static const struct tt_dest_series *nth_dest(const struct tt_metrics *m, size_t i)
+{
+	if (i < m->n_dests)
+		return &m->dests[i];
+	return i == m->n_dests && m->other_dest_used ? &m->other_dest : NULL;
+}
+
+static void dest_labels(FILE *f, const char *name, const struct tt_dest_series *s)
+{
+	fprintf(f, "%s{comm=", name);
+	metrics_put_label_value(f, s->comm, strlen(s->comm));
+	fputs(",dest=", f);
+	metrics_put_label_value(f, s->dest, strlen(s->dest));
+}
+
+/* A counter family with comm and dest labels over a field of the pair's
+ * counters. */
+static void per_dest(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
+		     const char *name, size_t offset, const char *help)
+{
+	const struct tt_dest_series *s;
+
+	family(f, fmt, name, "counter", help);
+	for (size_t i = 0; (s = nth_dest(m, i)); i++) {
+		const __u64 *v = (const __u64 *)((const char *)&s->c + offset);
+
+		dest_labels(f, name, s);
+		fprintf(f, "} %llu\n", (unsigned long long)*v);
+	}
+}
+
+/* --by dest: the out side of each process name per destination, and the
+ * local ports still free toward it. */
+static void dest_families(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
+{
+	static const struct {
+		const char *how;
+		size_t offset;
+	} classes[] = {
+		{ "fin_active", offsetof(struct tt_dest_counters, fin_active) },
+		{ "fin_passive", offsetof(struct tt_dest_counters, fin_passive) },
+		{ "rst_sent", offsetof(struct tt_dest_counters, rst_sent) },
+		{ "rst_recv", offsetof(struct tt_dest_counters, rst_recv) },
+		{ "timeout", offsetof(struct tt_dest_counters, timeout) },
+	};
+	const struct tt_dest_series *s;
+	const char *name;
+
+	per_dest(f, m, fmt, "tcptrace_dest_connections_total",
+		 offsetof(struct tt_dest_counters, conn),
+		 "Connections the process name opened with connect() to the destination that "
+		 "reached ESTABLISHED (--by dest).");
+	name = "tcptrace_dest_connections_closed_total";
+	family(f, fmt, name, "counter",
+	       "Connections to the destination that ended, by how, as in "
+	       "tcptrace_connections_closed_total (--by dest).");
+	for (size_t i = 0; (s = nth_dest(m, i)); i++)
+		for (size_t k = 0; k < sizeof(classes) / sizeof(classes[0]); k++) {
+			const __u64 *v = (const __u64 *)((const char *)&s->c + classes[k].offset);
+
+			dest_labels(f, name, s);
+			fprintf(f, ",how=\"%s\"} %llu\n", classes[k].how, (unsigned long long)*v);
+		}
+	per_dest(f, m, fmt, "tcptrace_dest_timewait_total",
+		 offsetof(struct tt_dest_counters, tw),
+		 "Timewait sockets left behind by connections to the destination (--by dest).");
+	per_dest(f, m, fmt, "tcptrace_dest_connect_failed_total",
+		 offsetof(struct tt_dest_counters, connfail),
+		 "connect() attempts to the destination that got a local port but never reached "
+		 "ESTABLISHED (--by dest).");
+	per_dest(f, m, fmt, "tcptrace_dest_connect_eaddrnotavail_total",
+		 offsetof(struct tt_dest_counters, eaddrnotavail),
+		 "connect() calls to the destination that failed with EADDRNOTAVAIL (--by dest).");
+	name = "tcptrace_dest_timewait_sockets";
+	family(f, fmt, name, "gauge",
+	       "Timewait sockets of the process name toward the destination now (--by dest).");
+	for (size_t i = 0; (s = nth_dest(m, i)); i++) {
+		dest_labels(f, name, s);
+		fprintf(f, "} %llu\n", (unsigned long long)s->tw_now);
+	}
+	name = "tcptrace_dest_ports_free";
+	family(f, fmt, name, "gauge",
+	       "Local ports of the namespace still free for connections to the destination, "
+	       "the fewest over the process name's namespaces; absent without a row in the last "
+	       "interval (--by dest).");
+	for (size_t i = 0; (s = nth_dest(m, i)); i++) {
+		if (!s->seen)
+			continue;
+		dest_labels(f, name, s);
+		fprintf(f, "} %llu\n", (unsigned long long)s->ports_free);
+	}
+	family(f, fmt, "tcptrace_dests", "gauge",
+	       "Pairs of process name and destination with series of their own (--by dest).");
+	fprintf(f, "tcptrace_dests %zu\n", m->n_dests);
+	family(f, fmt, "tcptrace_dests_overflow_total", "counter",
+	       "Destination rows of an interval with counts that went to comm (other processes) "
+	       "and dest (other destinations) because --max-comms pairs had series already.");
+	fprintf(f, "tcptrace_dests_overflow_total %llu\n", (unsigned long long)m->dest_overflow_rows);
+}
+
 static void global(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
 		   const struct tt_reason_names *names, const char *version)
 {
@@ -336,8 +533,9 @@ static void global(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
 	family(f, fmt, "tcptrace_comms", "gauge", "Process names with series of their own.");
 	fprintf(f, "tcptrace_comms %zu\n", m->n);
 	family(f, fmt, "tcptrace_comms_limit", "gauge",
-	       "Process names that can have series of their own (--max-comms). Counts of "
-	       "further names are added up under comm (other processes).");
+	       "Process names that can have series of their own (--max-comms), and with --by "
+	       "dest as many pairs of name and destination. Counts of further ones are added "
+	       "up under comm (other processes).");
 	fprintf(f, "tcptrace_comms_limit %zu\n", m->limit);
 	family(f, fmt, "tcptrace_comms_overflow_total", "counter",
 	       "Process rows of an interval with counts that went to comm (other processes) "
@@ -385,6 +583,8 @@ char *metrics_render(const struct tt_metrics *m, const struct tt_reason_names *n
 		 offsetof(struct tt_proc_counters, untracked),
 		 "Sockets of the process name that were not followed because the socket map was "
 		 "full (raise --max-sockets).");
+	if (m->by_dest)
+		dest_families(f, m, format);
 	global(f, m, format, names, version);
 	if (format == METRICS_OPENMETRICS)
 		fputs("# EOF\n", f);

@@ -11,10 +11,14 @@
 #include <stdio.h>
 #include "csv.h"
 #include "stats.h"
+#include "table.h"
 
 /* The comm label of counts past --max-comms: longer than any process name
  * (15 bytes), so no process can own it. */
 #define METRICS_OTHER_COMM "(other processes)"
+/* The dest label of destination counts past --max-comms pairs: no
+ * address:port can be spelled so. */
+#define METRICS_OTHER_DEST "(other destinations)"
 
 /* Room for a comm label: a process name, or METRICS_OTHER_COMM. */
 #define METRICS_COMM_SIZE sizeof(METRICS_OTHER_COMM)
@@ -29,12 +33,31 @@ struct tt_comm_series {
 	uint64_t tw_now;
 };
 
+/* --by dest: one process name's connections to one destination, counts
+ * since tcptrace started. tw_now and ports_free are gauges from the last
+ * interval (ports_free the smallest of the name's rows, as the ports are
+ * the namespace's), absent when the interval had no row for the pair. */
+struct tt_dest_series {
+	char comm[METRICS_COMM_SIZE];
+	char dest[TT_DEST_LEN];
+	struct tt_dest_counters c;
+	uint64_t tw_now;
+	uint64_t ports_free;
+	bool seen; /* a row in the last interval: the gauges are current */
+};
+
 struct tt_metrics {
 	struct tt_comm_series *comms; /* sorted by comm (bytewise) */
 	size_t n, allocated, limit;
 	struct tt_comm_series other; /* names past the limit, added up */
 	bool other_used;
 	uint64_t overflow_rows; /* rows with counts that went to other */
+	bool by_dest;                 /* expose the tcptrace_dest_* families */
+	struct tt_dest_series *dests; /* sorted by comm, then dest; at most limit */
+	size_t n_dests, dests_allocated;
+	struct tt_dest_series other_dest; /* pairs past the limit, added up */
+	bool other_dest_used;
+	uint64_t dest_overflow_rows;
 	uint64_t drops[TT_DROPS];
 	uint64_t unowned_rsts[TT_REASON_SLOTS]; /* RSTs in no process row */
 };
@@ -53,6 +76,11 @@ void metrics_free(struct tt_metrics *m);
  * memory for a new name cannot be had, its counts go to the other series. */
 void metrics_add_interval(struct tt_metrics *m, const struct tt_row *rows, size_t n,
 			  const struct tt_snapshot *prev, const struct tt_snapshot *cur);
+
+/* --by dest: add one interval's destination rows (dests_diff). The pairs
+ * of process name and destination share the limit's size, apart from the
+ * names'; past it, counts go to (other processes, other destinations). */
+void metrics_add_dests(struct tt_metrics *m, const struct tt_dest_row *rows, size_t n);
 
 /* The exposition text (malloc'd, *len bytes, NUL-terminated), or NULL when
  * out of memory. names: the RST reason names (NULL entries are written as

@@ -101,6 +101,32 @@ wait_for_scrape_after() { # epoch-seconds
 	return 1
 }
 
+# "ok" when the JSON lines hold the CSV's rows, field for field and in the
+# same order, else what differs first.
+json_equals_csv() { # csv json
+	python3 - "$1" "$2" <<-'EOF'
+		import csv, json, sys
+		rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+		lines = [json.loads(l) for l in open(sys.argv[2])]
+		if len(rows) != len(lines) or not rows:
+		    sys.exit(print(f"{len(rows)} CSV rows, {len(lines)} JSON lines"))
+		decimals = {"elapsed_s": 3, "runout_s": 1}
+		for n, (r, j) in enumerate(zip(rows, lines), 2):
+		    if list(j) != list(r):
+		        sys.exit(print(f"line {n}: fields {list(j)} != {list(r)}"))
+		    for k, v in r.items():
+		        if k == "rst_sent_reasons":
+		            got = ";".join(f"{a}={b}" for a, b in j[k].items())
+		        elif k in decimals:
+		            got = f"{j[k]:.{decimals[k]}f}"
+		        else:
+		            got = str(j[k])
+		        if got != v:
+		            sys.exit(print(f"line {n}: {k} {got!r} != {v!r}"))
+		print("ok")
+	EOF
+}
+
 # Sum of a CSV column over every row of a command name.
 comm_sum() { # csv comm column
 	awk -F, -v comm="$2" -v col="$3" '
@@ -221,35 +247,71 @@ case_prometheus_scrape() {
 	done
 
 	# The JSON lines of the same run: the CSV's rows, field for field.
-	expect_eq "JSON lines = CSV rows" "ok" "$(python3 - "$csv" "$WORK/t.json" <<-'EOF'
-		import csv, json, sys
-		rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-		lines = [json.loads(l) for l in open(sys.argv[2])]
-		if len(rows) != len(lines) or not rows:
-		    sys.exit(print(f"{len(rows)} CSV rows, {len(lines)} JSON lines"))
-		for n, (r, j) in enumerate(zip(rows, lines), 2):
-		    if list(j) != list(r):
-		        sys.exit(print(f"line {n}: fields {list(j)} != {list(r)}"))
-		    for k, v in r.items():
-		        if k == "rst_sent_reasons":
-		            got = ";".join(f"{a}={b}" for a, b in j[k].items())
-		        elif k in ("time", "comm"):
-		            got = j[k]
-		        elif k == "elapsed_s":
-		            got = f"{j[k]:.3f}"
-		        else:
-		            got = str(j[k])
-		        if got != v:
-		            sys.exit(print(f"line {n}: {k} {got!r} != {v!r}"))
-		print("ok")
-	EOF
-	)"
+	expect_eq "JSON lines = CSV rows" "ok" "$(json_equals_csv "$csv" "$WORK/t.json")"
 	PROM_TIME=""
 	expect_eq "JSON (jq): conn_in of the name = CSV" "$(comm_sum "$csv" "$s" conn_in)" \
 		"$(jq -s --arg c "$s" 'map(select(.comm == $c) | .conn_in) | add' "$WORK/t.json")"
 	expect_eq "JSON (jq): the RST reasons" "{\"TCP_STATE\":$n2}" \
 		"$(jq -sc --arg c "$s" 'map(select(.comm == $c) | .rst_sent_reasons | to_entries) | add
 			| group_by(.key) | map({(.[0].key): (map(.value) | add)}) | add' "$WORK/t.json")"
+}
+
+# --by dest: a client of the traced name connects to two servers and
+# closes first. Prometheus gets a series per name and destination, equal to
+# the client's own counts, to ss and to the destination CSV; the JSON lines
+# carry the destination rows of the CSV.
+case_prometheus_by_dest() {
+	local n1=12 n2=7 mport s=$SCENARIO_NAME t_ready d1 d2
+	ns_new "net.ipv4.ip_local_port_range=40000 40999" || return 1
+	mport=$(free_port)
+	server_start 127.0.0.1 8080 "$n1" fin-client || return 1
+	local srv1=$SRV
+	server_start 127.0.0.1 8081 "$n2" fin-client || return 1
+	local srv2=$SRV
+	tracer_start "$WORK/t.csv" -p "$s" --by dest --listen "$mport" --json "$WORK/t.json" || return 1
+	prom_start "127.0.0.1:$mport" || return 1
+	in_ns "$SCENARIO" client --addr 127.0.0.1 --port 8080 --count "$n1" --mode fin-client \
+		>"$WORK/client1.out" 2>&1 || { log "client 1: $(cat "$WORK/client1.out")"; return 1; }
+	in_ns "$SCENARIO" client --addr 127.0.0.1 --port 8081 --count "$n2" --mode fin-client \
+		>"$WORK/client2.out" 2>&1 || { log "client 2: $(cat "$WORK/client2.out")"; return 1; }
+	wait "$srv1" && wait "$srv2" || { log "a server failed"; return 1; }
+	settle
+	# Timewait sockets older than a second leave their ports free (loopback,
+	# tcp_tw_reuse 2): after that every port of the range is free again.
+	sleep 1.5
+	t_ready=$(date +%s.%N)
+	wait_for_scrape_after "$t_ready" || return 1
+	d1="comm=\"$s\",dest=\"127.0.0.1:8080\""
+	d2="comm=\"$s\",dest=\"127.0.0.1:8081\""
+	expect_eq "8080: connections = the client's connects" "$(field "$WORK/client1.out" connected)" \
+		"$(prom_query "tcptrace_dest_connections_total{$d1}")"
+	expect_eq "8081: connections = the client's connects" "$(field "$WORK/client2.out" connected)" \
+		"$(prom_query "tcptrace_dest_connections_total{$d2}")"
+	expect_eq "8080: closed first by the client" "$n1" \
+		"$(prom_query "tcptrace_dest_connections_closed_total{$d1,how=\"fin_active\"}")"
+	expect_eq "8081: timewait left" "$n2" "$(prom_query "tcptrace_dest_timewait_total{$d2}")"
+	expect_eq "8080: timewait sockets now = ss" "$(tw_count dport 8080)" \
+		"$(prom_query "tcptrace_dest_timewait_sockets{$d1}")"
+	expect_eq "8081: ports free, the whole range again" 1000 \
+		"$(prom_query "tcptrace_dest_ports_free{$d2}")"
+	expect_eq "destinations with series" 2 "$(prom_query 'tcptrace_dests')"
+	expect_eq "out connections of the name = the sum over destinations" \
+		"$(prom_query "tcptrace_connections_total{comm=\"$s\",side=\"out\"}")" \
+		"$(prom_query "sum(tcptrace_dest_connections_total{comm=\"$s\"})")"
+	curl -sf "http://127.0.0.1:$mport/metrics" >"$WORK/m.txt"
+	"$PROMTOOL" check metrics <"$WORK/m.txt" >"$WORK/promtool.out" 2>&1
+	expect_eq "promtool check metrics, destination families included" "0:" \
+		"$?:$(cat "$WORK/promtool.out")"
+	PROM_TIME=$(date +%s.%N)
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	expect_eq "Prometheus = destination CSV: 8080 conn_out" \
+		"$(awk -F, 'NR > 1 && $5 == "127.0.0.1:8080" { s += $6 } END { print s + 0 }' "$csv")" \
+		"$(prom_query "tcptrace_dest_connections_total{$d1}")"
+	expect_eq "Prometheus = destination CSV: 8081 tw_out" \
+		"$(awk -F, 'NR > 1 && $5 == "127.0.0.1:8081" { s += $12 } END { print s + 0 }' "$csv")" \
+		"$(prom_query "tcptrace_dest_timewait_total{$d2}")"
+	expect_eq "JSON lines = destination CSV rows" "ok" "$(json_equals_csv "$csv" "$WORK/t.json")"
 }
 
 # --max-comms 1 with two names (two servers, and the clients of both under
@@ -408,6 +470,7 @@ for tool in "$PROMETHEUS" "$PROMTOOL" curl jq python3; do
 done
 
 run_case "Prometheus scrapes --listen: counts = scenario, nstat, ss and the CSV; JSON = CSV" case_prometheus_scrape
+run_case "--by dest: series per name and destination = scenario, ss and the CSV; JSON = CSV" case_prometheus_by_dest
 run_case "--max-comms: names past the limit added up, sums exact" case_series_cap
 run_case "--listen as a daemon: outlives its target, IPv6, hostile clients, SIGTERM" case_daemon_and_hostile_clients
 run_case "--listen in run mode: ends with COMMAND" case_run_mode

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include "metrics.h"
 #include "utf8.h"
 
@@ -127,7 +128,8 @@ static const char one_comm_text[] =
 	"# TYPE tcptrace_comms gauge\n"
 	"tcptrace_comms 1\n"
 	"# HELP tcptrace_comms_limit Process names that can have series of their own "
-	"(--max-comms). Counts of further names are added up under comm (other processes).\n"
+	"(--max-comms), and with --by dest as many pairs of name and destination. Counts of "
+	"further ones are added up under comm (other processes).\n"
 	"# TYPE tcptrace_comms_limit gauge\n"
 	"tcptrace_comms_limit 256\n"
 	"# HELP tcptrace_comms_overflow_total Process rows of an interval with counts that went "
@@ -520,6 +522,114 @@ static void test_empty_metrics_still_expose_the_globals(void **state)
 	metrics_free(&m);
 }
 
+static struct tt_dest_row dest_row(uint32_t pid, const char *comm, const char *v4, uint16_t port)
+{
+	struct tt_dest_row row;
+
+	memset(&row, 0, sizeof(row));
+	row.pid = pid;
+	memcpy(row.comm, comm, strnlen(comm, sizeof(row.comm) - 1));
+	row.family = AF_INET;
+	row.port = port;
+	assert_int_equal(inet_pton(AF_INET, v4, row.addr), 1);
+	return row;
+}
+
+/* Without --by dest, no tcptrace_dest_* family at all. */
+static void test_dest_families_only_by_dest(void **state)
+{
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	metrics_init(&m, 4);
+	text = render(&m, NULL, METRICS_TEXT);
+	assert_null(strstr(text, "tcptrace_dest"));
+	free(text);
+	m.by_dest = true;
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "# TYPE tcptrace_dest_connections_total counter");
+	expect_line(text, "# TYPE tcptrace_dest_ports_free gauge");
+	expect_line(text, "tcptrace_dests 0");
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_dest_series_per_name_and_destination(void **state)
+{
+	struct tt_dest_row rows[3] = {
+		dest_row(10, "haproxy", "10.0.0.2", 8081),
+		dest_row(11, "haproxy", "10.0.0.2", 8081),
+		dest_row(11, "haproxy", "10.0.0.3", 8081),
+	};
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	rows[0].c.conn = 5;
+	rows[0].c.rst_sent = 2;
+	rows[0].tw_now = 3;
+	rows[0].ports_free = 900;
+	rows[1].c.conn = 7;
+	rows[1].c.eaddrnotavail = 1;
+	rows[1].tw_now = 4;
+	rows[1].ports_free = 800; /* another namespace of the name: the fewest counts */
+	rows[2].c.fin_active = 6;
+	rows[2].c.tw = 6;
+	rows[2].ports_free = 28000;
+	metrics_init(&m, 8);
+	m.by_dest = true;
+	metrics_add_dests(&m, rows, 3);
+	metrics_add_dests(&m, rows, 1);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_dest_connections_total{comm=\"haproxy\",dest=\"10.0.0.2:8081\"} 17");
+	expect_line(text, "tcptrace_dest_connections_closed_total{comm=\"haproxy\",dest=\"10.0.0.2:8081\","
+			  "how=\"rst_sent\"} 4");
+	expect_line(text, "tcptrace_dest_connections_closed_total{comm=\"haproxy\",dest=\"10.0.0.3:8081\","
+			  "how=\"fin_active\"} 6");
+	expect_line(text, "tcptrace_dest_timewait_total{comm=\"haproxy\",dest=\"10.0.0.3:8081\"} 6");
+	expect_line(text, "tcptrace_dest_connect_eaddrnotavail_total{comm=\"haproxy\",dest=\"10.0.0.2:8081\"} 1");
+	/* Gauges of the last interval, which had a row for 10.0.0.2 only. */
+	expect_line(text, "tcptrace_dest_timewait_sockets{comm=\"haproxy\",dest=\"10.0.0.2:8081\"} 3");
+	expect_line(text, "tcptrace_dest_timewait_sockets{comm=\"haproxy\",dest=\"10.0.0.3:8081\"} 0");
+	expect_line(text, "tcptrace_dest_ports_free{comm=\"haproxy\",dest=\"10.0.0.2:8081\"} 900");
+	expect_no_line_starting(text, "tcptrace_dest_ports_free{comm=\"haproxy\",dest=\"10.0.0.3:8081\"}");
+	expect_line(text, "tcptrace_dests 2");
+	free(text);
+	metrics_add_dests(&m, rows, 3);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_dest_ports_free{comm=\"haproxy\",dest=\"10.0.0.2:8081\"} 800");
+	expect_line(text, "tcptrace_dest_ports_free{comm=\"haproxy\",dest=\"10.0.0.3:8081\"} 28000");
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_dest_pairs_past_the_limit_go_to_other(void **state)
+{
+	struct tt_dest_row rows[3] = {
+		dest_row(1, "a", "192.0.2.1", 80),
+		dest_row(1, "a", "192.0.2.2", 80),
+		dest_row(2, "b", "192.0.2.1", 80),
+	};
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++)
+		rows[i].c.conn = i + 1;
+	metrics_init(&m, 1);
+	m.by_dest = true;
+	metrics_add_dests(&m, rows, 3);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_dest_connections_total{comm=\"a\",dest=\"192.0.2.1:80\"} 1");
+	expect_line(text, "tcptrace_dest_connections_total{comm=\"(other processes)\","
+			  "dest=\"(other destinations)\"} 5");
+	expect_line(text, "tcptrace_dests 1");
+	expect_line(text, "tcptrace_dests_overflow_total 2");
+	free(text);
+	metrics_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +648,9 @@ int main(void)
 		cmocka_unit_test(test_drops_and_unowned_rsts_are_interval_differences),
 		cmocka_unit_test(test_help_lines_need_no_escape),
 		cmocka_unit_test(test_empty_metrics_still_expose_the_globals),
+		cmocka_unit_test(test_dest_families_only_by_dest),
+		cmocka_unit_test(test_dest_series_per_name_and_destination),
+		cmocka_unit_test(test_dest_pairs_past_the_limit_go_to_other),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
