@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Installs what tcptrace needs to build, test and run its demo on Debian 12
-# (as root). Package daemons are kept from starting: the demo and the tests
-# start their own haproxy, nginx and prometheus, in private network
-# namespaces or on loopback ports of their own.
+# (as root). Package daemons are kept from starting: the demo, the scenarios
+# and the tests start their own haproxy, nginx, apache2, hitch and prometheus,
+# in private network namespaces or on loopback ports of their own.
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 
 packages=(
 	make gcc clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
 	iproute2 haproxy nginx-light apache2-utils wrk procps util-linux python3
+	apache2 hitch openssl
 	clang-19 libclang-rt-19-dev clang-tidy-19 cppcheck valgrind
 	qemu-system-x86 busybox-static cpio
 	prometheus jq curl
