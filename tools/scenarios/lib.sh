@@ -1,0 +1,342 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Shared code of the scenario scripts (sourced, never run): their options, a
+# private network namespace, the scenario's servers started in it on
+# loopback, one load run bounded in requests and time while tcptrace traces
+# the servers from the host, and what the kernel counted in the namespace
+# over the same run. Whatever a script starts stops when it ends, also on
+# Ctrl-C or failure.
+#
+# A script sets the defaults it wants, then:
+#   sc_init "$@"                    options, namespace, run directory
+#   sc_nginx backend nginx-backend.conf 8081
+#   sc_nginx proxy nginx-default.conf 8080
+#   sc_run http://127.0.0.1:8080/   tcptrace over the load; CSV and truth
+#   sc_finding "..."                the one-line finding, from sc_sum figures
+
+SC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SC_TOP=$(cd "$SC_DIR/../.." && pwd)
+TCPTRACE=${TCPTRACE:-$SC_TOP/tcptrace}
+SC_NAME=$(basename "$0" .sh)
+
+# Defaults; a script may change them before sc_init, options after.
+REQUESTS=2000
+CONCURRENCY=10
+TIME_LIMIT=60 # seconds the load run may take at most
+LOAD=ab       # ab: a new connection per request; wrk: keep-alive connections
+CSV=""
+TRUTH=""
+PROXY_CONF="" # the proxy's configuration, a file in tools/scenarios or a path
+# Settings of the scenario's namespace. tcp_tw_reuse is off, as for traffic
+# between two hosts: its default, 2, lets a connect() on loopback take over
+# a timewait socket older than a second, which traffic to another host
+# never sees. A script adds its own settings after these.
+SYSCTLS=(net.ipv4.tcp_tw_reuse=0)
+
+SC_NS=""
+SC_RUN=""
+SC_ROLES=()         # role names, in start order
+declare -A SC_ROOT  # role -> PID of its first process
+declare -A SC_PIDS  # role -> its PIDs, comma-separated (set by sc_run)
+
+sc_usage() {
+	cat >&2 <<EOF
+usage: $0 [-n REQUESTS] [-c CONCURRENCY] [-t SECONDS] [--load ab|wrk]
+          [--csv FILE] [--conf FILE] [--truth FILE]
+  -n REQUESTS    requests of the load run (default $REQUESTS)
+  -c N           concurrent connections of the load generator (default $CONCURRENCY)
+  -t SECONDS     the load run is stopped after this long (default $TIME_LIMIT)
+  --load ab|wrk  ab opens a connection per request, wrk keeps $CONCURRENCY open (default $LOAD)
+  --csv FILE     tcptrace's CSV (default ./$SC_NAME.csv)
+  --conf FILE    the proxy's configuration instead of $PROXY_CONF
+  --truth FILE   also write what the kernel counted in the namespace over the
+                 run (nstat, ss), the load generator's counts and each role's PIDs
+EOF
+	exit 2
+}
+
+sc_log() { printf '%s: %s\n' "$SC_NAME" "$*" >&2; }
+sc_fail() { sc_log "$*"; exit 1; }
+sc_in_ns() { ip netns exec "$SC_NS" "$@"; }
+sc_is_count() { [[ $1 =~ ^[1-9][0-9]{0,7}$ ]]; }
+
+sc_parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-n) [ $# -ge 2 ] && sc_is_count "$2" || sc_usage; REQUESTS=$2; shift 2 ;;
+		-c) [ $# -ge 2 ] && sc_is_count "$2" || sc_usage; CONCURRENCY=$2; shift 2 ;;
+		-t) [ $# -ge 2 ] && sc_is_count "$2" || sc_usage; TIME_LIMIT=$2; shift 2 ;;
+		--load) [ $# -ge 2 ] && [[ $2 == ab || $2 == wrk ]] || sc_usage; LOAD=$2; shift 2 ;;
+		--csv) [ $# -ge 2 ] || sc_usage; CSV=$2; shift 2 ;;
+		--conf) [ $# -ge 2 ] || sc_usage; PROXY_CONF=$2; shift 2 ;;
+		--truth) [ $# -ge 2 ] || sc_usage; TRUTH=$2; shift 2 ;;
+		*) sc_usage ;;
+		esac
+	done
+	[ "$CONCURRENCY" -le "$REQUESTS" ] || sc_fail "-c must not exceed -n"
+	CSV=${CSV:-$PWD/$SC_NAME.csv}
+}
+
+# Stop every process in the namespace (servers, a load generator cut
+# short), then remove the namespace and the run directory. tcptrace ends
+# with its load run, in the foreground.
+sc_cleanup() {
+	local pid i
+	if [ -n "$SC_NS" ]; then
+		for pid in $(ip netns pids "$SC_NS" 2>/dev/null); do kill -TERM "$pid" 2>/dev/null; done
+		for i in $(seq 40); do [ -z "$(ip netns pids "$SC_NS" 2>/dev/null)" ] && break; sleep 0.05; done
+		for pid in $(ip netns pids "$SC_NS" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
+		ip netns del "$SC_NS" 2>/dev/null
+		SC_NS=""
+	fi
+	[ -n "$SC_RUN" ] && rm -rf "$SC_RUN"
+	SC_RUN=""
+}
+
+sc_init() {
+	sc_parse_args "$@"
+	local tool
+	for tool in ip ss nstat timeout "$LOAD"; do
+		command -v "$tool" >/dev/null || sc_fail "missing $tool (tools/install-deps.sh installs it)"
+	done
+	[ -x "$TCPTRACE" ] || sc_fail "missing $TCPTRACE: run make first"
+	trap sc_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	SC_RUN=$(mktemp -d "/tmp/tcptrace-$SC_NAME.XXXXXX") || sc_fail "cannot make a run directory"
+	export NSTAT_HISTORY=$SC_RUN/nstat.history
+	SC_NS=tt-$SC_NAME-$$
+	ip netns add "$SC_NS" || { SC_NS=""; sc_fail "cannot create a network namespace"; }
+	ip -n "$SC_NS" link set lo up
+	local setting
+	for setting in "${SYSCTLS[@]}"; do
+		sc_in_ns sysctl -qw "$setting" || sc_fail "cannot set $setting in the namespace"
+	done
+}
+
+# A configuration file: a path as given, else a name in tools/scenarios.
+sc_conf() {
+	if [[ $1 == */* ]]; then
+		[ -f "$1" ] || sc_fail "no configuration file $1"
+		realpath "$1"
+	else
+		[ -f "$SC_DIR/$1" ] || sc_fail "no configuration file $SC_DIR/$1"
+		echo "$SC_DIR/$1"
+	fi
+}
+
+sc_listening() { sc_in_ns ss -tlnH "( sport = :$1 )" | grep -q .; }
+
+# The PID and every descendant of it, one a line.
+sc_tree() {
+	local child
+	echo "$1"
+	for child in $(pgrep -P "$1"); do sc_tree "$child"; done
+}
+
+# Start a server in the namespace as ROLE; returns once it listens on PORT
+# and has its full set of processes (workers are forked after the bind).
+sc_start() { # role port processes command...
+	local role=$1 port=$2 procs=$3 pid i
+	shift 3
+	# ip netns exec execs the server: $! is the server itself.
+	ip netns exec "$SC_NS" "$@" >"$SC_RUN/$role.out" 2>&1 &
+	pid=$!
+	SC_ROLES+=("$role")
+	SC_ROOT[$role]=$pid
+	for i in $(seq 400); do # 20 s: a loaded machine starts servers slowly
+		kill -0 "$pid" 2>/dev/null || break
+		sc_listening "$port" && [ "$(sc_tree "$pid" | wc -l)" -ge "$procs" ] && return 0
+		sleep 0.05
+	done
+	sc_fail "$role ($1) did not start: $(tail -n 5 "$SC_RUN/$role.out" "$SC_RUN/$role"/*.log 2>/dev/null)"
+}
+
+# nginx from CONF under tools/scenarios, its prefix (logs, pid) private to ROLE.
+sc_nginx() { # role conf port
+	local conf
+	conf=$(sc_conf "$2") || exit 1
+	mkdir -p "$SC_RUN/$1/tmp"
+	sc_start "$1" "$3" 3 nginx -p "$SC_RUN/$1/" -c "$conf" -e "$SC_RUN/$1/error.log" -g 'daemon off;'
+}
+
+sc_haproxy() { # role conf port
+	local conf
+	conf=$(sc_conf "$2") || exit 1
+	sc_start "$1" "$3" 1 haproxy -db -f "$conf"
+}
+
+# Apache httpd with its ServerRoot (pid file, error log) private to ROLE.
+sc_apache() { # role conf port
+	local conf
+	command -v apache2 >/dev/null || sc_fail "missing apache2 (tools/install-deps.sh installs it)"
+	conf=$(sc_conf "$2") || exit 1
+	mkdir -p "$SC_RUN/$1"
+	sc_start "$1" "$3" 3 apache2 -d "$SC_RUN/$1" -f "$conf" -DFOREGROUND
+}
+
+# hitch with a throwaway self-signed certificate (EC P-256, one day).
+sc_hitch() { # role conf port
+	command -v hitch >/dev/null || sc_fail "missing hitch (tools/install-deps.sh installs it)"
+	command -v openssl >/dev/null || sc_fail "missing openssl (tools/install-deps.sh installs it)"
+	local dir=$SC_RUN/$1 conf
+	conf=$(sc_conf "$2") || exit 1
+	mkdir -p "$dir"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+		-subj /CN=127.0.0.1 -keyout "$dir/key.pem" -out "$dir/cert.pem" >"$dir/openssl.log" 2>&1 ||
+		sc_fail "openssl could not make a certificate: $(tail -n 3 "$dir/openssl.log")"
+	cat "$dir/key.pem" "$dir/cert.pem" >"$dir/hitch.pem"
+	sc_start "$1" "$3" 2 hitch --config="$conf" "$dir/hitch.pem"
+}
+
+# The load command, run in the namespace, bounded in requests and time;
+# timeout ends it if it hangs. A wrapper writes the load generator's PID to
+# load.pid. wrk stops sending after REQUESTS responses (wrk-requests.lua),
+# but its main thread sleeps for all of -d: SIGINT, sent until wrk has
+# gone, ends that sleep. From the wrapper, not from wrk's Lua: a process
+# wrk started would hold wrk's sockets open after it exits.
+sc_load_cmd() { # url
+	local done_file=$SC_RUN/wrk.done
+	SC_LOAD=(timeout -k 5 "$((TIME_LIMIT + 10))" bash -c '
+		pid_file=$1 done_file=$2
+		shift 2
+		"$@" &
+		load=$!
+		echo "$load" >"$pid_file"
+		while kill -0 "$load" 2>/dev/null; do
+			[ -e "$done_file" ] && kill -INT "$load"
+			sleep 0.1
+		done
+		wait "$load"' load-bounded "$SC_RUN/load.pid" "$done_file")
+	case $LOAD in
+	ab)
+		# -t before -n: -t alone would mean 50000 requests.
+		SC_LOAD+=(ab -q -r -t "$TIME_LIMIT" -n "$REQUESTS" -c "$CONCURRENCY" -s 10 "$1") ;;
+	wrk)
+		SC_LOAD+=(wrk -t1 -c "$CONCURRENCY" -d "${TIME_LIMIT}s" --timeout 10s
+			-s "$SC_DIR/wrk-requests.lua" "$1" -- "$REQUESTS" "$done_file") ;;
+	esac
+}
+
+# tcptrace over one load run, in run mode: it starts the load generator in
+# the namespace once tracing is attached and ends when the closes the load
+# caused have settled. Every process of every role is traced by PID (a
+# name would also catch other nginx or haproxy processes on the host), the
+# load generator by its name, as its PID is not known before it starts:
+# its connections end on its side too (timewait sockets that a late RST
+# removes, for one), and only then do tcptrace's totals match the kernel's.
+sc_run() { # url
+	local role pids="" rc
+	for role in "${SC_ROLES[@]}"; do
+		SC_PIDS[$role]=$(sc_tree "${SC_ROOT[$role]}" | paste -sd,)
+		pids=${pids:+$pids,}${SC_PIDS[$role]}
+	done
+	sc_load_cmd "$1"
+	"$TCPTRACE" -p "$pids,$LOAD" --csv "$CSV" -- \
+		bash -c 'out=$1; shift; exec "$@" >"$out" 2>&1' load "$SC_RUN/load.out" \
+		ip netns exec "$SC_NS" "${SC_LOAD[@]}" | tee "$SC_RUN/tracer.out"
+	rc=${PIPESTATUS[0]}
+	[ "$rc" -eq 0 ] || sc_fail "tcptrace -- $LOAD exited with $rc: $(tail -n 3 "$SC_RUN/load.out")"
+	sc_load_summary
+	[ -n "$TRUTH" ] && sc_write_truth
+	sc_log "CSV written to $CSV"
+}
+
+# What the load generator says it did: LOAD_REQUESTS and LOAD_NON2XX.
+sc_load_summary() {
+	case $LOAD in
+	ab)
+		LOAD_REQUESTS=$(awk '/^Complete requests:/ { print $3 }' "$SC_RUN/load.out")
+		LOAD_NON2XX=$(awk '/^Non-2xx responses:/ { print $3 }' "$SC_RUN/load.out") ;;
+	wrk)
+		LOAD_REQUESTS=$(awk '/ requests in / { print $1 }' "$SC_RUN/load.out")
+		LOAD_NON2XX=$(awk '/^  Non-2xx or 3xx responses:/ { print $5 }' "$SC_RUN/load.out") ;;
+	esac
+	LOAD_REQUESTS=${LOAD_REQUESTS:-0}
+	LOAD_NON2XX=${LOAD_NON2XX:-0}
+	sc_log "$LOAD: $LOAD_REQUESTS requests, $LOAD_NON2XX answered with an error status"
+}
+
+# Lines of ROLE's logs that report errno 99 (EADDRNOTAVAIL), in nginx's form
+# "(99: Cannot assign requested address)" or Apache's "(99)Cannot assign".
+sc_errno99_lines() { # role
+	cat "$SC_RUN/$1"/*.log "$SC_RUN/$1.out" 2>/dev/null | grep -cE '\(99(: |\))'
+}
+
+# Processes in the namespace that are no role's, as "PID:comm".
+sc_strays() {
+	local pid all=",${SC_PIDS[*]},"
+	all=${all// /,}
+	for pid in $(ip netns pids "$SC_NS"); do
+		[[ $all == *",$pid,"* ]] || printf '%s:%s ' "$pid" "$(cat "/proc/$pid/comm" 2>/dev/null)"
+	done
+}
+
+# key=value lines a test can source: kernel counters of the namespace (it
+# is new, so they count this run only), ss, the load generator, the roles.
+sc_write_truth() {
+	local role netns
+	netns=$(stat -L -c %i "/run/netns/$SC_NS")
+	{
+		# One nstat call: all counters read at one moment.
+		sc_in_ns nstat -az TcpActiveOpens TcpPassiveOpens TcpAttemptFails TcpOutRsts TcpExtTW \
+			TcpExtTWKilled TcpExtTWRecycled TcpExtTCPTimeWaitOverflow TcpExtTCPAbortOnClose |
+			awk '$1 ~ /^Tcp/ { print $1 "=" $2 }'
+		echo "ss_timewait=$(sc_in_ns ss -tanH state time-wait | wc -l)"
+		# RSTs no traced process sent (those of no socket, mostly), as
+		# tcptrace reports them for this namespace at exit.
+		echo "rsts_no_process=$(awk -v ns="$netns:" '$1 == "RSTs" && $8 == ns { s = $9 } END { print s + 0 }' "$SC_RUN/tracer.out")"
+		# Processes of the namespace that belong to no role: the load
+		# generator should have ended before tcptrace did.
+		echo "strays=\"$(sc_strays)\""
+		echo "load=$LOAD"
+		echo "load_requests=$LOAD_REQUESTS"
+		echo "load_non2xx=$LOAD_NON2XX"
+		echo "requests=$REQUESTS"
+		echo "roles=\"${SC_ROLES[*]}\""
+		local load_pid all
+		load_pid=$(cat "$SC_RUN/load.pid" 2>/dev/null)
+		echo "pids_load=$load_pid"
+		all=$load_pid
+		for role in "${SC_ROLES[@]}"; do
+			echo "pids_$role=${SC_PIDS[$role]}"
+			echo "errno99_$role=$(sc_errno99_lines "$role")"
+			all=$all,${SC_PIDS[$role]}
+		done
+		# Other processes named like the load generator may have been
+		# traced too: these are this scenario's.
+		echo "pids_all=$all"
+	} >"$TRUTH"
+}
+
+# Sum of a CSV column over the rows of ROLE's processes.
+sc_sum() { # role column
+	awk -F, -v pids="${SC_PIDS[$1]}" -v col="$2" '
+		BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		c && ($3 in keep) { s += $c }
+		END { print s + 0 }' "$CSV"
+}
+
+# The rst_sent_reasons of ROLE's rows, summed per reason: "TCP_STATE 113".
+sc_reasons() { # role
+	awk -F, -v pids="${SC_PIDS[$1]}" '
+		BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
+		NR > 1 && ($3 in keep) && $NF != "" {
+			m = split($NF, parts, ";")
+			for (i = 1; i <= m; i++) { split(parts[i], kv, "="); sum[kv[1]] += kv[2] }
+		}
+		END { for (k in sum) printf "%s %d\n", k, sum[k] }' "$CSV" | sort | paste -sd, | sed 's/,/, /g'
+}
+
+sc_finding() { printf 'finding: %s\n' "$*"; }
+
+# How haproxy's upstream connections ended, and where their TIME_WAIT is.
+sc_haproxy_finding() {
+	local reasons
+	reasons=$(sc_reasons proxy)
+	sc_finding "haproxy: $LOAD_REQUESTS requests over $(sc_sum proxy conn_in) client and" \
+		"$(sc_sum proxy conn_out) server connections; server connections ended by the backend's FIN" \
+		"$(sc_sum proxy fin_passive_out), haproxy's FIN $(sc_sum proxy fin_active_out), haproxy's RST" \
+		"$(sc_sum proxy rst_sent_out)${reasons:+ ($reasons)}; TIME_WAIT: haproxy tw_in $(sc_sum proxy tw_in)," \
+		"tw_out $(sc_sum proxy tw_out), backend tw_in $(sc_sum backend tw_in)"
+}
