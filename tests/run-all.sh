@@ -3,8 +3,9 @@
 # Every test suite in turn (root; `make` first): cmocka unit tests, the
 # memory and static checks, the fuzzers for a bounded time, the scenario
 # program against the kernel, tcptrace's integration tests, the kernel matrix
-# (tcptrace in a Debian 6.1 guest under qemu), and tcptrace's outputs read by
-# other programs (a Prometheus server, JSON parsers). Each runs even when one
+# (tcptrace in a Debian 6.1 guest under qemu), tcptrace's outputs read by
+# other programs (a Prometheus server, JSON parsers), and the end-to-end
+# tests over the proxy scenarios of tools/scenarios. Each runs even when one
 # before it failed; the last line counts the suites.
 set -u
 cd "$(dirname "$0")/.."
@@ -34,6 +35,7 @@ suite scenario tests/integration/check-scenario.sh
 suite integration tests/integration/run.sh
 suite kernel-6.1 tests/kernel/run-6.1.sh
 suite exporter tests/integration/exporter.sh
+suite e2e tests/e2e/run.sh
 
 [ "$failed" -eq 0 ] || echo "failed suites:$failures"
 echo "all suites: $passed passed, $failed failed"

@@ -1,0 +1,304 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# End-to-end tests: each runs one scenario script of tools/scenarios (real
+# nginx, haproxy, Apache httpd or hitch under ab or wrk, in a private network
+# namespace) and checks tcptrace's CSV twice: against what the kernel
+# counted in that namespace over the same run (nstat, ss; exact), and
+# against the scenario's finding, as the proxy really behaves on this
+# machine (docs/diagnosing.md). A test that cannot run fails; none is skipped.
+set -u
+. "$(dirname "$0")/../integration/lib.sh"
+
+SCENARIOS=$TOP/tools/scenarios
+N=${E2E_REQUESTS:-2000}
+
+# Run tools/scenarios/NAME.sh; on success its truth file is sourced and
+# CSV names its CSV file.
+scenario() { # name [options...]
+	local name=$1
+	shift
+	CSV=$WORK/$name.csv
+	rm -f "$CSV" "$WORK/$name.truth"
+	if ! "$SCENARIOS/$name.sh" -n "$N" -t 120 --csv "$CSV" --truth "$WORK/$name.truth" "$@" \
+		>"$WORK/$name.out" 2>&1; then
+		log "    $name.sh failed: $(tail -n 5 "$WORK/$name.out")"
+		return 1
+	fi
+	. "$WORK/$name.truth"
+	log "    $(grep '^finding:' "$WORK/$name.out")"
+}
+
+# Sum of a CSV column over the processes of a role (pids_ROLE of the
+# truth: a server's processes, "load" for the load generator, "all" for
+# both), or over every row of the CSV with role "rows".
+sum() { # role column
+	local pids=""
+	[ "$1" = rows ] || pids=$(eval echo "\${pids_$1:-none}")
+	awk -F, -v pids="$pids" -v col="$2" '
+		BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		c && (pids == "" || ($3 in keep)) { s += $c }
+		END { if (!c) { print "no-column-" col; exit } print s + 0 }' "$CSV"
+}
+
+# Sum over this scenario's processes of their last tw_now (a level).
+tw_now_total() {
+	awk -F, -v pids="$pids_all" '
+		BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "tw_now") c = i; next }
+		$3 in keep { last[$3] = $c }
+		END { for (pid in last) s += last[pid]; print s + 0 }' "$CSV"
+}
+
+# The rst_sent_reasons of a role, summed per reason: "TCP_STATE=47".
+reasons() { # role
+	local pids
+	pids=$(eval echo "\${pids_$1:-none}")
+	awk -F, -v pids="$pids" '
+		BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
+		NR > 1 && ($3 in keep) && $NF != "" {
+			m = split($NF, parts, ";")
+			for (i = 1; i <= m; i++) { split(parts[i], kv, "="); sum[kv[1]] += kv[2] }
+		}
+		END { for (k in sum) printf "%s=%d\n", k, sum[k] }' "$CSV" | sort | paste -sd';'
+}
+
+# PART is at least PCT percent of WHOLE (and WHOLE is not 0).
+expect_share() { # what part whole pct
+	local ok=0
+	[ "$3" -gt 0 ] && [ $(($2 * 100)) -ge $(($3 * $4)) ] && ok=1
+	expect_eq "$1 ($2 of $3, at least $4%)" 1 "$ok"
+}
+
+# VALUE is at most LIMIT.
+expect_le() { # what value limit
+	expect_eq "$1 ($2, at most $3)" 1 "$(($2 <= $3))"
+}
+
+# What tcptrace must count exactly like the kernel: over the scenario's
+# servers and its load generator (traced by name; the only processes of
+# the namespace), against the namespace's own counters. RSTs that no
+# process sent (no socket) are in tcptrace's "RSTs in no process row".
+expect_kernel_totals() { # front-role
+	expect_eq "the load generator was traced" 1 "$(( $(sum load conn_out) > 0 ))"
+	expect_eq "the load generator finished (no process left but the servers)" "" "$strays"
+	expect_eq "conn_in, all = TcpPassiveOpens" "$TcpPassiveOpens" "$(sum all conn_in)"
+	expect_eq "conn_out + connfail_out, all = TcpActiveOpens" "$TcpActiveOpens" \
+		"$(($(sum all conn_out) + $(sum all connfail_out)))"
+	expect_eq "conn_in of $1 = the load generator's conn_out" "$(sum load conn_out)" "$(sum "$1" conn_in)"
+	expect_eq "rst_sent + tw_rst, all + RSTs in no process row = TcpOutRsts" "$TcpOutRsts" \
+		"$(($(sum all rst_sent_in) + $(sum all rst_sent_out) + $(sum all tw_rst) + rsts_no_process))"
+	expect_eq "tw_in + tw_out, all = TcpExtTW + TcpExtTWKilled" "$((TcpExtTW + TcpExtTWKilled))" \
+		"$(($(sum all tw_in) + $(sum all tw_out)))"
+	expect_eq "tw_now at the end, all = ss state time-wait" "$ss_timewait" "$(tw_now_total)"
+	expect_eq "nothing untracked" 0 "$(sum all untracked)"
+}
+
+# Every request answered, none with an error status (wrk may finish a few
+# requests already in flight when it stops).
+expect_load_served() {
+	expect_eq "$load answered every request with 2xx" "1 0" \
+		"$((load_requests >= requests)) $load_non2xx"
+}
+
+# nginx, default upstream (HTTP/1.0, Connection: close), wrk keeping its
+# client connections: one upstream connection per request. The backend
+# closes each first (it answers HTTP/1.0 and closes), so the TIME_WAIT of
+# upstream connections is the backend's, not nginx's.
+case_nginx_default() {
+	scenario nginx-default || return 1
+	expect_kernel_totals proxy
+	expect_load_served
+	local conn_out
+	conn_out=$(sum proxy conn_out)
+	expect_eq "nginx opened an upstream connection per request" 1 "$((conn_out >= requests))"
+	expect_eq "backend conn_in = nginx conn_out" "$conn_out" "$(sum backend conn_in)"
+	expect_share "the backend's tw_in is close to nginx's conn_out" "$(sum backend tw_in)" "$conn_out" 80
+	expect_le "nginx's tw_out is close to zero" "$(sum proxy tw_out)" "$((conn_out / 5))"
+	expect_share "nginx's upstream connections mostly ended by the backend's FIN" \
+		"$(sum proxy fin_passive_out)" "$conn_out" 80
+	cp "$CSV" "$WORK/compare-default.csv"
+}
+
+# nginx with upstream keepalive: a handful of upstream connections reused.
+case_nginx_keepalive() {
+	scenario nginx-keepalive || return 1
+	expect_kernel_totals proxy
+	expect_load_served
+	expect_le "nginx's conn_out is a handful, not one per request" "$(sum proxy conn_out)" "$((requests / 50))"
+	expect_eq "backend conn_in = nginx conn_out" "$(sum proxy conn_out)" "$(sum backend conn_in)"
+	expect_le "nginx's tw_out is close to zero" "$(sum proxy tw_out)" "$((requests / 100))"
+	expect_le "the backend's tw_in is close to zero" "$(sum backend tw_in)" "$((requests / 100))"
+	cp "$CSV" "$WORK/compare-keepalive.csv"
+}
+
+# tcptrace compare of the two runs above puts the TIME_WAIT difference first.
+case_compare_default_keepalive() {
+	local a=$WORK/compare-default.csv b=$WORK/compare-keepalive.csv out=$WORK/compare.out
+	[ -s "$a" ] && [ -s "$b" ] || { log "    the two nginx cases must run first"; return 1; }
+	"$TCPTRACE" compare "$a" "$b" >"$out" || { log "    compare failed: $(cat "$out")"; return 1; }
+	# After the lines naming the runs (and their continuations), the
+	# first block heads TIME_WAIT, and tw_in leads it.
+	local first
+	first=$(awk '/^[A-Z]: / || /^ / || NF == 0 { next } { print $1; getline; print $1; exit }' "$out" | paste -sd' ')
+	expect_eq "the first block is TIME_WAIT, tw_in first" "TIME_WAIT tw_in" "$first"
+	local tw_a tw_b
+	tw_a=$(awk '$1 == "tw_in" { print $2; exit }' "$out")
+	tw_b=$(awk '$1 == "tw_in" { print $4; exit }' "$out")
+	expect_eq "tw_in of the default run is the CSV's" "$(CSV=$a sum rows tw_in)" "$tw_a"
+	expect_eq "tw_in of the keepalive run is the CSV's" "$(CSV=$b sum rows tw_in)" "$tw_b"
+	expect_eq "tw_in: the keepalive run has at most a tenth of the default run's ($tw_b vs $tw_a)" 1 \
+		"$((tw_a > 0 && tw_b * 10 <= tw_a))"
+}
+
+# Port exhaustion: 100 local ports, tcp_tw_reuse off, nginx closing every
+# upstream connection itself (HTTP/1.1, no keepalive pool). Each TIME_WAIT
+# holds a port; the other connect() calls fail with EADDRNOTAVAIL.
+case_nginx_port_exhaustion() {
+	scenario nginx-port-exhaustion || return 1
+	expect_kernel_totals proxy
+	local fails conn_out
+	fails=$(sum proxy eaddrnotavail)
+	conn_out=$(sum proxy conn_out)
+	expect_eq "eaddrnotavail = error 99 lines in nginx's error log" "$errno99_proxy" "$fails"
+	expect_eq "some connect() calls failed for want of a port" 1 "$((fails > 0))"
+	expect_eq "each failed connect() was a 502 for ab" "$fails" "$load_non2xx"
+	expect_eq "every request: an upstream connection or EADDRNOTAVAIL" "$requests" "$((conn_out + fails))"
+	expect_le "upstream connections at most the 100 ports" "$conn_out" 100
+	expect_eq "nginx's tw_out = its conn_out (it closed each one first)" "$conn_out" "$(sum proxy tw_out)"
+	expect_eq "the backend failed nothing" 0 "$(sum backend eaddrnotavail)"
+}
+
+# haproxy, option http-keep-alive, wrk: connections reused on both sides.
+case_haproxy_keepalive() {
+	scenario haproxy-keepalive || return 1
+	expect_kernel_totals proxy
+	expect_load_served
+	expect_le "haproxy's conn_in is a handful" "$(sum proxy conn_in)" "$((requests / 50))"
+	expect_le "haproxy's conn_out is a handful" "$(sum proxy conn_out)" "$((requests / 50))"
+	expect_eq "haproxy's tw_out" 0 "$(sum proxy tw_out)"
+}
+
+# haproxy, option http-keep-alive, ab (a new client connection per
+# request): haproxy ends every upstream connection with an RST, reason
+# TCP_STATE, and so leaves no TIME_WAIT upstream (KERNEL-FACTS trap 6).
+case_haproxy_keepalive_ab() {
+	scenario haproxy-keepalive --load ab || return 1
+	expect_kernel_totals proxy
+	expect_load_served
+	local conn_out
+	conn_out=$(sum proxy conn_out)
+	expect_eq "haproxy opened an upstream connection per request" "$requests" "$conn_out"
+	expect_share "haproxy's rst_sent_out is close to its conn_out" "$(sum proxy rst_sent_out)" "$conn_out" 90
+	expect_eq "haproxy's RST reasons" "TCP_STATE=$(sum proxy rst_sent_out)" "$(reasons proxy)"
+	expect_eq "RSTs received by the backend = RSTs haproxy sent upstream" \
+		"$(sum proxy rst_sent_out)" "$(sum backend rst_recv_in)"
+	expect_eq "haproxy's tw_out" 0 "$(sum proxy tw_out)"
+	expect_share "haproxy's tw_in (it closes the client side) is close to its conn_in" \
+		"$(sum proxy tw_in)" "$(sum proxy conn_in)" 90
+}
+
+# haproxy, option httpclose, wrk: a new client and server connection per
+# request. haproxy closes the client side first (tw_in); on the server side
+# nginx, told "Connection: close", closes first: TIME_WAIT on the backend,
+# the rest ended by haproxy's RST, none by haproxy's FIN.
+case_haproxy_httpclose() {
+	scenario haproxy-httpclose || return 1
+	expect_kernel_totals proxy
+	expect_load_served
+	local conn_in conn_out
+	conn_in=$(sum proxy conn_in)
+	conn_out=$(sum proxy conn_out)
+	expect_eq "haproxy: a client connection per request" 1 "$((conn_in >= requests))"
+	expect_eq "haproxy: a server connection per request" 1 "$((conn_out >= requests))"
+	expect_share "haproxy's tw_in is close to its conn_in" "$(sum proxy tw_in)" "$conn_in" 80
+	expect_eq "haproxy's tw_out" 0 "$(sum proxy tw_out)"
+	expect_eq "server connections: the backend's FIN + haproxy's RST = conn_out" "$conn_out" \
+		"$(($(sum proxy fin_passive_out) + $(sum proxy rst_sent_out)))"
+	expect_share "the backend's tw_in is close to haproxy's conn_out" "$(sum backend tw_in)" "$conn_out" 80
+	local rst
+	rst=$(sum proxy rst_sent_out)
+	[ "$rst" -gt 0 ] && expect_eq "haproxy's RST reasons" "TCP_STATE=$rst" "$(reasons proxy)"
+	return 0
+}
+
+# haproxy, option http-server-close, wrk: client connections kept, a new
+# server connection per request, ended by the backend's FIN (TIME_WAIT on
+# the backend) or by haproxy's RST; never by haproxy's FIN, so no tw_out.
+case_haproxy_server_close() {
+	scenario haproxy-server-close || return 1
+	expect_kernel_totals proxy
+	expect_load_served
+	local conn_out
+	conn_out=$(sum proxy conn_out)
+	expect_le "haproxy's conn_in is a handful" "$(sum proxy conn_in)" "$((requests / 50))"
+	expect_eq "haproxy: a server connection per request" 1 "$((conn_out >= requests))"
+	expect_eq "haproxy's tw_out" 0 "$(sum proxy tw_out)"
+	expect_eq "haproxy's fin_active_out" 0 "$(sum proxy fin_active_out)"
+	expect_eq "server connections: the backend's FIN + haproxy's RST = conn_out" "$conn_out" \
+		"$(($(sum proxy fin_passive_out) + $(sum proxy rst_sent_out)))"
+	expect_eq "the backend's tw_in = haproxy's fin_passive_out" "$(sum proxy fin_passive_out)" \
+		"$(sum backend tw_in)"
+	local rst
+	rst=$(sum proxy rst_sent_out)
+	[ "$rst" -gt 0 ] && expect_eq "haproxy's RST reasons" "TCP_STATE=$rst" "$(reasons proxy)"
+	return 0
+}
+
+# Apache httpd with mod_proxy_http, ab: mod_proxy reuses its backend
+# connections; Apache closes each client connection first (tw_in).
+case_apache_proxy() {
+	scenario apache-proxy || return 1
+	expect_kernel_totals proxy
+	expect_load_served
+	expect_eq "backend conn_in = Apache's conn_out" "$(sum proxy conn_out)" "$(sum backend conn_in)"
+	expect_le "Apache's conn_out is a handful (backend connections reused)" \
+		"$(sum proxy conn_out)" "$((requests / 20))"
+	expect_share "Apache's tw_in is close to its conn_in" "$(sum proxy tw_in)" "$(sum proxy conn_in)" 90
+	expect_eq "Apache's tw_out" 0 "$(sum proxy tw_out)"
+}
+
+# hitch (TLS) in front of haproxy in front of nginx, ab over HTTPS: one
+# backend connection per client connection at each hop. haproxy closes
+# first towards hitch (its TIME_WAIT), except on the few connections ab
+# opens and leaves without a request, which hitch ends itself; hitch then
+# closes the client side
+# first, and ab's TLS close_notify, sent when ab closes in turn, finds the
+# socket closed and draws an RST: from the closing socket
+# (TCP_ABORT_ON_DATA) or from its timewait socket (tw_rst).
+case_hitch_haproxy() {
+	scenario hitch-haproxy || return 1
+	expect_kernel_totals tls
+	expect_load_served
+	local conn_in conn_out
+	conn_in=$(sum tls conn_in)
+	conn_out=$(sum tls conn_out)
+	expect_eq "hitch: a backend connection per client connection" "$conn_in" "$conn_out"
+	expect_eq "haproxy conn_in = hitch conn_out" "$conn_out" "$(sum proxy conn_in)"
+	expect_eq "backend conn_in = haproxy conn_out" "$(sum proxy conn_out)" "$(sum backend conn_in)"
+	expect_eq "hitch's backend connections of a request ended by haproxy's FIN" "$load_requests" \
+		"$(sum tls fin_passive_out)"
+	expect_eq "the rest (ab's extra connections, no request) ended by hitch's FIN or RST" \
+		"$((conn_out - load_requests))" "$(($(sum tls fin_active_out) + $(sum tls rst_sent_out)))"
+	expect_eq "haproxy's tw_in = hitch's fin_passive_out (haproxy closed first)" \
+		"$(sum tls fin_passive_out)" "$(sum proxy tw_in)"
+	expect_share "hitch closed the client side first (fin_active_in + rst_sent_in)" \
+		"$(($(sum tls fin_active_in) + $(sum tls rst_sent_in)))" "$conn_in" 90
+	expect_share "ab's late close_notify drew an RST (rst_sent_in + tw_rst)" \
+		"$(($(sum tls rst_sent_in) + $(sum tls tw_rst)))" "$load_requests" 90
+}
+
+[ "$(id -u)" -eq 0 ] || { echo "e2e tests need root"; echo "0 passed, 1 failed"; exit 1; }
+[ -x "$TCPTRACE" ] || { echo "missing $TCPTRACE: run make first"; echo "0 passed, 1 failed"; exit 1; }
+
+run_case "nginx, default upstream: TIME_WAIT on the backend, not on nginx" case_nginx_default
+run_case "nginx, upstream keepalive: a handful of upstream connections, no TIME_WAIT" case_nginx_keepalive
+run_case "compare nginx default vs keepalive: TIME_WAIT first" case_compare_default_keepalive
+run_case "nginx port exhaustion: eaddrnotavail = error 99 lines" case_nginx_port_exhaustion
+run_case "haproxy http-keep-alive, wrk: connections reused" case_haproxy_keepalive
+run_case "haproxy http-keep-alive, ab: upstream RST (TCP_STATE), no tw_out" case_haproxy_keepalive_ab
+run_case "haproxy httpclose, wrk: tw_in on haproxy, upstream TIME_WAIT on the backend" case_haproxy_httpclose
+run_case "haproxy http-server-close, wrk: no tw_out, backend FIN or haproxy RST" case_haproxy_server_close
+run_case "Apache mod_proxy_http, ab: backend connections reused" case_apache_proxy
+run_case "hitch -> haproxy -> nginx, ab over TLS: one connection per hop" case_hitch_haproxy
+finish
