@@ -261,11 +261,10 @@ case_apache_proxy() {
 # hitch (TLS) in front of haproxy in front of nginx, ab over HTTPS: one
 # backend connection per client connection at each hop. haproxy closes
 # first towards hitch (its TIME_WAIT), except on the few connections ab
-# opens and leaves without a request, which hitch ends itself; hitch then
-# closes the client side
-# first, and ab's TLS close_notify, sent when ab closes in turn, finds the
-# socket closed and draws an RST: from the closing socket
-# (TCP_ABORT_ON_DATA) or from its timewait socket (tw_rst).
+# opens and leaves without a request, which hitch ends itself. hitch then
+# closes the client side first, and ab's TLS close_notify, sent when ab
+# closes in turn, finds the socket closed and draws an RST: from the
+# closing socket (TCP_ABORT_ON_DATA) or from its timewait socket (tw_rst).
 case_hitch_haproxy() {
 	scenario hitch-haproxy || return 1
 	expect_kernel_totals tls
