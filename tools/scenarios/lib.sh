@@ -207,12 +207,18 @@ sc_load_cmd() { # url
 			sleep 0.1
 		done
 		wait "$load"' load-bounded "$SC_RUN/load.pid" "$done_file")
+	# The load generator runs under a name of its own, ab.PID or wrk.PID of
+	# this script (a link's name is the command name), so that tracing it
+	# by name catches no other ab or wrk on the host.
+	SC_LOAD_NAME=$LOAD.$$
+	mkdir -p "$SC_RUN/bin"
+	ln -sf "$(command -v "$LOAD")" "$SC_RUN/bin/$SC_LOAD_NAME"
 	case $LOAD in
 	ab)
 		# -t before -n: -t alone would mean 50000 requests.
-		SC_LOAD+=(ab -q -r -t "$TIME_LIMIT" -n "$REQUESTS" -c "$CONCURRENCY" -s 10 "$1") ;;
+		SC_LOAD+=("$SC_RUN/bin/$SC_LOAD_NAME" -q -r -t "$TIME_LIMIT" -n "$REQUESTS" -c "$CONCURRENCY" -s 10 "$1") ;;
 	wrk)
-		SC_LOAD+=(wrk -t1 -c "$CONCURRENCY" -d "${TIME_LIMIT}s" --timeout 10s
+		SC_LOAD+=("$SC_RUN/bin/$SC_LOAD_NAME" -t1 -c "$CONCURRENCY" -d "${TIME_LIMIT}s" --timeout 10s
 			-s "$SC_DIR/wrk-requests.lua" "$1" -- "$REQUESTS" "$done_file") ;;
 	esac
 }
@@ -220,18 +226,20 @@ sc_load_cmd() { # url
 # tcptrace over one load run, in run mode: it starts the load generator in
 # the namespace once tracing is attached and ends when the closes the load
 # caused have settled. Every process of every role is traced by PID (a
-# name would also catch other nginx or haproxy processes on the host), the
-# load generator by its name, as its PID is not known before it starts:
-# its connections end on its side too (timewait sockets that a late RST
-# removes, for one), and only then do tcptrace's totals match the kernel's.
+# name would also catch other nginx or haproxy processes on the host), and
+# the load generator by its own name (sc_load_cmd): its PID is not known
+# before it starts, and only with its side counted too (a timewait socket
+# of its own that a late RST removes, for one) do the totals match the
+# kernel's.
 sc_run() { # url
 	local role pids="" rc
 	for role in "${SC_ROLES[@]}"; do
 		SC_PIDS[$role]=$(sc_tree "${SC_ROOT[$role]}" | paste -sd,)
 		pids=${pids:+$pids,}${SC_PIDS[$role]}
+		sc_log "$role: $(sed -n 1p "/proc/${SC_ROOT[$role]}/comm") PIDs ${SC_PIDS[$role]}"
 	done
 	sc_load_cmd "$1"
-	"$TCPTRACE" -p "$pids,$LOAD" --csv "$CSV" -- \
+	"$TCPTRACE" -p "$pids,$SC_LOAD_NAME" --csv "$CSV" -- \
 		bash -c 'out=$1; shift; exec "$@" >"$out" 2>&1' load "$SC_RUN/load.out" \
 		ip netns exec "$SC_NS" "${SC_LOAD[@]}" | tee "$SC_RUN/tracer.out"
 	rc=${PIPESTATUS[0]}
@@ -302,8 +310,6 @@ sc_write_truth() {
 			echo "errno99_$role=$(sc_errno99_lines "$role")"
 			all=$all,${SC_PIDS[$role]}
 		done
-		# Other processes named like the load generator may have been
-		# traced too: these are this scenario's.
 		echo "pids_all=$all"
 	} >"$TRUTH"
 }
