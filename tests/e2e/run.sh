@@ -169,6 +169,21 @@ case_nginx_port_exhaustion() {
 	expect_eq "the backend failed nothing" 0 "$(sum backend eaddrnotavail)"
 }
 
+# The same namespace (100 ports, tcp_tw_reuse off) with nginx's default
+# upstream settings: the backend closes first and holds the TIME_WAIT, so
+# nginx's ports are free again at once and no connect() fails.
+case_nginx_default_few_ports() {
+	scenario nginx-port-exhaustion --conf nginx-default.conf || return 1
+	expect_kernel_totals proxy
+	expect_load_served
+	local conn_out
+	conn_out=$(sum proxy conn_out)
+	expect_eq "nginx's eaddrnotavail" 0 "$(sum proxy eaddrnotavail)"
+	expect_eq "error 99 lines in nginx's error log" 0 "$errno99_proxy"
+	expect_eq "an upstream connection per request" "$requests" "$conn_out"
+	expect_le "nginx's tw_out is close to zero" "$(sum proxy tw_out)" "$((conn_out / 5))"
+}
+
 # haproxy, option http-keep-alive, wrk: connections reused on both sides.
 case_haproxy_keepalive() {
 	scenario haproxy-keepalive || return 1
@@ -294,6 +309,7 @@ run_case "nginx, default upstream: TIME_WAIT on the backend, not on nginx" case_
 run_case "nginx, upstream keepalive: a handful of upstream connections, no TIME_WAIT" case_nginx_keepalive
 run_case "compare nginx default vs keepalive: TIME_WAIT first" case_compare_default_keepalive
 run_case "nginx port exhaustion: eaddrnotavail = error 99 lines" case_nginx_port_exhaustion
+run_case "nginx default upstream, 100 ports: no EADDRNOTAVAIL" case_nginx_default_few_ports
 run_case "haproxy http-keep-alive, wrk: connections reused" case_haproxy_keepalive
 run_case "haproxy http-keep-alive, ab: upstream RST (TCP_STATE), no tw_out" case_haproxy_keepalive_ab
 run_case "haproxy httpclose, wrk: tw_in on haproxy, upstream TIME_WAIT on the backend" case_haproxy_httpclose
