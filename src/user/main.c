@@ -234,6 +234,7 @@ static void print_summary(struct tracer *t, const struct tt_snapshot *first,
 		[TT_DROP_DEST_MAP_FULL] = "destination rows not counted: raise --max-procs",
 	};
 	struct tt_dest_row *dests = calloc(last->n_dests ? last->n_dests : 1, sizeof(*dests));
+	uint64_t lost;
 	size_t n;
 
 	if (!totals || !dests) {
@@ -251,6 +252,10 @@ static void print_summary(struct tracer *t, const struct tt_snapshot *first,
 		if (last->drops[i] > first->drops[i])
 			fprintf(stderr, "tcptrace: %llu %s\n",
 				(unsigned long long)(last->drops[i] - first->drops[i]), drop_what[i]);
+	lost = tracer_lost_events(t);
+	if (lost)
+		fprintf(stderr, "tcptrace: %llu events lost: the kernel skipped a program already "
+				"running on the same CPU\n", (unsigned long long)lost);
 	free(totals);
 	free(dests);
 }

@@ -484,6 +484,8 @@ int tracer_attach(struct tracer *t)
 
 		if (!bpf_program__autoload(prog))
 			continue;
+		if (t->n_links == sizeof(t->links) / sizeof(t->links[0]))
+			return fail(t, E2BIG, "too many BPF programs to attach");
 		link = bpf_program__attach(prog);
 		if (!link)
 			return fail(t, errno, "cannot attach to %s",
@@ -871,6 +873,26 @@ uint64_t tracer_map_bytes(struct tracer *t)
 			total += bytes;
 	}
 	return total;
+}
+
+/* The kernel runs a BPF program at most once at a time on a CPU: a softirq
+ * that interrupts one of tcptrace's programs in a task's syscall (close(),
+ * connect()) and hits the same tracepoint skips it, and counts it in the
+ * program's recursion_misses. That event is lost to tcptrace. */
+uint64_t tracer_lost_events(struct tracer *t)
+{
+	struct bpf_program *prog;
+	uint64_t lost = 0;
+
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (bpf_program__autoload(prog) &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			lost += info.recursion_misses;
+	}
+	return lost;
 }
 
 void tracer_close(struct tracer *t)

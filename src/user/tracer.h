@@ -41,6 +41,8 @@ int tracer_attach(struct tracer *t);
 int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap);
 /* Kernel memory held by the BPF maps (their fdinfo memlock), in bytes. */
 uint64_t tracer_map_bytes(struct tracer *t);
+/* Events the kernel never gave tcptrace's programs (see tracer.c). */
+uint64_t tracer_lost_events(struct tracer *t);
 void tracer_close(struct tracer *t);
 
 void snapshot_free(struct tt_snapshot *snap);
