@@ -11,6 +11,7 @@ set -u
 
 SCENARIOS=$TOP/tools/scenarios
 N=${E2E_REQUESTS:-2000}
+LOST=0 # events tcptrace said the kernel kept from it, per scenario run
 
 # Run tools/scenarios/NAME.sh; on success its truth file is sourced and
 # CSV names its CSV file.
@@ -26,6 +27,9 @@ scenario() { # name [options...]
 	fi
 	. "$WORK/$name.truth"
 	log "    $(grep '^finding:' "$WORK/$name.out")"
+	LOST=$(sed -n 's/^tcptrace: \([0-9]*\) events lost.*/\1/p' "$WORK/$name.out")
+	LOST=${LOST:-0}
+	[ "$LOST" -eq 0 ] || log "    tcptrace: $LOST events lost to the kernel's recursion guard (see README)"
 }
 
 # Sum of a CSV column over the processes of a role (pids_ROLE of the
@@ -79,18 +83,30 @@ expect_le() { # what value limit
 # servers and its load generator (traced by name; the only processes of
 # the namespace), against the namespace's own counters. RSTs that no
 # process sent (no socket) are in tcptrace's "RSTs in no process row".
+# EXPECTED = ACTUAL, or, when tcptrace said the kernel kept LOST events from
+# its programs, at most LOST apart (the kernel's own count of them).
+expect_counted() { # what expected actual
+	local diff=$(($2 - $3))
+	if [ "$LOST" -eq 0 ] || [ "$diff" -eq 0 ]; then
+		expect_eq "$1" "$2" "$3"
+	else
+		expect_eq "$1 (expected $2, got $3: within the $LOST events lost)" 1 \
+			"$((${diff#-} <= LOST))"
+	fi
+}
+
 expect_kernel_totals() { # front-role
 	expect_eq "the load generator was traced" 1 "$(( $(sum load conn_out) > 0 ))"
 	expect_eq "the load generator finished (no process left but the servers)" "" "$strays"
-	expect_eq "conn_in, all = TcpPassiveOpens" "$TcpPassiveOpens" "$(sum all conn_in)"
-	expect_eq "conn_out + connfail_out, all = TcpActiveOpens" "$TcpActiveOpens" \
+	expect_counted "conn_in, all = TcpPassiveOpens" "$TcpPassiveOpens" "$(sum all conn_in)"
+	expect_counted "conn_out + connfail_out, all = TcpActiveOpens" "$TcpActiveOpens" \
 		"$(($(sum all conn_out) + $(sum all connfail_out)))"
-	expect_eq "conn_in of $1 = the load generator's conn_out" "$(sum load conn_out)" "$(sum "$1" conn_in)"
-	expect_eq "rst_sent + tw_rst, all + RSTs in no process row = TcpOutRsts" "$TcpOutRsts" \
+	expect_counted "conn_in of $1 = the load generator's conn_out" "$(sum load conn_out)" "$(sum "$1" conn_in)"
+	expect_counted "rst_sent + tw_rst, all + RSTs in no process row = TcpOutRsts" "$TcpOutRsts" \
 		"$(($(sum all rst_sent_in) + $(sum all rst_sent_out) + $(sum all tw_rst) + rsts_no_process))"
-	expect_eq "tw_in + tw_out, all = TcpExtTW + TcpExtTWKilled" "$((TcpExtTW + TcpExtTWKilled))" \
+	expect_counted "tw_in + tw_out, all = TcpExtTW + TcpExtTWKilled" "$((TcpExtTW + TcpExtTWKilled))" \
 		"$(($(sum all tw_in) + $(sum all tw_out)))"
-	expect_eq "tw_now at the end, all = ss state time-wait" "$ss_timewait" "$(tw_now_total)"
+	expect_counted "tw_now at the end, all = ss state time-wait" "$ss_timewait" "$(tw_now_total)"
 	expect_eq "nothing untracked" 0 "$(sum all untracked)"
 }
 
