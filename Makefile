@@ -30,7 +30,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean unit integration kernel-test test
+.PHONY: all clean unit integration kernel-test test install uninstall
 
 all: tcptrace $(OUTPUT)/tt-scenario
 
@@ -85,6 +85,43 @@ test: all $(UNIT_TESTS)
 clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(OUTPUT) tcptrace
+
+# `make install` after `make`: PREFIX and DESTDIR as usual, and SBINDIR,
+# MANDIR, BASHCOMPDIR and DOCDIR each settable on its own. tcptrace needs
+# root, so it goes to sbin and its page to section 8, as bpftool and
+# libbpf-tools' packages do. The unit is an example, not enabled; its
+# ExecStart is given the installed path.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+DATAROOTDIR ?= $(PREFIX)/share
+MANDIR ?= $(DATAROOTDIR)/man
+BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
+DOCDIR ?= $(DATAROOTDIR)/doc/tcptrace
+INSTALL ?= install
+
+INSTALLED := $(DESTDIR)$(SBINDIR)/tcptrace $(DESTDIR)$(MANDIR)/man8/tcptrace.8 \
+	$(DESTDIR)$(BASHCOMPDIR)/tcptrace $(DESTDIR)$(DOCDIR)/examples/tcptrace-exporter.service
+
+install: tcptrace
+	$(call msg,INSTALL,$(DESTDIR)$(SBINDIR)/tcptrace)
+	$(Q)$(INSTALL) -D -m 0755 tcptrace $(DESTDIR)$(SBINDIR)/tcptrace
+	$(call msg,INSTALL,$(DESTDIR)$(MANDIR)/man8/tcptrace.8)
+	$(Q)$(INSTALL) -D -m 0644 doc/tcptrace.8 $(DESTDIR)$(MANDIR)/man8/tcptrace.8
+	$(call msg,INSTALL,$(DESTDIR)$(BASHCOMPDIR)/tcptrace)
+	$(Q)$(INSTALL) -D -m 0644 contrib/bash-completion/tcptrace $(DESTDIR)$(BASHCOMPDIR)/tcptrace
+	$(call msg,INSTALL,$(DESTDIR)$(DOCDIR)/examples/tcptrace-exporter.service)
+	$(Q)$(INSTALL) -D -m 0644 doc/examples/tcptrace-exporter.service \
+		$(DESTDIR)$(DOCDIR)/examples/tcptrace-exporter.service
+	$(Q)sed -i 's|@SBINDIR@|$(SBINDIR)|' $(DESTDIR)$(DOCDIR)/examples/tcptrace-exporter.service
+
+# Only the folders that are tcptrace's own go with the files, and only when
+# nothing else was put there.
+uninstall:
+	$(call msg,RM,$(INSTALLED))
+	$(Q)rm -f $(INSTALLED)
+	$(Q)for dir in $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR); do \
+		[ ! -d "$$dir" ] || rmdir --ignore-fail-on-non-empty "$$dir"; \
+	done
 
 -include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*.d)
 
