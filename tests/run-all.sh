@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Every test suite in turn (root; `make` first): cmocka unit tests, the
-# memory and static checks, the fuzzers for a bounded time, the scenario
-# program against the kernel, tcptrace's integration tests, the kernel matrix
-# (tcptrace in a Debian 6.1 guest under qemu), tcptrace's outputs read by
-# other programs (a Prometheus server, JSON parsers), and the end-to-end
-# tests over the proxy scenarios of tools/scenarios. Each runs even when one
-# before it failed; the last line counts the suites.
+# memory and static checks, the installed files (make install, the man page,
+# the bash completion, the systemd unit example), the fuzzers for a bounded
+# time, the scenario program against the kernel, tcptrace's integration
+# tests, the kernel matrix (tcptrace in a Debian 6.1 guest under qemu),
+# tcptrace's outputs read by other programs (a Prometheus server, JSON
+# parsers), and the end-to-end tests over the proxy scenarios of
+# tools/scenarios. Each runs even when one before it failed; the last line
+# counts the suites.
 set -u
 cd "$(dirname "$0")/.."
 make=${MAKE:-make}
@@ -30,6 +32,7 @@ suite() { # name command...
 
 suite unit tests/run-unit.sh build/test_*
 suite checks tests/run-checks.sh
+suite install tests/run-install.sh
 suite fuzz "$make" --no-print-directory fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 suite scenario tests/integration/check-scenario.sh
 suite integration tests/integration/run.sh

@@ -14,6 +14,7 @@ packages=(
 	clang-19 libclang-rt-19-dev clang-tidy-19 cppcheck valgrind
 	qemu-system-x86 busybox-static cpio
 	prometheus jq curl
+	groff-base man-db mandoc bash-completion systemd
 )
 
 # policy-rc.d exit 101 tells Debian's maintainer scripts not to start services.
