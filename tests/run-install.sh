@@ -268,7 +268,12 @@ case_completion() {
 	cp "$(command -v sleep)" "$WORK/$hostile"
 	"$WORK/$hostile" 60 &
 	SLEEPERS+=($!)
-	sleep 0.2
+	# Both names are in /proc once each sleeper has run exec.
+	for _ in $(seq 100); do
+		[ "$(cat "/proc/${SLEEPERS[0]}/comm" "/proc/${SLEEPERS[1]}/comm" 2>/dev/null)" = \
+			"$name"$'\n'"$hostile" ] && break
+		sleep 0.05
+	done
 	# In the scratch folder: a completion that ran the name would touch z there.
 	cd "$dir" || return 1
 	expect_completion "tcptrace -p ttc" "$name"
