@@ -106,11 +106,11 @@ install: tcptrace
 	$(call msg,INSTALL,$(DESTDIR)$(SBINDIR)/tcptrace)
 	$(Q)$(INSTALL) -D -m 0755 tcptrace $(DESTDIR)$(SBINDIR)/tcptrace
 	$(call msg,INSTALL,$(DESTDIR)$(MANDIR)/man8/tcptrace.8)
-	$(Q)$(INSTALL) -D -m 0644 doc/tcptrace.8 $(DESTDIR)$(MANDIR)/man8/tcptrace.8
+	$(Q)$(INSTALL) -D -m 0644 docs/tcptrace.8 $(DESTDIR)$(MANDIR)/man8/tcptrace.8
 	$(call msg,INSTALL,$(DESTDIR)$(BASHCOMPDIR)/tcptrace)
 	$(Q)$(INSTALL) -D -m 0644 contrib/bash-completion/tcptrace $(DESTDIR)$(BASHCOMPDIR)/tcptrace
 	$(call msg,INSTALL,$(DESTDIR)$(DOCDIR)/examples/tcptrace-exporter.service)
-	$(Q)$(INSTALL) -D -m 0644 doc/examples/tcptrace-exporter.service \
+	$(Q)$(INSTALL) -D -m 0644 docs/examples/tcptrace-exporter.service \
 		$(DESTDIR)$(DOCDIR)/examples/tcptrace-exporter.service
 	$(Q)sed -i 's|@SBINDIR@|$(SBINDIR)|' $(DESTDIR)$(DOCDIR)/examples/tcptrace-exporter.service
 

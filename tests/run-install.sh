@@ -47,7 +47,7 @@ run_case() { # name function
 
 # The page as a reader sees it, one line per paragraph (no line breaks, so no
 # hyphenation inside a name), in plain ASCII.
-render() { groff -man -Tascii -rLL=10000n -P-cbou doc/tcptrace.8 2>/dev/null; }
+render() { groff -man -Tascii -rLL=10000n -P-cbou docs/tcptrace.8 2>/dev/null; }
 
 # One section of the rendered page, from its heading to the next.
 section() { render | awk -v h="$1" '/^[A-Z]/ { on = ($0 == h) } on'; }
@@ -72,8 +72,8 @@ case_install() {
 		"$(cd "$dest" && find . -type d ! -perm 755 -printf '%m %P ')"
 	cmp -s tcptrace "$dest/usr/sbin/tcptrace" && ok "the binary is ./tcptrace" ||
 		bad "the installed binary differs from ./tcptrace"
-	cmp -s doc/tcptrace.8 "$dest/usr/share/man/man8/tcptrace.8" && ok "the page is doc/tcptrace.8" ||
-		bad "the installed page differs from doc/tcptrace.8"
+	cmp -s docs/tcptrace.8 "$dest/usr/share/man/man8/tcptrace.8" && ok "the page is docs/tcptrace.8" ||
+		bad "the installed page differs from docs/tcptrace.8"
 	unit=$dest/usr/share/doc/tcptrace/examples/tcptrace-exporter.service
 	expect_eq "the unit's ExecStart" \
 		"ExecStart=/usr/sbin/tcptrace --listen 127.0.0.1:9477 --pid haproxy" \
@@ -108,15 +108,15 @@ usr/share/man/man8/tcptrace.8" "$(cd "$dest" && find . ! -type d -printf '%P\n' 
 
 case_man_renders() {
 	local out
-	out=$(groff -man -Tutf8 -ww -z doc/tcptrace.8 2>&1) && [ -z "$out" ] &&
+	out=$(groff -man -Tutf8 -ww -z docs/tcptrace.8 2>&1) && [ -z "$out" ] &&
 		ok "groff -man -ww: no warning" || bad "groff -man -ww: $out"
-	out=$(mandoc -Tlint doc/tcptrace.8 2>&1) && [ -z "$out" ] &&
+	out=$(mandoc -Tlint docs/tcptrace.8 2>&1) && [ -z "$out" ] &&
 		ok "mandoc -Tlint: nothing to say" || bad "mandoc -Tlint: $out"
-	out=$(MANWIDTH=80 man -l doc/tcptrace.8 2>&1)
+	out=$(MANWIDTH=80 man -l docs/tcptrace.8 2>&1)
 	[[ $out == "TCPTRACE(8)"* && $out == *"EXIT STATUS"* ]] && ok "man -l shows the page" ||
 		bad "man -l: $(head -3 <<<"$out")"
 	expect_eq "the page's version" "$(./tcptrace --version)" \
-		"$(sed -n 's/^\.TH [^"]*"\([^"]*\)".*/\1/p' doc/tcptrace.8)"
+		"$(sed -n 's/^\.TH [^"]*"\([^"]*\)".*/\1/p' docs/tcptrace.8)"
 }
 
 case_man_options() {

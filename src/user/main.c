@@ -347,7 +347,7 @@ int main(int argc, char **argv)
 	if ((ret = tracer_load(&t))) {
 		ret = ret == -EPERM ? TT_EXIT_USAGE : TT_EXIT_BPF;
 		die(ret, "%s%s", t.err, ret == TT_EXIT_USAGE ?
-			" (tcptrace needs root, or CAP_BPF and CAP_PERFMON)" : "");
+			" (tcptrace needs root)" : "");
 		goto cleanup;
 	}
 	t.selected = pids;

@@ -541,7 +541,7 @@ case_bad_input() {
 	expect_eq "no CSV after an unknown name" "" "$(ls "$dir")"
 	expect_refusal "absent PID" 2 "no process with PID 4194304" "$TCPTRACE" -p 4194304
 	expect_refusal "unwritable CSV path" 2 "cannot write CSV file '$dir/none/x.csv'" "$TCPTRACE" --csv "$dir/none/x.csv" -c 1
-	expect_refusal "not root" 2 "needs root, or CAP_BPF and CAP_PERFMON" \
+	expect_refusal "not root" 2 "cannot load BPF programs: Operation not permitted (tcptrace needs root)" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups "$TCPTRACE" --csv "$dir/b.csv" -c 1
 	expect_eq "no CSV left by a run that could not load" "" "$(ls "$dir")"
 	# A CSV destination that fills up: exit 1, and whole rows only.
