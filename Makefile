@@ -30,24 +30,31 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean unit integration kernel-test test install uninstall
+.PHONY: all clean unit integration kernel-test test install uninstall hookcost
 
 all: tcptrace $(OUTPUT)/tt-scenario
 
 $(OUTPUT) $(OUTPUT)/user:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/tcptrace.tmp.bpf.o: src/bpf/tcptrace.bpf.c | $(OUTPUT)
+$(OUTPUT)/%.tmp.bpf.o: src/bpf/%.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(OUTPUT)/tcptrace.bpf.o: $(OUTPUT)/tcptrace.tmp.bpf.o
+$(OUTPUT)/%.tmp.bpf.o: bench/%.bpf.c | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.bpf.o: $(OUTPUT)/%.tmp.bpf.o
 	$(call msg,GEN-OBJ,$@)
 	$(Q)$(BPFTOOL) gen object $@ $<
 
-$(OUTPUT)/tcptrace.skel.h: $(OUTPUT)/tcptrace.bpf.o
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name tcptrace_bpf > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+.SECONDARY: $(patsubst %,$(OUTPUT)/%.tmp.bpf.o,tcptrace hookcost) \
+	$(patsubst %,$(OUTPUT)/%.bpf.o,tcptrace hookcost)
 
 # The skeleton must exist before any user object that includes it is built.
 $(OUTPUT)/user/tracer.o: $(OUTPUT)/tcptrace.skel.h
@@ -63,6 +70,14 @@ tcptrace: $(patsubst %,$(OUTPUT)/user/%.o,$(USER))
 $(OUTPUT)/test_%: tests/unit/test_%.c $(patsubst %,$(OUTPUT)/user/%.o,$(PURE))
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(USER_CFLAGS) $^ -lcmocka -o $@
+
+# What each building block of a tracer costs per event (bench/hookcost.sh);
+# not part of `make`.
+$(OUTPUT)/hookcost: bench/hookcost.c $(OUTPUT)/hookcost.skel.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -std=gnu11 $(WARNINGS) -I$(OUTPUT) $(DEPFLAGS) $< $(LIBS) -o $@
+
+hookcost: $(OUTPUT)/hookcost
 
 $(OUTPUT)/tt-scenario: tests/integration/tt-scenario.c | $(OUTPUT)
 	$(call msg,CC,$@)
