@@ -18,6 +18,7 @@
 #define AF_INET 2
 #define AF_INET6 10
 #define ECONNRESET 104
+#define EEXIST 17
 
 /* Set by user space between open and load. */
 const volatile bool trace_all = true;
@@ -25,6 +26,20 @@ const volatile bool by_dest = false; /* --by dest: also count per destination */
 
 /* Seeds not yet adopted: while zero, unknown sockets cost one lookup less. */
 __u64 seeds_pending = 0;
+
+/* A counting filter over socket addresses: slot i holds how many accepted
+ * sockets in sock_owner that no syscall has touched yet (see on_touch)
+ * hash to i. A zero slot proves a socket needs no touch at the cost of one
+ * array read; tcp_rcv_space_adjust runs on every read of every TCP socket,
+ * where a lookup in sock_owner costs a hash and a cold bucket. */
+#define TT_FILTER_SLOTS (1 << 14)
+__u32 untouched_slots[TT_FILTER_SLOTS];
+
+/* Fibonacci hashing of the socket's address. */
+static __always_inline __u32 slot_of(const struct sock *sk)
+{
+	return ((__u64)sk * 0x9E3779B97F4A7C15ull) >> (64 - 14);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -203,14 +218,47 @@ static __always_inline __u32 current_tgid(void)
 	return bpf_get_current_pid_tgid() >> 32;
 }
 
-static __always_inline struct tt_sock *track(__u64 key, __u32 tgid, __u8 side, __u16 flags)
+static __always_inline bool awaits_touch(const struct tt_sock *s)
+{
+	return s->side == TT_SIDE_IN && !(s->flags & TT_SK_TOUCHED);
+}
+
+/* Every entry of sock_owner is removed here, so that untouched_slots stays
+ * exact. s is read before the delete: the kernel may reuse it at once. */
+static __always_inline void forget(const struct sock *sk, const struct tt_sock *s)
+{
+	bool untouched = awaits_touch(s);
+	__u64 key = (__u64)sk;
+
+	if (bpf_map_delete_elem(&sock_owner, &key) == 0 && untouched)
+		__sync_fetch_and_add(&untouched_slots[slot_of(sk)], -1);
+}
+
+/* Every entry of sock_owner is added here. */
+static __always_inline struct tt_sock *track(const struct sock *sk, __u32 tgid, __u8 side,
+					     __u16 flags)
 {
 	struct tt_sock value = { .tgid = tgid, .side = side, .flags = flags };
+	__u64 key = (__u64)sk;
 	struct tt_sock *s;
+	long err;
 
-	if (bpf_map_update_elem(&sock_owner, &key, &value, BPF_ANY) == 0 &&
-	    (s = bpf_map_lookup_elem(&sock_owner, &key)))
-		return s;
+	err = bpf_map_update_elem(&sock_owner, &key, &value, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		/* Left by an earlier socket at this address whose destruction
+		 * went unseen: its connection cannot be counted any more. */
+		s = bpf_map_lookup_elem(&sock_owner, &key);
+		if (s)
+			forget(sk, s);
+		err = bpf_map_update_elem(&sock_owner, &key, &value, BPF_NOEXIST);
+	}
+	if (err == 0) {
+		if (awaits_touch(&value))
+			__sync_fetch_and_add(&untouched_slots[slot_of(sk)], 1);
+		s = bpf_map_lookup_elem(&sock_owner, &key);
+		if (s)
+			return s;
+	}
 	count_drop(TT_DROP_SOCK_MAP_FULL);
 	struct tt_proc_counters *c = counters_of(tgid);
 	if (c)
@@ -219,7 +267,7 @@ static __always_inline struct tt_sock *track(__u64 key, __u32 tgid, __u8 side, _
 }
 
 /* A socket that existed before start-up, known to user space by cookie. */
-static __always_inline struct tt_sock *adopt_seed(const struct sock *sk, __u64 key)
+static __always_inline struct tt_sock *adopt_seed(const struct sock *sk)
 {
 	struct tt_seed *seed;
 	__u64 cookie;
@@ -232,7 +280,7 @@ static __always_inline struct tt_sock *adopt_seed(const struct sock *sk, __u64 k
 	seed = bpf_map_lookup_elem(&seeds, &cookie);
 	if (!seed)
 		return NULL;
-	struct tt_sock *s = track(key, seed->tgid, seed->side, seed->flags);
+	struct tt_sock *s = track(sk, seed->tgid, seed->side, seed->flags);
 	bpf_map_delete_elem(&seeds, &cookie);
 	__sync_fetch_and_add(&seeds_pending, -1);
 	return s;
@@ -242,7 +290,7 @@ static __always_inline struct tt_sock *lookup_sock(const struct sock *sk, __u64 
 {
 	struct tt_sock *s = bpf_map_lookup_elem(&sock_owner, &key);
 
-	return s ? s : adopt_seed(sk, key);
+	return s ? s : adopt_seed(sk);
 }
 
 static __always_inline void listener_key_of(const struct sock *sk, struct tt_listener_key *key)
@@ -311,8 +359,10 @@ static __always_inline void on_touch(const struct sock *sk, struct tt_sock *s)
 
 static __always_inline void touch(const struct sock *sk, struct tt_sock *s)
 {
-	if (s->side == TT_SIDE_IN && !(s->flags & TT_SK_TOUCHED))
+	if (awaits_touch(s)) {
 		on_touch(sk, s);
+		__sync_fetch_and_add(&untouched_slots[slot_of(sk)], -1);
+	}
 }
 
 static __always_inline void count_reason(const struct tt_sock *s)
@@ -387,10 +437,10 @@ static __always_inline void on_connect(const struct sock *sk, __u64 key)
 
 	if (old) {
 		finish(sk, old);
-		bpf_map_delete_elem(&sock_owner, &key);
+		forget(sk, old);
 	}
 	if (current_is_traced(tgid))
-		track(key, tgid, TT_SIDE_OUT, 0);
+		track(sk, tgid, TT_SIDE_OUT, 0);
 }
 
 static __always_inline void on_listen(const struct sock *sk)
@@ -417,7 +467,7 @@ static __always_inline void on_unlisten(const struct sock *sk)
 		bpf_map_delete_elem(&listeners, &key);
 }
 
-static __always_inline struct tt_sock *adopt_child(const struct sock *sk, __u64 key)
+static __always_inline struct tt_sock *adopt_child(const struct sock *sk)
 {
 	struct tt_listener_key lkey;
 	struct tt_owner *owner;
@@ -426,7 +476,7 @@ static __always_inline struct tt_sock *adopt_child(const struct sock *sk, __u64 
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
 	if (!owner)
 		return NULL;
-	return track(key, owner->tgid, TT_SIDE_IN,
+	return track(sk, owner->tgid, TT_SIDE_IN,
 		     owner->flags & TT_LISTENER_SHARED ? TT_SK_PROVISIONAL : 0);
 }
 
@@ -609,7 +659,7 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 	if (!s) {
 		if (oldstate != TCP_SYN_RECV || newstate != TCP_ESTABLISHED || !is_inet_tcp(sk))
 			return 0;
-		s = adopt_child(sk, key);
+		s = adopt_child(sk);
 		if (!s)
 			return 0;
 	}
@@ -764,13 +814,17 @@ int BPF_PROG(handle_receive_reset, struct sock *sk)
 }
 
 /* tcp_recvmsg, in the reader's own syscall: often the first touch of an
- * accepted socket (see on_touch). */
+ * accepted socket (see on_touch). It runs on every read that returns data,
+ * of every TCP socket: most leave at the filter. */
 SEC("raw_tp/tcp_rcv_space_adjust")
 int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 {
 	__u64 key = (__u64)sk;
-	struct tt_sock *s = bpf_map_lookup_elem(&sock_owner, &key);
+	struct tt_sock *s;
 
+	if (!untouched_slots[slot_of(sk)])
+		return 0;
+	s = bpf_map_lookup_elem(&sock_owner, &key);
 	if (s)
 		touch(sk, s);
 	return 0;
@@ -792,7 +846,7 @@ int BPF_PROG(handle_destroy_sock, struct sock *sk)
 	if (!s)
 		return 0;
 	finish(sk, s);
-	bpf_map_delete_elem(&sock_owner, &key);
+	forget(sk, s);
 	return 0;
 }
 
