@@ -27,12 +27,16 @@ const volatile bool by_dest = false; /* --by dest: also count per destination */
 /* Seeds not yet adopted: while zero, unknown sockets cost one lookup less. */
 __u64 seeds_pending = 0;
 
-/* A counting filter over socket addresses: slot i holds how many accepted
- * sockets in sock_owner that no syscall has touched yet (see on_touch)
- * hash to i. A zero slot proves a socket needs no touch at the cost of one
- * array read; tcp_rcv_space_adjust runs on every read of every TCP socket,
- * where a lookup in sock_owner costs a hash and a cold bucket. */
+/* Counting filters over socket addresses: slot i holds how many members
+ * of a set of sockets hash to i. A zero slot proves a socket is not a
+ * member at the cost of one array read, where a lookup in sock_owner that
+ * misses costs a hash and a cold bucket (bench/README.md has the figures).
+ * tracked_slots: the sockets in sock_owner. Most state changes on a busy
+ * machine are of sockets nobody traces. untouched_slots: the accepted
+ * sockets in sock_owner that no syscall has touched yet (see on_touch).
+ * tcp_rcv_space_adjust runs on every read of every TCP socket. */
 #define TT_FILTER_SLOTS (1 << 14)
+__u32 tracked_slots[TT_FILTER_SLOTS];
 __u32 untouched_slots[TT_FILTER_SLOTS];
 
 /* Fibonacci hashing of the socket's address. */
@@ -223,15 +227,28 @@ static __always_inline bool awaits_touch(const struct tt_sock *s)
 	return s->side == TT_SIDE_IN && !(s->flags & TT_SK_TOUCHED);
 }
 
-/* Every entry of sock_owner is removed here, so that untouched_slots stays
+/* Every entry of sock_owner is removed here, so that the filters stay
  * exact. s is read before the delete: the kernel may reuse it at once. */
 static __always_inline void forget(const struct sock *sk, const struct tt_sock *s)
 {
 	bool untouched = awaits_touch(s);
 	__u64 key = (__u64)sk;
 
-	if (bpf_map_delete_elem(&sock_owner, &key) == 0 && untouched)
+	if (bpf_map_delete_elem(&sock_owner, &key))
+		return;
+	__sync_fetch_and_add(&tracked_slots[slot_of(sk)], -1);
+	if (untouched)
 		__sync_fetch_and_add(&untouched_slots[slot_of(sk)], -1);
+}
+
+/* The entry of a socket in sock_owner, if it may have one. */
+static __always_inline struct tt_sock *find(const struct sock *sk)
+{
+	__u64 key = (__u64)sk;
+
+	if (!tracked_slots[slot_of(sk)])
+		return NULL;
+	return bpf_map_lookup_elem(&sock_owner, &key);
 }
 
 /* Every entry of sock_owner is added here. */
@@ -253,6 +270,7 @@ static __always_inline struct tt_sock *track(const struct sock *sk, __u32 tgid, 
 		err = bpf_map_update_elem(&sock_owner, &key, &value, BPF_NOEXIST);
 	}
 	if (err == 0) {
+		__sync_fetch_and_add(&tracked_slots[slot_of(sk)], 1);
 		if (awaits_touch(&value))
 			__sync_fetch_and_add(&untouched_slots[slot_of(sk)], 1);
 		s = bpf_map_lookup_elem(&sock_owner, &key);
@@ -286,9 +304,9 @@ static __always_inline struct tt_sock *adopt_seed(const struct sock *sk)
 	return s;
 }
 
-static __always_inline struct tt_sock *lookup_sock(const struct sock *sk, __u64 key)
+static __always_inline struct tt_sock *lookup_sock(const struct sock *sk)
 {
-	struct tt_sock *s = bpf_map_lookup_elem(&sock_owner, &key);
+	struct tt_sock *s = find(sk);
 
 	return s ? s : adopt_seed(sk);
 }
@@ -430,10 +448,10 @@ static __always_inline void finish(const struct sock *sk, struct tt_sock *s)
 	}
 }
 
-static __always_inline void on_connect(const struct sock *sk, __u64 key)
+static __always_inline void on_connect(const struct sock *sk)
 {
 	__u32 tgid = current_tgid();
-	struct tt_sock *old = bpf_map_lookup_elem(&sock_owner, &key);
+	struct tt_sock *old = find(sk);
 
 	if (old) {
 		finish(sk, old);
@@ -631,7 +649,6 @@ static __always_inline bool is_inet_tcp(const struct sock *sk)
 SEC("raw_tp/inet_sock_set_state")
 int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 {
-	__u64 key = (__u64)sk;
 	struct tt_sock *s;
 
 	/* Half of all changes say nothing tcptrace counts: leave at once. */
@@ -641,7 +658,7 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 	/* These three run in the syscall of the process that owns the socket. */
 	if (newstate == TCP_SYN_SENT) {
 		if (is_inet_tcp(sk))
-			on_connect(sk, key);
+			on_connect(sk);
 		return 0;
 	}
 	if (newstate == TCP_LISTEN) {
@@ -655,7 +672,7 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 		return 0;
 	}
 
-	s = lookup_sock(sk, key);
+	s = lookup_sock(sk);
 	if (!s) {
 		if (oldstate != TCP_SYN_RECV || newstate != TCP_ESTABLISHED || !is_inet_tcp(sk))
 			return 0;
@@ -740,7 +757,7 @@ static __always_inline bool count_timewait_rst(const struct sock_common *tw)
 static __always_inline bool count_connection_rst(const struct sock *sk, const struct sk_buff *skb,
 						 __u32 reason)
 {
-	struct tt_sock *s = lookup_sock(sk, (__u64)sk);
+	struct tt_sock *s = lookup_sock(sk);
 
 	if (!s)
 		return false;
@@ -806,7 +823,7 @@ int BPF_PROG(handle_send_reset_noreason, const struct sock *sk, const struct sk_
 SEC("raw_tp/tcp_receive_reset")
 int BPF_PROG(handle_receive_reset, struct sock *sk)
 {
-	struct tt_sock *s = lookup_sock(sk, (__u64)sk);
+	struct tt_sock *s = lookup_sock(sk);
 
 	if (s)
 		s->flags |= TT_SK_RST_RECV;
@@ -833,14 +850,13 @@ int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 SEC("raw_tp/tcp_destroy_sock")
 int BPF_PROG(handle_destroy_sock, struct sock *sk)
 {
-	__u64 key = (__u64)sk;
-	struct tt_sock *s = lookup_sock(sk, key);
+	struct tt_sock *s = lookup_sock(sk);
 	__u32 zero = 0;
 	__u64 *ahead = bpf_map_lookup_elem(&rst_counted_ahead, &zero);
 
 	/* The RST counted ahead follows its own socket's destruction at once:
 	 * another socket destroyed in between means it is not coming. */
-	if (ahead && *ahead && *ahead != key)
+	if (ahead && *ahead && *ahead != (__u64)sk)
 		*ahead = 0;
 
 	if (!s)
