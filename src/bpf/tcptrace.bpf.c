@@ -311,29 +311,63 @@ static __always_inline struct tt_sock *lookup_sock(const struct sock *sk)
 	return s ? s : adopt_seed(sk);
 }
 
-static __always_inline void listener_key_of(const struct sock *sk, struct tt_listener_key *key)
+/* Copies the head of a struct sock_common, up to its link in the
+ * connection hash, into c: addresses, hash, ports, family, state and
+ * namespace. A probe read costs about as much whatever its size
+ * (bench/README.md), and these fields sit together: one read gets them
+ * all. c's fields are then read like any other, at the offsets CO-RE
+ * relocates to the running kernel's. */
+static __always_inline bool read_skc(struct sock_common *c, const void *skc)
 {
-	key->netns = sk_netns_of(sk);
-	key->port = BPF_CORE_READ(sk, __sk_common.skc_num);
+	__u32 len = bpf_core_field_offset(struct sock_common, skc_nulls_node) +
+		    bpf_core_field_size(struct sock_common, skc_nulls_node);
+
+	if (len > sizeof(*c))
+		len = sizeof(*c);
+	return bpf_probe_read_kernel(c, len, skc) == 0;
+}
+
+static __always_inline __u32 netns_of(struct net *net)
+{
+	return BPF_CORE_READ(net, ns.inum);
+}
+
+static __always_inline void listener_key_of(const struct sock_common *c,
+					    struct tt_listener_key *key)
+{
+	key->netns = netns_of(c->skc_net.net);
+	key->port = c->skc_num;
 	key->pad = 0;
 }
 
-/* The flow key of a socket; lport is given because where to read it
- * depends on the kind of socket (see sk_local_port_of). */
-static __always_inline void flow_of(const struct sock_common *skc, __u16 family, __u16 lport,
+static __always_inline void listener_key_of_sk(const struct sock *sk, struct tt_listener_key *key)
+{
+	struct sock_common c;
+
+	if (!read_skc(&c, sk))
+		__builtin_memset(&c, 0, sizeof(c));
+	listener_key_of(&c, key);
+}
+
+/* The flow key of a socket from a copy of its head; lport is given
+ * because where to read it depends on the kind of socket (see
+ * sk_local_port_of). */
+static __always_inline void flow_of(const struct sock_common *c, __u16 lport,
 				    struct tt_flow_key *k)
 {
+	__u16 family = c->skc_family;
+
 	__builtin_memset(k, 0, sizeof(*k));
-	k->netns = BPF_CORE_READ(skc, skc_net.net, ns.inum);
+	k->netns = netns_of(c->skc_net.net);
 	k->family = family;
 	k->lport = lport;
-	k->rport = bpf_ntohs(BPF_CORE_READ(skc, skc_dport));
+	k->rport = bpf_ntohs(c->skc_dport);
 	if (family == AF_INET) {
-		BPF_CORE_READ_INTO((__u32 *)k->laddr, skc, skc_rcv_saddr);
-		BPF_CORE_READ_INTO((__u32 *)k->raddr, skc, skc_daddr);
+		__builtin_memcpy(k->laddr, &c->skc_rcv_saddr, 4);
+		__builtin_memcpy(k->raddr, &c->skc_daddr, 4);
 	} else {
-		BPF_CORE_READ_INTO(&k->laddr, skc, skc_v6_rcv_saddr.in6_u.u6_addr8);
-		BPF_CORE_READ_INTO(&k->raddr, skc, skc_v6_daddr.in6_u.u6_addr8);
+		__builtin_memcpy(k->laddr, &c->skc_v6_rcv_saddr, 16);
+		__builtin_memcpy(k->raddr, &c->skc_v6_daddr, 16);
 	}
 }
 
@@ -342,7 +376,7 @@ static __always_inline void mark_listener_shared(const struct sock *sk)
 	struct tt_listener_key key;
 	struct tt_owner *owner;
 
-	listener_key_of(sk, &key);
+	listener_key_of_sk(sk, &key);
 	owner = bpf_map_lookup_elem(&listeners, &key);
 	if (owner)
 		owner->flags |= TT_LISTENER_SHARED;
@@ -469,7 +503,7 @@ static __always_inline void on_listen(const struct sock *sk)
 
 	if (!current_is_traced(tgid))
 		return;
-	listener_key_of(sk, &key);
+	listener_key_of_sk(sk, &key);
 	bpf_map_update_elem(&listeners, &key, &owner, BPF_ANY);
 }
 
@@ -478,19 +512,24 @@ static __always_inline void on_unlisten(const struct sock *sk)
 	struct tt_listener_key key;
 	struct tt_owner *owner;
 
-	listener_key_of(sk, &key);
+	listener_key_of_sk(sk, &key);
 	owner = bpf_map_lookup_elem(&listeners, &key);
 	/* Another process may listen on the same port (SO_REUSEPORT). */
 	if (owner && owner->tgid == current_tgid())
 		bpf_map_delete_elem(&listeners, &key);
 }
 
+/* A socket accepted from a listener of a traced process. */
 static __always_inline struct tt_sock *adopt_child(const struct sock *sk)
 {
 	struct tt_listener_key lkey;
 	struct tt_owner *owner;
+	struct sock_common c;
 
-	listener_key_of(sk, &lkey);
+	if (sk_protocol_of(sk) != IPPROTO_TCP || !read_skc(&c, sk) ||
+	    (c.skc_family != AF_INET && c.skc_family != AF_INET6))
+		return NULL;
+	listener_key_of(&c, &lkey);
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
 	if (!owner)
 		return NULL;
@@ -503,47 +542,39 @@ static __always_inline struct tt_sock *adopt_child(const struct sock *sk)
  * is room for restarts. */
 #define TT_EHASH_STEPS 24
 
-static __always_inline bool same_addresses(const struct sock_common *a, const struct sock *b,
-					   __u16 family)
+/* a and b are copies (read_skc); b's family decides which addresses. */
+static __always_inline bool same_addresses(const struct sock_common *a,
+					   const struct sock_common *b)
 {
-	if (family == AF_INET)
-		return BPF_CORE_READ(a, skc_addrpair) == BPF_CORE_READ(b, __sk_common.skc_addrpair);
-
-	struct in6_addr ad, as, bd, bs;
-
-	BPF_CORE_READ_INTO(&ad, a, skc_v6_daddr);
-	BPF_CORE_READ_INTO(&as, a, skc_v6_rcv_saddr);
-	BPF_CORE_READ_INTO(&bd, b, __sk_common.skc_v6_daddr);
-	BPF_CORE_READ_INTO(&bs, b, __sk_common.skc_v6_rcv_saddr);
+	if (b->skc_family == AF_INET)
+		return a->skc_addrpair == b->skc_addrpair;
 	for (int i = 0; i < 4; i++)
-		if (ad.in6_u.u6_addr32[i] != bd.in6_u.u6_addr32[i] ||
-		    as.in6_u.u6_addr32[i] != bs.in6_u.u6_addr32[i])
+		if (a->skc_v6_daddr.in6_u.u6_addr32[i] != b->skc_v6_daddr.in6_u.u6_addr32[i] ||
+		    a->skc_v6_rcv_saddr.in6_u.u6_addr32[i] !=
+			    b->skc_v6_rcv_saddr.in6_u.u6_addr32[i])
 			return false;
 	return true;
 }
 
-/* Whether the kernel has just put a timewait socket in sk's place: one
- * with the same addresses in the same connection hash chain. The full
- * socket's own port was already released (skc_num is 0), so the local
- * port comes from inet_sport. */
-static __always_inline bool timewait_replaced(const struct sock *sk, __u16 family,
+/* Whether the kernel has just put a timewait socket in the place of the
+ * socket whose head me copies: one with the same addresses in the same
+ * connection hash chain. The full socket's own port was already released
+ * (skc_num is 0), so the local port is given (see sk_local_port_of). The
+ * new timewait socket is added at the head of its chain: one step of the
+ * walk usually finds it. */
+static __always_inline bool timewait_replaced(const struct sock_common *me, __u16 lport,
 					      struct inet_timewait_death_row *dr)
 {
-	struct net *net = BPF_CORE_READ(sk, __sk_common.skc_net.net);
 	struct inet_hashinfo *hinfo = BPF_CORE_READ(dr, hashinfo);
 	struct inet_ehash_bucket *ehash = BPF_CORE_READ(hinfo, ehash);
-	__u32 hash = BPF_CORE_READ(sk, __sk_common.skc_hash);
 	__u32 mask = BPF_CORE_READ(hinfo, ehash_mask);
-	__u16 dport = BPF_CORE_READ(sk, __sk_common.skc_dport);
-	__u16 lport = sk_local_port_of(sk);
 	__u64 node_offset = bpf_core_field_offset(struct sock_common, skc_nulls_node);
-	__u32 slot = hash & mask;
+	__u32 slot = me->skc_hash & mask;
 	struct hlist_nulls_node *node = NULL;
+	struct sock_common other;
 
 	bpf_probe_read_kernel(&node, sizeof(node), &ehash[slot].chain.first);
 	for (int i = 0; i < TT_EHASH_STEPS; i++) {
-		const struct sock_common *skc = (const void *)node - node_offset;
-
 		if (!node)
 			return false;
 		/* The chain ends in a "nulls" marker carrying its bucket. Sockets
@@ -555,13 +586,13 @@ static __always_inline bool timewait_replaced(const struct sock *sk, __u16 famil
 			bpf_probe_read_kernel(&node, sizeof(node), &ehash[slot].chain.first);
 			continue;
 		}
-		if (BPF_CORE_READ(skc, skc_state) == TCP_TIME_WAIT &&
-		    BPF_CORE_READ(skc, skc_hash) == hash &&
-		    BPF_CORE_READ(skc, skc_dport) == dport &&
-		    BPF_CORE_READ(skc, skc_num) == lport &&
-		    BPF_CORE_READ(skc, skc_net.net) == net && same_addresses(skc, sk, family))
+		if (!read_skc(&other, (const void *)node - node_offset))
+			return false;
+		if (other.skc_state == TCP_TIME_WAIT && other.skc_hash == me->skc_hash &&
+		    other.skc_dport == me->skc_dport && other.skc_num == lport &&
+		    other.skc_net.net == me->skc_net.net && same_addresses(&other, me))
 			return true;
-		node = BPF_CORE_READ(node, next);
+		node = other.skc_nulls_node.next;
 	}
 	return false;
 }
@@ -576,7 +607,8 @@ static __always_inline __u32 reason_abort_on_data(void)
 static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, int oldstate)
 {
 	struct inet_timewait_death_row *dr;
-	__u16 family;
+	struct sock_common me;
+	__u16 lport;
 	int err;
 
 	if (oldstate == TCP_SYN_SENT) {
@@ -602,17 +634,19 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 		return;
 	if (oldstate != TCP_FIN_WAIT1 && oldstate != TCP_FIN_WAIT2 && oldstate != TCP_CLOSING)
 		return;
-	dr = death_row_of(BPF_CORE_READ(sk, __sk_common.skc_net.net));
-	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	if (!read_skc(&me, sk))
+		return;
+	dr = death_row_of(me.skc_net.net);
+	lport = sk_local_port_of(sk);
 	/* The active closer's socket moves to CLOSE when the kernel hands the
 	 * connection to a timewait socket, which never shows up as a state
 	 * change of its own: look for it. */
-	if (timewait_replaced(sk, family, dr)) {
+	if (timewait_replaced(&me, lport, dr)) {
 		struct tt_flow_key flow;
 		struct tt_owner owner = { .tgid = s->tgid, .side = s->side };
 
 		s->flags |= TT_SK_TW;
-		flow_of(&sk->__sk_common, family, sk_local_port_of(sk), &flow);
+		flow_of(&me, lport, &flow);
 		if (bpf_map_update_elem(&tw_owners, &flow, &owner, BPF_ANY))
 			count_drop(TT_DROP_TW_MAP_FULL);
 		return;
@@ -674,7 +708,7 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 
 	s = lookup_sock(sk);
 	if (!s) {
-		if (oldstate != TCP_SYN_RECV || newstate != TCP_ESTABLISHED || !is_inet_tcp(sk))
+		if (oldstate != TCP_SYN_RECV || newstate != TCP_ESTABLISHED)
 			return 0;
 		s = adopt_child(sk);
 		if (!s)
@@ -735,12 +769,14 @@ static __always_inline void count_other_rst(__u32 netns, __u32 reason)
  * counted, so this RST goes to the owner's tw_rst. */
 static __always_inline bool count_timewait_rst(const struct sock_common *tw)
 {
-	__u16 family = BPF_CORE_READ(tw, skc_family);
 	struct tt_proc_counters *c;
 	struct tt_flow_key flow;
 	struct tt_owner *owner;
+	struct sock_common me;
 
-	flow_of(tw, family, BPF_CORE_READ(tw, skc_num), &flow);
+	if (!read_skc(&me, tw))
+		return false;
+	flow_of(&me, me.skc_num, &flow);
 	owner = bpf_map_lookup_elem(&tw_owners, &flow);
 	if (!owner)
 		return false;
