@@ -20,8 +20,11 @@
 #define ECONNRESET 104
 #define EEXIST 17
 
-/* Set by user space between open and load. */
+/* Set by user space between open and load: every process, or the ones
+ * --pid names by PID (traced_pids) and by name (traced_comms). */
 const volatile bool trace_all = true;
+const volatile bool trace_pids = false;
+const volatile bool trace_comms = false;
 const volatile bool by_dest = false; /* --by dest: also count per destination */
 
 /* Seeds not yet adopted: while zero, unknown sockets cost one lookup less. */
@@ -200,21 +203,37 @@ static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk,
 	return d;
 }
 
-/* Whether the current process is traced; records its name when it is.
- * The thread group leader's comm is the process name (threads of envoy or
+/* The process name: the thread group leader's comm (threads of envoy or
  * haproxy may carry their own). */
-static __always_inline bool current_is_traced(__u32 tgid)
+static __always_inline void read_process_name(char (*comm)[TT_COMM_LEN])
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	char comm[TT_COMM_LEN] = {};
-	bool traced;
 
-	BPF_CORE_READ_STR_INTO(&comm, task, group_leader, comm);
-	traced = trace_all || bpf_map_lookup_elem(&traced_pids, &tgid) ||
-		 bpf_map_lookup_elem(&traced_comms, &comm);
-	if (traced && !bpf_map_lookup_elem(&proc_comms, &tgid))
+	BPF_CORE_READ_STR_INTO(comm, task, group_leader, comm);
+}
+
+/* Whether the current process is traced; records its name when it is.
+ * Reading the name costs more than a map lookup (bench/README.md): it is
+ * read only when a name must be matched or recorded. */
+static __always_inline bool current_is_traced(__u32 tgid)
+{
+	char comm[TT_COMM_LEN] = {};
+	bool named = false;
+
+	if (!trace_all && !(trace_pids && bpf_map_lookup_elem(&traced_pids, &tgid))) {
+		if (!trace_comms)
+			return false;
+		read_process_name(&comm);
+		if (!bpf_map_lookup_elem(&traced_comms, &comm))
+			return false;
+		named = true;
+	}
+	if (!bpf_map_lookup_elem(&proc_comms, &tgid)) {
+		if (!named)
+			read_process_name(&comm);
 		bpf_map_update_elem(&proc_comms, &tgid, &comm, BPF_ANY);
-	return traced;
+	}
+	return true;
 }
 
 static __always_inline __u32 current_tgid(void)

@@ -105,6 +105,12 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 		return fail(t, errno, "cannot open BPF object");
 	t->skel = skel;
 	skel->rodata->trace_all = opts->n_targets == 0;
+	for (size_t i = 0; i < opts->n_targets; i++) {
+		if (opts->targets[i].is_pid)
+			skel->rodata->trace_pids = true;
+		else
+			skel->rodata->trace_comms = true;
+	}
 	skel->rodata->by_dest = t->by_dest = opts->by_dest;
 	bpf_program__set_autoload(skel->progs.handle_send_reset, t->reasons_available);
 	bpf_program__set_autoload(skel->progs.handle_send_reset_noreason, !t->reasons_available);
