@@ -126,6 +126,25 @@ struct tt_owner {
 	__u8 pad[2];
 };
 
+/* Key of tw_owners: one timewait socket. The four-tuple alone would not
+ * do: it may leave a new timewait socket while user space deletes the
+ * entry of the one before. The new one's sequence number differs (a new
+ * connection's ISN follows the clock), so the delete cannot hit it. */
+struct tt_tw_key {
+	struct tt_flow_key flow;
+	__u32 snd_nxt; /* the timewait socket's tw_snd_nxt */
+};
+
+/* Value of tw_owners: the owner of a timewait socket. stamp is tw_stamp
+ * when the entry was made: user space deletes the entries of timewait
+ * sockets that have ended (see tracer.c). */
+struct tt_tw_owner {
+	__u64 stamp;
+	__u32 tgid;
+	__u8 side;
+	__u8 pad[3];
+};
+
 /* A listener held by several processes (nginx's master and workers): the
  * process that accepts a connection is known only when it touches it. */
 #define TT_LISTENER_SHARED 1

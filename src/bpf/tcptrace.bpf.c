@@ -94,15 +94,20 @@ struct {
 	__type(value, struct tt_owner);
 } listeners SEC(".maps");
 
-/* Least recently closed first out: a timewait socket lives 60 s, so the
- * entries that get evicted belong to timewait sockets long gone. User
- * space sizes it to twice --max-sockets. */
+/* The owners of timewait sockets. Not an LRU map, whose inserts cost
+ * several times a plain one (bench/README.md): user space deletes the
+ * entries of timewait sockets that have ended, those older than tw_stamp
+ * that sock_diag no longer lists. It sizes the map to twice --max-sockets. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS);
-	__type(key, struct tt_flow_key);
-	__type(value, struct tt_owner);
+	__type(key, struct tt_tw_key);
+	__type(value, struct tt_tw_owner);
 } tw_owners SEC(".maps");
+
+/* Written by user space at each snapshot, before it lists timewait
+ * sockets; copied into each new entry of tw_owners. */
+__u64 tw_stamp = 0;
 
 /* Filled once at start-up and emptied as sockets show up: allocated on
  * demand rather than sized up front like the maps of the hot path. */
@@ -330,16 +335,16 @@ static __always_inline struct tt_sock *lookup_sock(const struct sock *sk)
 	return s ? s : adopt_seed(sk);
 }
 
-/* Copies the head of a struct sock_common, up to its link in the
- * connection hash, into c: addresses, hash, ports, family, state and
- * namespace. A probe read costs about as much whatever its size
+/* Copies a struct sock_common, up to a timewait socket's tw_snd_nxt,
+ * into c: addresses, hash, ports, family, state, namespace, the link in
+ * the connection hash. A probe read costs about as much whatever its size
  * (bench/README.md), and these fields sit together: one read gets them
  * all. c's fields are then read like any other, at the offsets CO-RE
  * relocates to the running kernel's. */
 static __always_inline bool read_skc(struct sock_common *c, const void *skc)
 {
-	__u32 len = bpf_core_field_offset(struct sock_common, skc_nulls_node) +
-		    bpf_core_field_size(struct sock_common, skc_nulls_node);
+	__u32 len = bpf_core_field_offset(struct sock_common, skc_tw_snd_nxt) +
+		    bpf_core_field_size(struct sock_common, skc_tw_snd_nxt);
 
 	if (len > sizeof(*c))
 		len = sizeof(*c);
@@ -577,12 +582,12 @@ static __always_inline bool same_addresses(const struct sock_common *a,
 
 /* Whether the kernel has just put a timewait socket in the place of the
  * socket whose head me copies: one with the same addresses in the same
- * connection hash chain. The full socket's own port was already released
- * (skc_num is 0), so the local port is given (see sk_local_port_of). The
- * new timewait socket is added at the head of its chain: one step of the
- * walk usually finds it. */
+ * connection hash chain; its tw_snd_nxt goes to *snd_nxt. The full
+ * socket's own port was already released (skc_num is 0), so the local
+ * port is given (see sk_local_port_of). The new timewait socket is added
+ * at the head of its chain: one step of the walk usually finds it. */
 static __always_inline bool timewait_replaced(const struct sock_common *me, __u16 lport,
-					      struct inet_timewait_death_row *dr)
+					      struct inet_timewait_death_row *dr, __u32 *snd_nxt)
 {
 	struct inet_hashinfo *hinfo = BPF_CORE_READ(dr, hashinfo);
 	struct inet_ehash_bucket *ehash = BPF_CORE_READ(hinfo, ehash);
@@ -609,8 +614,10 @@ static __always_inline bool timewait_replaced(const struct sock_common *me, __u1
 			return false;
 		if (other.skc_state == TCP_TIME_WAIT && other.skc_hash == me->skc_hash &&
 		    other.skc_dport == me->skc_dport && other.skc_num == lport &&
-		    other.skc_net.net == me->skc_net.net && same_addresses(&other, me))
+		    other.skc_net.net == me->skc_net.net && same_addresses(&other, me)) {
+			*snd_nxt = other.skc_tw_snd_nxt;
 			return true;
+		}
 		node = other.skc_nulls_node.next;
 	}
 	return false;
@@ -627,6 +634,7 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 {
 	struct inet_timewait_death_row *dr;
 	struct sock_common me;
+	__u32 snd_nxt = 0;
 	__u16 lport;
 	int err;
 
@@ -660,13 +668,13 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 	/* The active closer's socket moves to CLOSE when the kernel hands the
 	 * connection to a timewait socket, which never shows up as a state
 	 * change of its own: look for it. */
-	if (timewait_replaced(&me, lport, dr)) {
-		struct tt_flow_key flow;
-		struct tt_owner owner = { .tgid = s->tgid, .side = s->side };
+	if (timewait_replaced(&me, lport, dr, &snd_nxt)) {
+		struct tt_tw_key key = { .snd_nxt = snd_nxt };
+		struct tt_tw_owner owner = { .stamp = tw_stamp, .tgid = s->tgid, .side = s->side };
 
 		s->flags |= TT_SK_TW;
-		flow_of(&me, lport, &flow);
-		if (bpf_map_update_elem(&tw_owners, &flow, &owner, BPF_ANY))
+		flow_of(&me, lport, &key.flow);
+		if (bpf_map_update_elem(&tw_owners, &key, &owner, BPF_ANY))
 			count_drop(TT_DROP_TW_MAP_FULL);
 		return;
 	}
@@ -789,14 +797,15 @@ static __always_inline void count_other_rst(__u32 netns, __u32 reason)
 static __always_inline bool count_timewait_rst(const struct sock_common *tw)
 {
 	struct tt_proc_counters *c;
-	struct tt_flow_key flow;
-	struct tt_owner *owner;
+	struct tt_tw_owner *owner;
+	struct tt_tw_key key;
 	struct sock_common me;
 
 	if (!read_skc(&me, tw))
 		return false;
-	flow_of(&me, me.skc_num, &flow);
-	owner = bpf_map_lookup_elem(&tw_owners, &flow);
+	flow_of(&me, me.skc_num, &key.flow);
+	key.snd_nxt = me.skc_tw_snd_nxt;
+	owner = bpf_map_lookup_elem(&tw_owners, &key);
 	if (!owner)
 		return false;
 	c = counters_of(owner->tgid);

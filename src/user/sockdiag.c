@@ -22,6 +22,7 @@ static void to_diag_sock(const struct inet_diag_msg *msg, struct tt_diag_sock *s
 	s->rport = ntohs(msg->id.idiag_dport);
 	memcpy(s->laddr, msg->id.idiag_src, alen);
 	memcpy(s->raddr, msg->id.idiag_dst, alen);
+	s->timer = msg->idiag_timer;
 	s->inode = msg->idiag_inode;
 	s->cookie = (uint64_t)msg->id.idiag_cookie[1] << 32 | msg->id.idiag_cookie[0];
 	s->expires_ms = msg->idiag_expires;

@@ -12,7 +12,8 @@ struct tt_diag_sock {
 	uint16_t lport;      /* host order */
 	uint16_t rport;
 	uint8_t family;
-	uint8_t state;     /* TCP_* as in the kernel */
+	uint8_t state;     /* TCP_* as in the kernel; a timewait socket's substate */
+	uint8_t timer;     /* idiag_timer: 3 for a timewait socket, whatever its state */
 	uint8_t laddr[16]; /* IPv4 in the first 4 bytes, the rest zero */
 	uint8_t raddr[16];
 };

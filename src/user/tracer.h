@@ -28,6 +28,8 @@ struct tracer {
 	const uint32_t *selected; /* PIDs named by --pid, shown every interval */
 	size_t n_selected;
 	uint64_t seeded;          /* sockets found at start-up */
+	uint64_t tw_stamp;        /* the last one given to the BPF side */
+	unsigned int tw_families[TT_MAX_NETNS]; /* netns[i]'s with timewait owners: 1 IPv4, 2 IPv6 */
 	char err[256];            /* the failed step and why, for the caller */
 };
 

@@ -241,6 +241,47 @@ case_connected_before_start() {
 	expect_eq "server conn_in" 0 "$(csv_sum "$csv" "$SRV" conn_in)"
 }
 
+# The server closes first and its peers keep their end open: each
+# timewait socket sits in substate FIN_WAIT2 (not in `ss state time-wait`)
+# through several intervals, then moves to TIME_WAIT when the peer closes.
+# tcptrace must keep its owner all along to count it in tw_now.
+case_timewait_awaiting_peer_fin() {
+	local n=10 ready=$WORK/ready.tw go=$WORK/go.tw pid i
+	ns_new || return 1
+	ip netns exec "$NS" python3 - "$ready" "$go" "$n" "$PORT" >"$WORK/py.out" 2>&1 <<'EOF' &
+import os, socket, sys, time
+ready, go, n, port = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+srv = socket.socket()
+srv.bind(("127.0.0.1", port))
+srv.listen(64)
+with open(ready + ".tmp", "w") as f:
+    f.write("%d\n" % os.getpid())
+os.rename(ready + ".tmp", ready)
+while not os.path.exists(go):
+    time.sleep(0.05)
+peers = []
+for _ in range(n):
+    peers.append(socket.create_connection(("127.0.0.1", port)))
+    accepted, _ = srv.accept()
+    accepted.close()  # first FIN: this end becomes a timewait socket in FIN_WAIT2
+time.sleep(1.5)       # several snapshots at -i 0.2
+for p in peers:
+    p.close()         # the peers' FINs: TIME_WAIT
+time.sleep(0.5)
+EOF
+	pid=$!
+	for i in $(seq 100); do [ -s "$ready" ] && break; sleep 0.05; done
+	expect_eq "python3 runs as the job started" "$pid" "$(cat "$ready" 2>/dev/null)"
+	tracer_start "$WORK/t.csv" -p "$pid" || return 1
+	: >"$go"
+	wait "$pid" || { log "python failed: $(cat "$WORK/py.out")"; return 1; }
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	expect_eq "tw_in" "$n" "$(csv_sum "$csv" "$pid" tw_in)"
+	expect_eq "tw_now = ss timewait on the server port" "$(tw_count sport "$PORT")" "$(csv_last "$csv" "$pid" tw_now)"
+	expect_eq "ss timewait on the server port" "$n" "$(tw_count sport "$PORT")"
+}
+
 # Only the server is traced by PID: the client's connections must not
 # land on it, and the client gets no row at all.
 case_only_server_traced() {
@@ -713,6 +754,7 @@ run_case "port exhaustion: exact EADDRNOTAVAIL" case_port_exhaustion
 run_case "connection refused" case_connection_refused
 run_case "--by dest: per destination, port headroom from the namespace's range" case_by_dest
 run_case "connected before tcptrace started" case_connected_before_start
+run_case "timewait sockets awaiting the peer's FIN keep their owner" case_timewait_awaiting_peer_fin
 run_case "only the server traced" case_only_server_traced
 run_case "every process traced" case_every_process
 run_case "socket map full: counted, and the limit named" case_socket_map_full
