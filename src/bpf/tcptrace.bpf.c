@@ -19,6 +19,7 @@
 #define AF_INET6 10
 #define ECONNRESET 104
 #define EEXIST 17
+#define CLONE_THREAD 0x00010000
 
 /* Set by user space between open and load: every process, or the ones
  * --pid names by PID (traced_pids) and by name (traced_comms). */
@@ -133,6 +134,21 @@ struct {
 	__type(value, __u8);
 } traced_comms SEC(".maps");
 
+/* Whether each process is traced, by tgid, when --pid names processes by
+ * name: a connect() then costs one lookup instead of reading the name and
+ * matching it (bench/README.md). A name changes only in __set_task_comm
+ * (exec, prctl PR_SET_NAME, /proc/PID/comm), whose tracepoint task_rename
+ * gives the new name; a tgid names a new process only after a fork
+ * (task_newtask). Least recently used out: an entry evicted, or one of a
+ * process that was there before start-up, is worked out again. User space
+ * attaches the two hooks only with names to match. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4 * TT_DEFAULT_MAX_PROCS);
+	__type(key, __u32); /* tgid */
+	__type(value, __u8); /* 1 traced, 0 not */
+} verdicts SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1024);
@@ -217,28 +233,52 @@ static __always_inline void read_process_name(char (*comm)[TT_COMM_LEN])
 	BPF_CORE_READ_STR_INTO(comm, task, group_leader, comm);
 }
 
+/* Records the name of a traced process, once. */
+static __always_inline void record_name(__u32 tgid, char (*comm)[TT_COMM_LEN], bool known)
+{
+	if (bpf_map_lookup_elem(&proc_comms, &tgid))
+		return;
+	if (!known)
+		read_process_name(comm);
+	bpf_map_update_elem(&proc_comms, &tgid, comm, BPF_ANY);
+}
+
+/* Whether --pid names the process tgid, called comm. */
+static __always_inline bool named_by_pid_option(__u32 tgid, const char (*comm)[TT_COMM_LEN])
+{
+	return (trace_pids && bpf_map_lookup_elem(&traced_pids, &tgid)) ||
+	       bpf_map_lookup_elem(&traced_comms, comm);
+}
+
 /* Whether the current process is traced; records its name when it is.
  * Reading the name costs more than a map lookup (bench/README.md): it is
  * read only when a name must be matched or recorded. */
 static __always_inline bool current_is_traced(__u32 tgid)
 {
 	char comm[TT_COMM_LEN] = {};
-	bool named = false;
+	__u8 *verdict, traced;
 
-	if (!trace_all && !(trace_pids && bpf_map_lookup_elem(&traced_pids, &tgid))) {
-		if (!trace_comms)
-			return false;
-		read_process_name(&comm);
-		if (!bpf_map_lookup_elem(&traced_comms, &comm))
-			return false;
-		named = true;
+	if (trace_all) {
+		record_name(tgid, &comm, false);
+		return true;
 	}
-	if (!bpf_map_lookup_elem(&proc_comms, &tgid)) {
-		if (!named)
-			read_process_name(&comm);
-		bpf_map_update_elem(&proc_comms, &tgid, &comm, BPF_ANY);
+	if (!trace_comms) {
+		if (!bpf_map_lookup_elem(&traced_pids, &tgid))
+			return false;
+		record_name(tgid, &comm, false);
+		return true;
 	}
-	return true;
+	verdict = bpf_map_lookup_elem(&verdicts, &tgid);
+	if (verdict)
+		return *verdict;
+	read_process_name(&comm);
+	traced = named_by_pid_option(tgid, &comm);
+	/* Not over a verdict that handle_task_rename stored meanwhile: it
+	 * knew the new name before the kernel stored it. */
+	bpf_map_update_elem(&verdicts, &tgid, &traced, BPF_NOEXIST);
+	if (traced)
+		record_name(tgid, &comm, true);
+	return traced;
 }
 
 static __always_inline __u32 current_tgid(void)
@@ -908,6 +948,41 @@ int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 	s = bpf_map_lookup_elem(&sock_owner, &key);
 	if (s)
 		touch(sk, s);
+	return 0;
+}
+
+/* A process named anew (exec, prctl PR_SET_NAME), before the kernel
+ * stores the name: the verdict follows the new name. Only the thread group
+ * leader's name is the process name. */
+SEC("raw_tp/task_rename")
+int BPF_PROG(handle_task_rename, struct task_struct *task, const char *name)
+{
+	char comm[TT_COMM_LEN] = {};
+	__u32 pid = BPF_CORE_READ(task, pid);
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+	__u8 traced;
+
+	if (pid != tgid)
+		return 0;
+	bpf_probe_read_kernel_str(&comm, sizeof(comm), name);
+	traced = named_by_pid_option(tgid, &comm);
+	bpf_map_update_elem(&verdicts, &tgid, &traced, BPF_ANY);
+	if (traced)
+		record_name(tgid, &comm, true);
+	return 0;
+}
+
+/* A new process: its tgid may be that of one gone, whose verdict was for
+ * another name. A new thread changes nothing. */
+SEC("raw_tp/task_newtask")
+int BPF_PROG(handle_task_newtask, struct task_struct *task, __u64 clone_flags)
+{
+	__u32 tgid;
+
+	if (clone_flags & CLONE_THREAD)
+		return 0;
+	tgid = BPF_CORE_READ(task, tgid);
+	bpf_map_delete_elem(&verdicts, &tgid);
 	return 0;
 }
 

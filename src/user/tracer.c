@@ -114,6 +114,9 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 	skel->rodata->by_dest = t->by_dest = opts->by_dest;
 	bpf_program__set_autoload(skel->progs.handle_send_reset, t->reasons_available);
 	bpf_program__set_autoload(skel->progs.handle_send_reset_noreason, !t->reasons_available);
+	/* The verdicts by process are kept only with names to match. */
+	bpf_program__set_autoload(skel->progs.handle_task_rename, skel->rodata->trace_comms);
+	bpf_program__set_autoload(skel->progs.handle_task_newtask, skel->rodata->trace_comms);
 
 	err = bpf_map__set_max_entries(skel->maps.sock_owner, opts->max_sockets);
 	/* Twice as large: a timewait socket outlives its connection's socket. */
@@ -121,6 +124,8 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 	err = err ?: bpf_map__set_max_entries(skel->maps.seeds, opts->max_sockets);
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_counters, opts->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_comms, opts->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.verdicts,
+					      skel->rodata->trace_comms ? 4 * opts->max_procs : 64);
 	err = err ?: bpf_map__set_max_entries(skel->maps.rst_reasons, opts->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.dest_counters, opts->max_procs);
 	if (err)

@@ -319,6 +319,48 @@ case_every_process() {
 	expect_eq "client fin_passive_out" "$N" "$(csv_sum "$csv" "$CLI" fin_passive_out)"
 }
 
+# --pid NAME follows names as they change: a process that renames itself
+# (prctl PR_SET_NAME) to a traced name is followed from then on, and no
+# longer once it takes another name. tcptrace keeps a verdict per process
+# and must drop it at the rename.
+case_renamed_process() {
+	local name=ttr$$ out=$WORK/rename.out holder pid i
+	ns_new || return 1
+	cp /bin/sleep "$WORK/$name"
+	in_ns "$WORK/$name" 60 & # --pid NAME wants a process of that name at start
+	holder=$!
+	for i in $(seq 100); do [ "$(cat "/proc/$holder/comm" 2>/dev/null)" = "$name" ] && break; sleep 0.05; done
+	tracer_start "$WORK/t.csv" -p "$name" || return 1
+	in_ns python3 - "$name" >"$out" 2>&1 <<'EOF'
+import ctypes, os, socket, sys
+libc = ctypes.CDLL(None)
+srv = socket.socket()
+srv.bind(("127.0.0.1", 0))
+srv.listen(8)
+def connect():
+    c = socket.create_connection(srv.getsockname())
+    a, _ = srv.accept()
+    c.close()
+    a.close()
+connect()  # as python3: not traced, but its verdict is kept
+libc.prctl(15, sys.argv[1].encode(), 0, 0, 0)  # PR_SET_NAME: this thread leads the group
+connect()
+connect()
+libc.prctl(15, b"other", 0, 0, 0)
+connect()
+print("pid=%d" % os.getpid())
+EOF
+	pid=$(field "$out" pid)
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	expect_eq "python3 ran (pid=)" 1 "$([ -n "$pid" ] && echo 1 || echo 0)"
+	expect_eq "conn_out while named $name" 2 "$(csv_sum "$csv" "$pid" conn_out)"
+	expect_eq "fin_active_out while named $name" 2 "$(csv_sum "$csv" "$pid" fin_active_out)"
+	expect_eq "conn_in (its listener was not traced)" 0 "$(csv_sum "$csv" "$pid" conn_in)"
+}
+
 # Sum of a column over every row of a command name.
 comm_sum() { # csv comm column
 	awk -F, -v comm="$2" -v col="$3" '
@@ -615,8 +657,9 @@ case_bad_input() {
 tcptrace_programs() {
 	python3 -c '
 import glob, json, subprocess, time
-names = ("handle_set_state", "handle_send_reset", "handle_receive_res", "handle_rcv_space_ad",
-         "handle_destroy_sock", "handle_send_reset_noreason")
+names = ("handle_set_state", "handle_send_reset", "handle_receive_reset", "handle_rcv_space_adjust",
+         "handle_destroy_sock", "handle_send_reset_noreason", "handle_task_rename",
+         "handle_task_newtask")
 def unheld():
     progs = json.loads(subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True,
                                       text=True).stdout or "[]")
@@ -757,6 +800,7 @@ run_case "connected before tcptrace started" case_connected_before_start
 run_case "timewait sockets awaiting the peer's FIN keep their owner" case_timewait_awaiting_peer_fin
 run_case "only the server traced" case_only_server_traced
 run_case "every process traced" case_every_process
+run_case "a process renamed to a traced name is followed, then not" case_renamed_process
 run_case "socket map full: counted, and the limit named" case_socket_map_full
 run_case "102,000 concurrent connections, exact" case_102k_concurrent_connections
 run_case "two instances at once" case_two_instances
