@@ -315,9 +315,9 @@ static __always_inline struct tt_sock *find(const struct sock *sk)
 	return bpf_map_lookup_elem(&sock_owner, &key);
 }
 
-/* Every entry of sock_owner is added here. */
-static __always_inline struct tt_sock *track(const struct sock *sk, __u32 tgid, __u8 side,
-					     __u16 flags)
+/* Every entry of sock_owner is added here. Returns whether sk is
+ * followed from now on. */
+static __always_inline bool track(const struct sock *sk, __u32 tgid, __u8 side, __u16 flags)
 {
 	struct tt_sock value = { .tgid = tgid, .side = side, .flags = flags };
 	__u64 key = (__u64)sk;
@@ -337,15 +337,13 @@ static __always_inline struct tt_sock *track(const struct sock *sk, __u32 tgid, 
 		__sync_fetch_and_add(&tracked_slots[slot_of(sk)], 1);
 		if (awaits_touch(&value))
 			__sync_fetch_and_add(&untouched_slots[slot_of(sk)], 1);
-		s = bpf_map_lookup_elem(&sock_owner, &key);
-		if (s)
-			return s;
+		return true;
 	}
 	count_drop(TT_DROP_SOCK_MAP_FULL);
 	struct tt_proc_counters *c = counters_of(tgid);
 	if (c)
 		c->untracked++;
-	return NULL;
+	return false;
 }
 
 /* A socket that existed before start-up, known to user space by cookie. */
@@ -362,10 +360,12 @@ static __always_inline struct tt_sock *adopt_seed(const struct sock *sk)
 	seed = bpf_map_lookup_elem(&seeds, &cookie);
 	if (!seed)
 		return NULL;
-	struct tt_sock *s = track(sk, seed->tgid, seed->side, seed->flags);
+	bool followed = track(sk, seed->tgid, seed->side, seed->flags);
+	__u64 key = (__u64)sk;
+
 	bpf_map_delete_elem(&seeds, &cookie);
 	__sync_fetch_and_add(&seeds_pending, -1);
-	return s;
+	return followed ? bpf_map_lookup_elem(&sock_owner, &key) : NULL;
 }
 
 static __always_inline struct tt_sock *lookup_sock(const struct sock *sk)
@@ -583,22 +583,32 @@ static __always_inline void on_unlisten(const struct sock *sk)
 		bpf_map_delete_elem(&listeners, &key);
 }
 
-/* A socket accepted from a listener of a traced process. */
-static __always_inline struct tt_sock *adopt_child(const struct sock *sk)
+/* A connection accepted from a listener of a traced process has reached
+ * ESTABLISHED: its socket is followed from now on, its entry complete
+ * from the start. conn_in waits for the first touch if the listener is
+ * shared (see on_touch). */
+static __always_inline void adopt_child(const struct sock *sk)
 {
 	struct tt_listener_key lkey;
 	struct tt_owner *owner;
 	struct sock_common c;
+	bool shared;
 
 	if (sk_protocol_of(sk) != IPPROTO_TCP || !read_skc(&c, sk) ||
 	    (c.skc_family != AF_INET && c.skc_family != AF_INET6))
-		return NULL;
+		return;
 	listener_key_of(&c, &lkey);
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
 	if (!owner)
-		return NULL;
-	return track(sk, owner->tgid, TT_SIDE_IN,
-		     owner->flags & TT_LISTENER_SHARED ? TT_SK_PROVISIONAL : 0);
+		return;
+	shared = owner->flags & TT_LISTENER_SHARED;
+	if (track(sk, owner->tgid, TT_SIDE_IN,
+		  TT_SK_ESTABLISHED | (shared ? TT_SK_PROVISIONAL : TT_SK_COUNTED)) && !shared) {
+		struct tt_proc_counters *counters = counters_of(owner->tgid);
+
+		if (counters)
+			counters->conn[TT_SIDE_IN]++;
+	}
 }
 
 /* Steps of the walk for the timewait socket: ehash chains are a few
@@ -775,11 +785,9 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 
 	s = lookup_sock(sk);
 	if (!s) {
-		if (oldstate != TCP_SYN_RECV || newstate != TCP_ESTABLISHED)
-			return 0;
-		s = adopt_child(sk);
-		if (!s)
-			return 0;
+		if (oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED)
+			adopt_child(sk);
+		return 0;
 	}
 
 	switch (newstate) {
