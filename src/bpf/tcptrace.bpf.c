@@ -546,6 +546,19 @@ static __always_inline void finish(const struct sock *sk, struct tt_sock *s)
 	}
 }
 
+/* A new socket is followed only if it is TCP over IPv4 or IPv6 (the
+ * tracepoint also fires for MPTCP's own sockets). Sockets already followed
+ * passed this test when they were created. */
+static __always_inline bool is_inet_tcp(const struct sock *sk)
+{
+	__u16 family;
+
+	if (sk_protocol_of(sk) != IPPROTO_TCP)
+		return false;
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	return family == AF_INET || family == AF_INET6;
+}
+
 static __always_inline void on_connect(const struct sock *sk)
 {
 	__u32 tgid = current_tgid();
@@ -555,7 +568,9 @@ static __always_inline void on_connect(const struct sock *sk)
 		finish(sk, old);
 		forget(sk, old);
 	}
-	if (current_is_traced(tgid))
+	/* Most connects on a machine are of processes not traced: the
+	 * verdict, one lookup, comes before the socket's two reads. */
+	if (current_is_traced(tgid) && is_inet_tcp(sk))
 		track(sk, tgid, TT_SIDE_OUT, 0);
 }
 
@@ -744,19 +759,6 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 	}
 }
 
-/* A new socket is followed only if it is TCP over IPv4 or IPv6 (the
- * tracepoint also fires for MPTCP's own sockets). Sockets already followed
- * passed this test when they were created. */
-static __always_inline bool is_inet_tcp(const struct sock *sk)
-{
-	__u16 family;
-
-	if (sk_protocol_of(sk) != IPPROTO_TCP)
-		return false;
-	family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	return family == AF_INET || family == AF_INET6;
-}
-
 SEC("raw_tp/inet_sock_set_state")
 int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 {
@@ -768,8 +770,7 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 
 	/* These three run in the syscall of the process that owns the socket. */
 	if (newstate == TCP_SYN_SENT) {
-		if (is_inet_tcp(sk))
-			on_connect(sk);
+		on_connect(sk);
 		return 0;
 	}
 	if (newstate == TCP_LISTEN) {
