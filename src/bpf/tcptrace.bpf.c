@@ -631,6 +631,19 @@ static __always_inline void adopt_child(const struct sock *sk)
  * is room for restarts. */
 #define TT_EHASH_STEPS 24
 
+/* The head of struct inet_hashinfo: where the connection hash (ehash)
+ * is and its size, read in one go. */
+struct inet_hashinfo___head {
+	struct inet_ehash_bucket *ehash;
+	spinlock_t *ehash_locks;
+	unsigned int ehash_mask;
+} __attribute__((preserve_access_index));
+
+union hashinfo_head {
+	struct inet_hashinfo___head h;
+	__u8 room[64];
+};
+
 /* a and b are copies (read_skc); b's family decides which addresses. */
 static __always_inline bool same_addresses(const struct sock_common *a,
 					   const struct sock_common *b)
@@ -655,12 +668,21 @@ static __always_inline bool timewait_replaced(const struct sock_common *me, __u1
 					      struct inet_timewait_death_row *dr, __u32 *snd_nxt)
 {
 	struct inet_hashinfo *hinfo = BPF_CORE_READ(dr, hashinfo);
-	struct inet_ehash_bucket *ehash = BPF_CORE_READ(hinfo, ehash);
-	__u32 mask = BPF_CORE_READ(hinfo, ehash_mask);
+	__u32 len = bpf_core_field_offset(struct inet_hashinfo___head, ehash_mask) +
+		    sizeof(unsigned int);
 	__u64 node_offset = bpf_core_field_offset(struct sock_common, skc_nulls_node);
-	__u32 slot = me->skc_hash & mask;
 	struct hlist_nulls_node *node = NULL;
+	struct inet_ehash_bucket *ehash;
+	union hashinfo_head head;
 	struct sock_common other;
+	__u32 slot;
+
+	if (len > sizeof(head))
+		len = sizeof(head);
+	if (bpf_probe_read_kernel(&head, len, hinfo))
+		return false;
+	ehash = head.h.ehash;
+	slot = me->skc_hash & head.h.ehash_mask;
 
 	bpf_probe_read_kernel(&node, sizeof(node), &ehash[slot].chain.first);
 	for (int i = 0; i < TT_EHASH_STEPS; i++) {
