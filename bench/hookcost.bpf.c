@@ -130,6 +130,38 @@ int BPF_PROG(empty, struct sock *sk, int oldstate, int newstate)
 	return 0;
 }
 
+/* "hookcost floor" attaches these five together: tcptrace's hooks with
+ * nothing in them, the least any tracer on them can cost. */
+SEC("raw_tp/inet_sock_set_state")
+int BPF_PROG(floor_set_state, struct sock *sk, int oldstate, int newstate)
+{
+	return 0;
+}
+
+SEC("raw_tp/tcp_send_reset")
+int BPF_PROG(floor_send_reset, const struct sock *sk, const struct sk_buff *skb)
+{
+	return 0;
+}
+
+SEC("raw_tp/tcp_receive_reset")
+int BPF_PROG(floor_receive_reset, struct sock *sk)
+{
+	return 0;
+}
+
+SEC("raw_tp/tcp_rcv_space_adjust")
+int BPF_PROG(floor_rcv_space_adjust, struct sock *sk)
+{
+	return 0;
+}
+
+SEC("raw_tp/tcp_destroy_sock")
+int BPF_PROG(floor_destroy_sock, struct sock *sk)
+{
+	return 0;
+}
+
 /* The early exit on the state numbers alone, then a counter. */
 SEC("raw_tp/inet_sock_set_state")
 int BPF_PROG(filter_states, struct sock *sk, int oldstate, int newstate)

@@ -5,6 +5,8 @@
  *
  *   hookcost --list      the program names, one a line
  *   hookcost NAME        measure NAME; "ready" on stdout once attached
+ *   hookcost floor       the five floor_* programs at once (tcptrace's
+ *                        hooks, empty); the figures are their sums
  *
  * A large map is created only for the programs named after it (hash_big
  * for hash_big_miss...): preallocating all of them for every run would
@@ -28,6 +30,14 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+#define FLOOR "floor"
+#define MAX_CHOSEN 8
+
+static bool is_floor(const char *prog)
+{
+	return !strncmp(prog, FLOOR "_", strlen(FLOOR "_"));
 }
 
 static bool named_after(const char *prog, const struct bpf_map *map)
@@ -67,15 +77,15 @@ static int fill(const struct bpf_map *map)
 
 int main(int argc, char **argv)
 {
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
 	struct hookcost_bpf *skel;
-	struct bpf_program *prog, *chosen = NULL;
+	struct bpf_program *prog, *chosen[MAX_CHOSEN];
+	struct bpf_link *links[MAX_CHOSEN] = {};
 	struct bpf_map *map;
-	struct bpf_link *link;
 	const char *name = argc == 2 ? argv[1] : "";
-	size_t name_len = strlen(name);
+	size_t name_len = strlen(name), n_chosen = 0;
 	bool full = name_len > 5 && !strcmp(name + name_len - 5, "_full");
+	bool floor = !strcmp(name, FLOOR);
+	unsigned long long runs = 0, ns = 0;
 	int status = 1;
 
 	if (argc != 2) {
@@ -90,18 +100,22 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	bpf_object__for_each_program(prog, skel->obj) {
-		if (!strcmp(name, "--list"))
-			printf("%s\n", bpf_program__name(prog));
-		if (!strcmp(name, bpf_program__name(prog)))
-			chosen = prog;
+		const char *prog_name = bpf_program__name(prog);
+
+		if (!strcmp(name, "--list") && !is_floor(prog_name))
+			printf("%s\n", prog_name);
+		if ((floor ? is_floor(prog_name) : !strcmp(name, prog_name)) &&
+		    n_chosen < MAX_CHOSEN)
+			chosen[n_chosen++] = prog;
 		else
 			bpf_program__set_autoload(prog, false);
 	}
 	if (!strcmp(name, "--list")) {
+		printf("%s\n", FLOOR);
 		status = 0;
 		goto out;
 	}
-	if (!chosen) {
+	if (!n_chosen) {
 		fprintf(stderr, "hookcost: no program '%s' (see hookcost --list)\n", name);
 		goto out;
 	}
@@ -119,22 +133,35 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	link = bpf_program__attach(chosen);
-	if (!link) {
-		fprintf(stderr, "hookcost: cannot attach %s: %s\n", name, strerror(errno));
-		goto out;
+	for (size_t i = 0; i < n_chosen; i++) {
+		links[i] = bpf_program__attach(chosen[i]);
+		if (!links[i]) {
+			fprintf(stderr, "hookcost: cannot attach %s: %s\n",
+				bpf_program__name(chosen[i]), strerror(errno));
+			goto out;
+		}
 	}
 	printf("ready\n");
 	fflush(stdout);
 	while (!stop)
 		pause();
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(chosen), &info, &len) == 0) {
-		printf("%s %llu %llu\n", name, (unsigned long long)info.run_cnt,
-		       (unsigned long long)info.run_time_ns);
-		status = 0;
+	status = 0;
+	for (size_t i = 0; i < n_chosen; i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(chosen[i]), &info, &len)) {
+			status = 1;
+			continue;
+		}
+		runs += info.run_cnt;
+		ns += info.run_time_ns;
 	}
-	bpf_link__destroy(link);
+	if (!status)
+		printf("%s %llu %llu\n", name, runs, ns);
 out:
+	for (size_t i = 0; i < n_chosen; i++)
+		bpf_link__destroy(links[i]);
 	hookcost_bpf__destroy(skel);
 	return status;
 }

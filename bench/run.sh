@@ -7,6 +7,8 @@
 #   none          no tracer
 #   tcptrace      ./tcptrace -p haproxy,nginx
 #   tcptrace-all  ./tcptrace (every process)
+#   floor         build/hookcost floor: tcptrace's five raw tracepoints with
+#                 empty programs, the least a tracer on them can cost
 #   tcpstates     libbpf-tools tcpstates, output to /dev/null
 #   bpftrace      bench/count-tcp-tracepoints.bt (counts into maps)
 # against two targets: haproxy in front of nginx, and nginx alone, loaded by
@@ -28,6 +30,7 @@ export LC_ALL=C
 BENCH=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$BENCH/.." && pwd)
 TCPTRACE=${TCPTRACE:-$TOP/tcptrace}
+HOOKCOST=${HOOKCOST:-$TOP/build/hookcost}
 TCPSTATES=${TCPSTATES:-/usr/sbin/tcpstates}
 BPFTRACE=${BPFTRACE:-bpftrace}
 BT_SCRIPT=${BT_SCRIPT:-$BENCH/count-tcp-tracepoints.bt}
@@ -38,7 +41,7 @@ ROUNDS=5
 REQUESTS=30000
 CONCURRENCY=50
 TARGETS=haproxy,nginx
-VARIANTS=none,tcptrace,tcptrace-all,tcpstates,bpftrace
+VARIANTS=none,tcptrace,tcptrace-all,floor,tcpstates,bpftrace
 OUT=$BENCH/results
 LOAD_TIMEOUT=120 # seconds one ab run may take at most
 SETTLE=1         # seconds between a tracer being loaded and the load starting
@@ -62,7 +65,7 @@ usage: $0 [--quick] [-r ROUNDS] [-n REQUESTS] [-c CONCURRENCY]
   -n REQUESTS   requests per run, one connection each (default $REQUESTS)
   -c N          ab concurrency (default $CONCURRENCY)
   --targets     haproxy (haproxy in front of nginx) and/or nginx (default $TARGETS)
-  --variants    from none,tcptrace,tcptrace-all,tcpstates,bpftrace (default: all)
+  --variants    from none,tcptrace,tcptrace-all,floor,tcpstates,bpftrace (default: all)
   --out DIR     where the CSV files go (default bench/results)
   --nice N      run servers, ab and tracers at this nice value (default 0)
   --no-bpf-stats  leave kernel.bpf_stats_enabled alone: no BPF columns, no
@@ -98,7 +101,7 @@ parse_args() {
 		case $t in haproxy|nginx) ;; *) log "bench: unknown target $t"; usage ;; esac
 	done
 	for v in ${VARIANTS//,/ }; do
-		case $v in none|tcptrace|tcptrace-all|tcpstates|bpftrace) ;;
+		case $v in none|tcptrace|tcptrace-all|floor|tcpstates|bpftrace) ;;
 		*) log "bench: unknown variant $v"; usage ;; esac
 	done
 	[[ ,$VARIANTS, == *,none,* ]] || fail "--variants must include none: ratios are taken against it"
@@ -112,6 +115,9 @@ check_tools() {
 	for tool in ip ab haproxy nginx bpftool timeout ss; do
 		command -v "$tool" >/dev/null || fail "missing $tool (tools/install-deps.sh installs it)"
 	done
+	if has_variant floor; then
+		[ -x "$HOOKCOST" ] || fail "missing $HOOKCOST: run make hookcost first, or leave floor out of --variants"
+	fi
 	if has_variant tcptrace || has_variant tcptrace-all; then
 		[ -x "$TCPTRACE" ] || fail "missing $TCPTRACE: run make first"
 	fi
@@ -268,6 +274,7 @@ start_tracer() {
 	case $variant in
 	tcptrace) nice -n "$NICE" "$TCPTRACE" -p "$(traced_names "$target")" >/dev/null 2>"$RUN/tracer.err" & ;;
 	tcptrace-all) nice -n "$NICE" "$TCPTRACE" >/dev/null 2>"$RUN/tracer.err" & ;;
+	floor) nice -n "$NICE" "$HOOKCOST" floor >/dev/null 2>"$RUN/tracer.err" & ;;
 	tcpstates) nice -n "$NICE" "$TCPSTATES" >/dev/null 2>"$RUN/tracer.err" & ;;
 	bpftrace) nice -n "$NICE" "$BPFTRACE" "$BT_SCRIPT" >/dev/null 2>"$RUN/tracer.err" & ;;
 	esac
