@@ -197,6 +197,27 @@ static __always_inline struct tt_proc_counters *counters_of(__u32 tgid)
 	return c;
 }
 
+/* Copies a struct sock_common, up to a timewait socket's tw_snd_nxt,
+ * into c: addresses, hash, ports, family, state, namespace, the link in
+ * the connection hash. A probe read costs about as much whatever its size
+ * (bench/README.md), and these fields sit together: one read gets them
+ * all. c's fields are then read like any other, at the offsets CO-RE
+ * relocates to the running kernel's. */
+static __always_inline bool read_skc(struct sock_common *c, const void *skc)
+{
+	__u32 len = bpf_core_field_offset(struct sock_common, skc_tw_snd_nxt) +
+		    bpf_core_field_size(struct sock_common, skc_tw_snd_nxt);
+
+	if (len > sizeof(*c))
+		len = sizeof(*c);
+	return bpf_probe_read_kernel(c, len, skc) == 0;
+}
+
+static __always_inline __u32 netns_of(struct net *net)
+{
+	return BPF_CORE_READ(net, ns.inum);
+}
+
 /* The --by dest counters of an `out` socket's owner toward its peer, or
  * NULL (not --by dest, an `in` socket, or the map is full). */
 static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk,
@@ -204,16 +225,19 @@ static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk,
 {
 	struct tt_dest_key key = { .tgid = s->tgid };
 	struct tt_dest_counters zero = {}, *d;
+	struct sock_common c;
 
 	if (!by_dest || s->side != TT_SIDE_OUT)
 		return NULL;
-	key.netns = sk_netns_of(sk);
-	key.family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	key.port = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	if (!read_skc(&c, sk))
+		__builtin_memset(&c, 0, sizeof(c));
+	key.netns = netns_of(c.skc_net.net);
+	key.family = c.skc_family;
+	key.port = bpf_ntohs(c.skc_dport);
 	if (key.family == AF_INET)
-		BPF_CORE_READ_INTO((__u32 *)key.addr, sk, __sk_common.skc_daddr);
+		__builtin_memcpy(key.addr, &c.skc_daddr, 4);
 	else
-		BPF_CORE_READ_INTO(&key.addr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+		__builtin_memcpy(key.addr, &c.skc_v6_daddr, 16);
 	d = bpf_map_lookup_elem(&dest_counters, &key);
 	if (d)
 		return d;
@@ -373,27 +397,6 @@ static __always_inline struct tt_sock *lookup_sock(const struct sock *sk)
 	struct tt_sock *s = find(sk);
 
 	return s ? s : adopt_seed(sk);
-}
-
-/* Copies a struct sock_common, up to a timewait socket's tw_snd_nxt,
- * into c: addresses, hash, ports, family, state, namespace, the link in
- * the connection hash. A probe read costs about as much whatever its size
- * (bench/README.md), and these fields sit together: one read gets them
- * all. c's fields are then read like any other, at the offsets CO-RE
- * relocates to the running kernel's. */
-static __always_inline bool read_skc(struct sock_common *c, const void *skc)
-{
-	__u32 len = bpf_core_field_offset(struct sock_common, skc_tw_snd_nxt) +
-		    bpf_core_field_size(struct sock_common, skc_tw_snd_nxt);
-
-	if (len > sizeof(*c))
-		len = sizeof(*c);
-	return bpf_probe_read_kernel(c, len, skc) == 0;
-}
-
-static __always_inline __u32 netns_of(struct net *net)
-{
-	return BPF_CORE_READ(net, ns.inum);
 }
 
 static __always_inline void listener_key_of(const struct sock_common *c,
@@ -923,7 +926,7 @@ static __always_inline void on_send_reset(const struct sock *sk, const struct sk
 	if (ahead && sk && *ahead == key) {
 		*ahead = 0;
 		/* Counted at the socket's end, unless it is still followed. */
-		if (!bpf_map_lookup_elem(&sock_owner, &key))
+		if (!find(sk))
 			return;
 	}
 	if (!sk) {
