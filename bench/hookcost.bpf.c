@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Building blocks of a TCP tracer, one raw tracepoint program each, to
+/* Building blocks of a TCP tracer, one tracepoint program each, to
  * measure what each costs per event on this kernel (bench/hookcost.sh).
  * Every program hooks inet_sock_set_state, the busiest hook, so that each
- * runs in the same contexts as tcptrace's handler, at the same rate. */
+ * runs in the same contexts as tcptrace's handler, at the same rate.
+ * Most are raw tracepoints; the tpbtf_ programs are tp_btf ones
+ * (BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP): no trampoline, typed
+ * arguments, direct loads from the socket, socket-local storage. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -103,6 +106,14 @@ struct {
 	__type(key, struct flow_key);
 	__type(value, __u64);
 } lru_percpu SEC(".maps");
+
+/* Per-socket state kept by the kernel in the socket itself, freed with it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sock_state);
+} sk_state SEC(".maps");
 
 /* A counting filter: one __u32 per slot, 64 KiB. */
 #define FILTER_SLOTS (1 << 14)
@@ -410,6 +421,75 @@ int BPF_PROG(task_storage, struct sock *sk, int oldstate, int newstate)
 	__u64 *v = bpf_task_storage_get(&task_cache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 
 	if (v && ++*v == 1)
+		bump();
+	return 0;
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(tpbtf_empty, struct sock *sk, int oldstate, int newstate)
+{
+	return 0;
+}
+
+/* hash_big_follow's bookkeeping in socket storage: created at the first
+ * change (one get that creates), found at each, deleted at CLOSE. */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(tpbtf_sk_storage_follow, struct sock *sk, int oldstate, int newstate)
+{
+	struct sock_state value = { .tgid = 1 }, *s;
+
+	if (newstate == TCP_CLOSE) {
+		bpf_sk_storage_delete(&sk_state, sk);
+		return 0;
+	}
+	s = bpf_sk_storage_get(&sk_state, sk, &value, BPF_SK_STORAGE_GET_F_CREATE);
+	if (s)
+		s->flags |= 1 << newstate;
+	return 0;
+}
+
+/* Its parts: a get that finds no storage (a socket nobody follows), and
+ * storage created at the first change and left for the kernel to free
+ * with the socket (that free is outside the program's run time). */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(tpbtf_sk_storage_miss, struct sock *sk, int oldstate, int newstate)
+{
+	if (bpf_sk_storage_get(&sk_state, sk, NULL, 0))
+		bump();
+	return 0;
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(tpbtf_sk_storage_keep, struct sock *sk, int oldstate, int newstate)
+{
+	struct sock_state value = { .tgid = 1 }, *s;
+
+	s = bpf_sk_storage_get(&sk_state, sk, &value, BPF_SK_STORAGE_GET_F_CREATE);
+	if (s)
+		s->flags |= 1 << newstate;
+	return 0;
+}
+
+/* probe_read_4's four fields as direct loads through the typed pointer. */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(tpbtf_direct_read, struct sock *sk, int oldstate, int newstate)
+{
+	__u16 family = sk->__sk_common.skc_family;
+	__u16 dport = sk->__sk_common.skc_dport;
+	__u16 num = sk->__sk_common.skc_num;
+	__u32 hash = sk->__sk_common.skc_hash;
+
+	if (family + dport + num + hash == 1)
+		bump();
+	return 0;
+}
+
+/* probe_read_netns's two dependent reads as direct loads: the second
+ * through a pointer loaded by the first. */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(tpbtf_direct_netns, struct sock *sk, int oldstate, int newstate)
+{
+	if (sk->__sk_common.skc_net.net->ns.inum == 1)
 		bump();
 	return 0;
 }

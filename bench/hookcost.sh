@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # What each building block of a TCP tracer costs per event on this kernel:
 # map types, per-socket bookkeeping, probe reads, the process name. Each
-# program of bench/hookcost.bpf.c is attached alone to the raw tracepoint
-# inet_sock_set_state while ab loads nginx with a new connection per
-# request (about 10 state changes a request), in a fresh network namespace
-# per run; the kernel's own statistics (kernel.bpf_stats_enabled) give its
-# run time per event. Rounds interleave the programs, in an order that
-# rotates. It prints figures; it asserts nothing.
+# program of bench/hookcost.bpf.c is attached alone to the tracepoint
+# inet_sock_set_state (raw_tp; tp_btf for the tpbtf_ programs) while ab
+# loads nginx with a new connection per request (about 10 state changes a
+# request), in a fresh network namespace per run; the kernel's own
+# statistics (kernel.bpf_stats_enabled) give its run time per event.
+# Rounds interleave the programs, in an order that rotates. It prints
+# figures; it asserts nothing.
 #
 #   bench/hookcost.sh [-r ROUNDS] [-n REQUESTS] [PROGRAM...]
 #
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-r) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || fail "-r needs a count"; ROUNDS=$2; shift 2 ;;
 	-n) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || fail "-n needs a count"; REQUESTS=$2; shift 2 ;;
-	-h|--help) sed -n '3,13p' "$0" >&2; exit 2 ;;
+	-h|--help) sed -n '3,15p' "$0" >&2; exit 2 ;;
 	-*) fail "unknown option $1" ;;
 	*) break ;;
 	esac
