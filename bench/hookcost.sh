@@ -96,9 +96,10 @@ run_one() {
 		sleep 0.05
 	done
 	if ! grep -q '^ready' "$RUN/loader.out"; then
-		echo "  $prog: not attached, run skipped: $(cat "$RUN/loader.err")" >&2
 		kill -INT "$LOADER" 2>/dev/null
 		wait "$LOADER"
+		# Above 128: killed by signal (status - 128), not by an error of its own.
+		echo "  $prog: not attached (loader exit status $?), run skipped: $(cat "$RUN/loader.err")" >&2
 		LOADER=""
 		stop_namespace
 		return 0
