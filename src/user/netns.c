@@ -9,8 +9,10 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdbool.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include "netns.h"
@@ -32,6 +34,14 @@ static int open_here(struct tt_netns *ns)
 	return 0;
 }
 
+/* Entering a namespace needs CAP_SYS_ADMIN; our own needs no entering. */
+static bool in_own_namespace(uint32_t inum)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) == 0 && (uint32_t)st.st_ino == inum;
+}
+
 int netns_open(uint32_t pid, uint32_t inum, struct tt_netns *ns)
 {
 	char path[64];
@@ -42,7 +52,7 @@ int netns_open(uint32_t pid, uint32_t inum, struct tt_netns *ns)
 	ns->diag_fd = -1;
 	for (int i = 0; i < TT_SYSCTLS; i++)
 		ns->sysctl_fd[i] = -1;
-	if (pid == 0) {
+	if (pid == 0 || in_own_namespace(inum)) {
 		err = open_here(ns);
 	} else {
 		snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);

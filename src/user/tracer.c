@@ -200,14 +200,24 @@ static int netns_of_pid(uint32_t pid, uint32_t *inum)
 static struct tt_netns *netns_for_pid(struct tracer *t, uint32_t pid)
 {
 	uint32_t inum = 0;
+	int err;
 
 	if (netns_of_pid(pid, &inum))
 		return NULL;
 	for (size_t i = 0; i < t->n_netns; i++)
 		if (t->netns[i].inum == inum)
 			return &t->netns[i];
-	if (t->n_netns == TT_MAX_NETNS || netns_open(pid, inum, &t->netns[t->n_netns]))
+	if (t->n_netns == TT_MAX_NETNS)
 		return NULL;
+	err = netns_open(pid, inum, &t->netns[t->n_netns]);
+	if (err) {
+		if (!t->netns_warned)
+			fprintf(stderr, "tcptrace: cannot open the network namespace of PID %u: %s; "
+					"its sockets from before the start and its port settings "
+					"are not read\n", pid, strerror(-err));
+		t->netns_warned = true;
+		return NULL;
+	}
 	return &t->netns[t->n_netns++];
 }
 

@@ -25,6 +25,7 @@ struct tracer {
 	struct tt_reason_names reason_names;
 	struct tt_netns netns[TT_MAX_NETNS];
 	size_t n_netns;
+	bool netns_warned;        /* a namespace could not be opened (said once) */
 	const uint32_t *selected; /* PIDs named by --pid, shown every interval */
 	size_t n_selected;
 	uint64_t seeded;          /* sockets found at start-up */

@@ -786,6 +786,38 @@ for bin in "$TCPTRACE" "$SCENARIO"; do
 	[ -x "$bin" ] || { echo "missing $bin: run make first"; echo "0 passed, 1 failed"; exit 1; }
 done
 
+# Without CAP_SYS_ADMIN tcptrace cannot enter another network namespace:
+# it says so in one line and goes on; in its own namespace it needs no
+# entering and still finds the sockets made before it started.
+case_without_sys_admin() {
+	local ready=$WORK/ready.own own rc free i
+	ns_new || return 1
+	server_start 127.0.0.1 "$PORT" 1 hold || return 1
+	setpriv --bounding-set -sys_admin --inh-caps -sys_admin "$TCPTRACE" -p "$SRV" -c 1 -i 0.2 \
+		>"$WORK/other.out" 2>"$WORK/other.err"
+	rc=$?
+	expect_eq "another namespace: exit status" 0 "$rc"
+	expect_eq "another namespace: the one line that says so" \
+		"tcptrace: cannot open the network namespace of PID $SRV: Operation not permitted; its sockets from before the start and its port settings are not read" \
+		"$(grep 'network namespace' "$WORK/other.err")"
+	# A listener of this test's own namespace, on a free loopback port.
+	free=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$SCENARIO" server --addr 127.0.0.1 --port "$free" --count 1 --mode hold --ready "$ready" \
+		>"$WORK/own.out" 2>&1 &
+	own=$!
+	for i in $(seq 400); do [ -s "$ready" ] && break; sleep 0.05; done
+	setpriv --bounding-set -sys_admin --inh-caps -sys_admin "$TCPTRACE" -p "$own" -c 1 -i 0.2 \
+		>"$WORK/own.out" 2>"$WORK/own.err"
+	rc=$?
+	kill "$own" 2>/dev/null
+	wait "$own" 2>/dev/null
+	expect_eq "own namespace: exit status" 0 "$rc"
+	expect_eq "own namespace: its listener found" \
+		"tcptrace: tracing the named processes, 1 existing sockets found; Ctrl-C to stop" \
+		"$(grep '^tcptrace: tracing' "$WORK/own.err")"
+	expect_eq "own namespace: nothing said about namespaces" "" "$(grep 'network namespace' "$WORK/own.err")"
+}
+
 run_case "server closes first: TIME_WAIT on the server" case_server_closes_first
 run_case "client closes first: TIME_WAIT on the client" case_client_closes_first
 run_case "IPv6: server closes first" case_ipv6_server_closes_first
@@ -797,6 +829,7 @@ run_case "port exhaustion: exact EADDRNOTAVAIL" case_port_exhaustion
 run_case "connection refused" case_connection_refused
 run_case "--by dest: per destination, port headroom from the namespace's range" case_by_dest
 run_case "connected before tcptrace started" case_connected_before_start
+run_case "without CAP_SYS_ADMIN: another namespace said, its own read" case_without_sys_admin
 run_case "timewait sockets awaiting the peer's FIN keep their owner" case_timewait_awaiting_peer_fin
 run_case "only the server traced" case_only_server_traced
 run_case "every process traced" case_every_process
