@@ -252,7 +252,7 @@ static void print_summary(struct tracer *t, const struct tt_snapshot *first,
 		if (last->drops[i] > first->drops[i])
 			fprintf(stderr, "tcptrace: %llu %s\n",
 				(unsigned long long)(last->drops[i] - first->drops[i]), drop_what[i]);
-	lost = tracer_lost_events(t);
+	lost = last->lost - first->lost;
 	if (lost)
 		fprintf(stderr, "tcptrace: %llu events lost: the kernel skipped a program already "
 				"running on the same CPU\n", (unsigned long long)lost);

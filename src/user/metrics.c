@@ -156,6 +156,8 @@ void metrics_add_interval(struct tt_metrics *m, const struct tt_row *rows, size_
 	for (size_t i = 0; cur && i < TT_DROPS; i++)
 		m->drops[i] += delta(cur->drops[i], prev ? prev->drops[i] : 0);
 	if (cur)
+		m->lost += delta(cur->lost, prev ? prev->lost : 0);
+	if (cur)
 		add_unowned_rsts(m, prev, cur);
 }
 
@@ -530,6 +532,10 @@ static void global(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
 	for (size_t i = 0; i < TT_DROPS; i++)
 		fprintf(f, "tcptrace_drops_total{what=\"%s\"} %llu\n", drop_names[i],
 			(unsigned long long)m->drops[i]);
+	family(f, fmt, "tcptrace_events_lost_total", "counter",
+	       "TCP events the kernel did not run tcptrace's programs for: a softirq hit the "
+	       "same tracepoint while one of them ran on that CPU (recursion_misses).");
+	fprintf(f, "tcptrace_events_lost_total %llu\n", (unsigned long long)m->lost);
 	family(f, fmt, "tcptrace_comms", "gauge", "Process names with series of their own.");
 	fprintf(f, "tcptrace_comms %zu\n", m->n);
 	family(f, fmt, "tcptrace_comms_limit", "gauge",

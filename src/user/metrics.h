@@ -59,6 +59,7 @@ struct tt_metrics {
 	bool other_dest_used;
 	uint64_t dest_overflow_rows;
 	uint64_t drops[TT_DROPS];
+	uint64_t lost;
 	uint64_t unowned_rsts[TT_REASON_SLOTS]; /* RSTs in no process row */
 };
 

@@ -53,6 +53,7 @@ struct tt_snapshot {
 	size_t n;
 	struct tt_row *rows;
 	uint64_t drops[TT_DROPS];
+	uint64_t lost; /* events the kernel skipped tcptrace's programs for */
 	size_t n_other;
 	struct tt_netns_rsts *other; /* cumulative, like rows */
 	size_t n_dests;

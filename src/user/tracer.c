@@ -1078,6 +1078,7 @@ int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap)
 	read_reasons(t, snap, sorted, &cap, ncpus);
 	read_timewait(t, snap, sorted, &cap);
 	read_drops(t, snap, ncpus);
+	snap->lost = tracer_lost_events(t);
 	read_other_rsts(t, snap, ncpus);
 	rows_sort(snap->rows, snap->n);
 	name_rows(t, snap);

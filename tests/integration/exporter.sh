@@ -218,6 +218,7 @@ case_prometheus_scrape() {
 			"$(prom_query "sum(resets(tcptrace_${family}_total{$q}[5m]))")"
 	done
 	expect_eq "drops" 0 "$(prom_query 'sum(tcptrace_drops_total)')"
+	expect_eq "events lost: one series" 1 "$(prom_query 'count(tcptrace_events_lost_total)')"
 	expect_eq "process names with series" 1 "$(prom_query 'tcptrace_comms')"
 	expect_eq "build info" 1 "$(prom_query 'count(tcptrace_build_info{version!=""})')"
 	expect_eq "while scraped: tcptrace runs as nobody" "65534 65534" \

@@ -124,6 +124,11 @@ static const char one_comm_text[] =
 	"tcptrace_drops_total{what=\"tw_map_full\"} 0\n"
 	"tcptrace_drops_total{what=\"reason_map_full\"} 0\n"
 	"tcptrace_drops_total{what=\"dest_map_full\"} 0\n"
+	"# HELP tcptrace_events_lost_total TCP events the kernel did not run tcptrace's programs "
+	"for: a softirq hit the same tracepoint while one of them ran on that CPU "
+	"(recursion_misses).\n"
+	"# TYPE tcptrace_events_lost_total counter\n"
+	"tcptrace_events_lost_total 0\n"
 	"# HELP tcptrace_comms Process names with series of their own.\n"
 	"# TYPE tcptrace_comms gauge\n"
 	"tcptrace_comms 1\n"
@@ -453,7 +458,7 @@ static void test_many_names_grow_the_table(void **state)
 	metrics_free(&m);
 }
 
-static void test_drops_and_unowned_rsts_are_interval_differences(void **state)
+static void test_drops_lost_and_unowned_rsts_are_interval_differences(void **state)
 {
 	struct tt_netns_rsts ns_prev[1] = { { .netns = 7 } }, ns_cur[2] = { { .netns = 7 },
 									      { .netns = 9 } };
@@ -468,6 +473,8 @@ static void test_drops_and_unowned_rsts_are_interval_differences(void **state)
 	prev.drops[TT_DROP_SOCK_MAP_FULL] = 10;
 	cur.drops[TT_DROP_SOCK_MAP_FULL] = 14;
 	cur.drops[TT_DROP_REASON_MAP_FULL] = 1;
+	prev.lost = 2;
+	cur.lost = 5;
 	ns_prev[0].reasons[2] = 100;
 	ns_cur[0].reasons[2] = 103;
 	ns_cur[1].reasons[2] = 2;
@@ -479,6 +486,7 @@ static void test_drops_and_unowned_rsts_are_interval_differences(void **state)
 	expect_line(text, "tcptrace_drops_total{what=\"sock_map_full\"} 4");
 	expect_line(text, "tcptrace_drops_total{what=\"reason_map_full\"} 1");
 	expect_line(text, "tcptrace_drops_total{what=\"tw_map_full\"} 0");
+	expect_line(text, "tcptrace_events_lost_total 3");
 	expect_line(text, "tcptrace_unowned_rst_sent_total{reason=\"NO_SOCKET\"} 5");
 	expect_line(text, "tcptrace_unowned_rst_sent_total{reason=\"reason_5\"} 1");
 	free(text);
@@ -645,7 +653,7 @@ int main(void)
 		cmocka_unit_test(test_names_past_the_limit_go_to_other),
 		cmocka_unit_test(test_other_series_absent_below_the_limit),
 		cmocka_unit_test(test_many_names_grow_the_table),
-		cmocka_unit_test(test_drops_and_unowned_rsts_are_interval_differences),
+		cmocka_unit_test(test_drops_lost_and_unowned_rsts_are_interval_differences),
 		cmocka_unit_test(test_help_lines_need_no_escape),
 		cmocka_unit_test(test_empty_metrics_still_expose_the_globals),
 		cmocka_unit_test(test_dest_families_only_by_dest),
