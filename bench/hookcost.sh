@@ -25,6 +25,7 @@ REQUESTS=20000
 RUN="" NS="" LOADER="" STATS_BEFORE=""
 
 fail() { echo "hookcost: $*" >&2; exit 1; }
+. "$BENCH/netns.sh"
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -39,16 +40,8 @@ done
 if [ $# -gt 0 ]; then PROGS=("$@"); else mapfile -t PROGS < <("$HOOKCOST" --list); fi
 
 stop_namespace() {
-	local pid i
 	[ -n "$NS" ] || return 0
-	for pid in $(ip netns pids "$NS" 2>/dev/null); do kill -TERM "$pid" 2>/dev/null; done
-	for i in $(seq 20); do
-		[ -z "$(ip netns pids "$NS" 2>/dev/null)" ] && break
-		sleep 0.1
-	done
-	for pid in $(ip netns pids "$NS" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
-	wait 2>/dev/null
-	ip netns del "$NS" 2>/dev/null
+	netns_remove "$NS"
 	NS=""
 }
 

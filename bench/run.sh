@@ -77,6 +77,8 @@ EOF
 log() { echo "$*" >&2; }
 fail() { log "bench: $*"; exit 1; }
 
+. "$BENCH/netns.sh"
+
 is_count() { [[ $1 =~ ^[1-9][0-9]{0,8}$ ]]; }
 
 parse_args() {
@@ -171,21 +173,13 @@ stop_tracer() {
 }
 
 stop_namespace() {
-	local pid
 	if [ -n "$LOAD_PID" ]; then
 		kill -TERM "$LOAD_PID" 2>/dev/null
 		wait "$LOAD_PID" 2>/dev/null
 		LOAD_PID=""
 	fi
 	[ -n "$NS" ] || return 0
-	for pid in $(ip netns pids "$NS" 2>/dev/null); do kill -TERM "$pid" 2>/dev/null; done
-	for pid in $(seq 20); do
-		[ -z "$(ip netns pids "$NS" 2>/dev/null)" ] && break
-		sleep 0.1
-	done
-	for pid in $(ip netns pids "$NS" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
-	wait 2>/dev/null # reap the servers started in the background
-	ip netns del "$NS" 2>/dev/null
+	netns_remove "$NS"
 	NS=""
 }
 
