@@ -3,9 +3,17 @@
 #ifndef TT_PRIVILEGES_H
 #define TT_PRIVILEGES_H
 
-/* Become the user nobody with no capabilities at all. What tcptrace still
- * needs works without them: the map and netlink file descriptors it holds
- * and its own /proc entries. Returns 0, or -errno with one line in err. */
-int privileges_drop(char *err, size_t errlen);
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Become the user nobody. What tcptrace still needs works without any
+ * capability on most kernels: the map and netlink file descriptors it
+ * holds and its own /proc entries. Before Linux 5.19, a kernel with
+ * kernel.unprivileged_bpf_disabled set refuses every bpf() call, map
+ * reads on a descriptor already held included, to a process without
+ * CAP_BPF: a forked child that drops everything tries a read on map_fd
+ * first, and CAP_BPF alone is kept where it was refused. Returns 0, or
+ * -errno with one line in err. */
+int privileges_drop(int map_fd, char *err, size_t errlen);
 
 #endif /* TT_PRIVILEGES_H */
