@@ -18,7 +18,7 @@ LIBS := -lbpf -lelf -lz
 
 # Pure modules: unit-tested without root and without libbpf.
 PURE := stats options table csv proc_match csv_read compare ports utf8 json metrics http
-USER := $(PURE) sockdiag netns tracer report privileges command exporter main
+USER := $(PURE) sockdiag netns tracer selfcheck report privileges command exporter main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))
 
 ifeq ($(V),1)
@@ -89,9 +89,11 @@ unit: $(UNIT_TESTS)
 integration: tcptrace $(OUTPUT)/tt-scenario
 	$(Q)tests/integration/run.sh
 
-# tcptrace in Debian's 6.1 kernel under qemu; the kernel is kept in $(OUTPUT)/kernel.
+# tcptrace in Debian's stock kernels under qemu, one series after the
+# other; the kernels are kept in $(OUTPUT)/kernel.
+KERNELS ?= 5.10 6.1 6.12
 kernel-test: tcptrace $(OUTPUT)/tt-scenario
-	$(Q)tests/kernel/run-6.1.sh
+	$(Q)tests/kernel/matrix.sh $(KERNELS)
 
 # Everything, each suite run even when one before it failed (root).
 test: all $(UNIT_TESTS)

@@ -9,12 +9,11 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
 
-/* sk_protocol was an 8-bit bitfield until 5.6 (commit bf9765145b85
- * "sock: Make sk_protocol a 16-bit value"); the probed bitfield read
- * handles both layouts. */
+/* A plain 16-bit field from 5.6 on; in older kernels, an 8-bit bitfield
+ * that this read cannot relocate to, so the load fails there. */
 static __always_inline __u16 sk_protocol_of(const struct sock *sk)
 {
-	return BPF_CORE_READ_BITFIELD_PROBED(sk, sk_protocol);
+	return BPF_CORE_READ(sk, sk_protocol);
 }
 
 /* Network namespace inode number, as /proc/PID/ns/net shows it. */
@@ -33,26 +32,18 @@ static __always_inline __u16 sk_local_port_of(const struct sock *sk)
 }
 
 /* A network namespace's TCP death row, which counts its timewait sockets
- * and points to the connection hash. Embedded in struct netns_ipv4, except
- * in 5.17 to 6.0, where it was allocated apart (commit fbb8295248e1
- * "tcp: allocate tcp_death_row outside of struct netns_ipv4"). */
-struct netns_ipv4___dr_ptr {
-	struct inet_timewait_death_row *tcp_death_row;
-} __attribute__((preserve_access_index));
-
-struct net___dr_ptr {
-	struct netns_ipv4___dr_ptr ipv4;
-} __attribute__((preserve_access_index));
-
+ * and points to the connection hash. Embedded in struct netns_ipv4; in
+ * 5.17 to 6.0 it was allocated apart (commit fbb8295248e1), which no
+ * kernel of the test matrix has: user space refuses those kernels before
+ * load (tracer.c). */
 static __always_inline struct inet_timewait_death_row *death_row_of(struct net *net)
 {
-	if (bpf_core_field_size(net->ipv4.tcp_death_row) == sizeof(void *))
-		return BPF_CORE_READ((struct net___dr_ptr *)net, ipv4.tcp_death_row);
 	return __builtin_preserve_access_index(&net->ipv4.tcp_death_row);
 }
 
-/* Timewait sockets were counted in an atomic_t tw_count until 5.17, then
- * in refcount_t tw_refcount, which starts at 1. */
+/* Timewait sockets were counted in an atomic_t tw_count until 5.17 (5.10
+ * in the test matrix), then in refcount_t tw_refcount, which starts at 1
+ * (6.1 and 6.12). */
 struct inet_timewait_death_row___old {
 	atomic_t tw_count;
 } __attribute__((preserve_access_index));

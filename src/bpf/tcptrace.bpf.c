@@ -392,6 +392,20 @@ static __always_inline struct tt_sock *adopt_seed(const struct sock *sk)
 	return followed ? bpf_map_lookup_elem(&sock_owner, &key) : NULL;
 }
 
+/* A socket that goes away drops its seed: one written by a scan that
+ * raced with the programs, for a socket they already followed, would
+ * otherwise never be adopted and keep seeds_pending up. */
+static __always_inline void drop_seed(const struct sock *sk)
+{
+	__u64 cookie;
+
+	if (!seeds_pending)
+		return;
+	cookie = BPF_CORE_READ(sk, __sk_common.skc_cookie.counter);
+	if (cookie && !bpf_map_delete_elem(&seeds, &cookie))
+		__sync_fetch_and_add(&seeds_pending, -1);
+}
+
 static __always_inline struct tt_sock *lookup_sock(const struct sock *sk)
 {
 	struct tt_sock *s = find(sk);
@@ -1001,8 +1015,9 @@ int BPF_PROG(handle_task_rename, struct task_struct *task, const char *name)
 	bpf_probe_read_kernel_str(&comm, sizeof(comm), name);
 	traced = named_by_pid_option(tgid, &comm);
 	bpf_map_update_elem(&verdicts, &tgid, &traced, BPF_ANY);
+	/* Over a name recorded before: the row takes the new one. */
 	if (traced)
-		record_name(tgid, &comm, true);
+		bpf_map_update_elem(&proc_comms, &tgid, &comm, BPF_ANY);
 	return 0;
 }
 
@@ -1032,6 +1047,7 @@ int BPF_PROG(handle_destroy_sock, struct sock *sk)
 	if (ahead && *ahead && *ahead != (__u64)sk)
 		*ahead = 0;
 
+	drop_seed(sk);
 	if (!s)
 		return 0;
 	finish(sk, s);

@@ -20,6 +20,7 @@
 #include "privileges.h"
 #include "proc_match.h"
 #include "report.h"
+#include "selfcheck.h"
 #include "tracer.h"
 
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
@@ -270,10 +271,10 @@ int main(int argc, char **argv)
 	bool cmd_prepared = false;
 	FILE *csv_file = NULL, *json_file = NULL;
 	struct tt_snapshot first, last;
-	uint32_t pids[TT_MAX_TRACED * 4];
-	size_t n_pids = 0;
+	uint32_t pids[TT_MAX_TRACED * 4], rematched[TT_MAX_TRACED * 4];
+	size_t n_pids = 0, n_rematched = 0;
 	bool tracing_started = false;
-	char err[256];
+	char err[512];
 	int ret;
 
 	if (argc > 1 && !strcmp(argv[1], "compare"))
@@ -350,15 +351,33 @@ int main(int argc, char **argv)
 			" (tcptrace needs root)" : "");
 		goto cleanup;
 	}
-	t.selected = pids;
-	t.n_selected = n_pids;
 	ret = TT_EXIT_RUNTIME;
-	if (tracer_set_targets(&t, &opts) || tracer_seed(&t, pids, n_pids, opts.n_targets == 0)) {
+	if (tracer_set_targets(&t, &opts)) {
 		die(ret, "%s", t.err);
 		goto cleanup;
 	}
+	/* Attached first, then what is already there is read: a process or
+	 * socket that comes meanwhile is seen by the programs, by the scan,
+	 * or by both, and counted once. Names are matched again for the scan:
+	 * loading takes long enough for a server to start. */
 	if (tracer_attach(&t)) {
 		ret = die(TT_EXIT_BPF, "%s", t.err);
+		goto cleanup;
+	}
+	if (opts.n_targets && !proc_match("/proc", opts.targets, opts.n_targets, false, rematched,
+					  sizeof(rematched) / sizeof(rematched[0]), &n_rematched,
+					  err, sizeof(err))) {
+		memcpy(pids, rematched, n_rematched * sizeof(pids[0]));
+		n_pids = n_rematched;
+	}
+	t.selected = pids;
+	t.n_selected = n_pids;
+	if (tracer_seed(&t, pids, n_pids, opts.n_targets == 0)) {
+		die(ret, "%s", t.err);
+		goto cleanup;
+	}
+	if (selfcheck_run(&t, err, sizeof(err))) {
+		ret = die(TT_EXIT_BPF, "%s", err);
 		goto cleanup;
 	}
 	if (tracer_snapshot(&t, &first)) {
@@ -380,11 +399,14 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	/* After COMMAND's start, whose failure must still remove the CSV file. */
-	if (privileges_drop(err, sizeof(err))) {
+	if (privileges_drop(tracer_map_fd(&t), err, sizeof(err))) {
 		ret = die(TT_EXIT_RUNTIME, "%s", err);
 		snapshot_free(&first);
 		goto cleanup;
 	}
+	/* The self-check's and the privilege probe's children have exited
+	 * too: only run mode's runner is meant. */
+	child_exited = opts.command && command_done(&cmd);
 	tracing_started = true;
 
 	ret = trace_loop(&t, &opts, &rep, opts.command ? &cmd : NULL,

@@ -40,6 +40,13 @@ int tracer_load(struct tracer *t);
 int tracer_set_targets(struct tracer *t, const struct tt_options *opts);
 int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all);
 int tracer_attach(struct tracer *t);
+/* A map's descriptor, for privileges_drop's probe. */
+int tracer_map_fd(struct tracer *t);
+/* The self-check's processes (selfcheck.c): traced whatever --pid says,
+ * their counters read, then every trace of them removed. */
+int tracer_trace_pid(struct tracer *t, uint32_t pid);
+int tracer_counters_of(struct tracer *t, uint32_t pid, struct tt_proc_counters *out);
+void tracer_forget_pid(struct tracer *t, uint32_t pid);
 /* Read every counter into snap (rows allocated, free with snapshot_free). */
 int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap);
 /* Kernel memory held by the BPF maps (their fdinfo memlock), in bytes. */
