@@ -781,6 +781,132 @@ case_run_mode() {
 	expect_eq "tcptrace SIGKILLed in run mode: no program left" 0 "$(tcptrace_programs)"
 }
 
+# Connections in a listener's accept queue when tcptrace starts: no
+# process holds them yet, so /proc/PID/fd cannot name their owner; they
+# are its listener's, and how they end is counted.
+case_unaccepted_before_start() {
+	local n=5 i go=$WORK/go ready=$WORK/ready.queue cready=$WORK/ready.clients
+	ns_new || return 1
+	ip netns exec "$NS" python3 -c '
+import os, socket, sys, time
+port, n, ready, go = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+s = socket.socket()
+s.bind(("127.0.0.1", port))
+s.listen(64)
+open(ready, "w").write("listening")
+for _ in range(600):
+    if os.path.exists(go): break
+    time.sleep(0.05)
+for _ in range(n):
+    c, _ = s.accept()
+    c.close()
+' "$PORT" "$n" "$ready" "$go" >"$WORK/server.out" 2>&1 &
+	SRV=$!
+	for i in $(seq 200); do [ -s "$ready" ] && break; sleep 0.05; done
+	ip netns exec "$NS" python3 -c '
+import socket, sys
+port, n, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
+open(ready, "w").write("connected")
+for c in socks:
+    while c.recv(1): pass
+    c.close()
+' "$PORT" "$n" "$cready" >"$WORK/client.out" 2>&1 &
+	CLI=$!
+	for i in $(seq 200); do [ -s "$cready" ] && break; sleep 0.05; done
+	expect_eq "connections waiting in the accept queue" "$n" "$(in_ns ss -tanH state established "( sport = :$PORT )" | wc -l)"
+	tracer_start "$WORK/t.csv" -p "$SRV" || return 1
+	touch "$go"
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	wait "$CLI" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	expect_eq "sockets found at start: the listener and its queue" \
+		"tcptrace: tracing the named processes, $((n + 1)) existing sockets found; Ctrl-C to stop" \
+		"$(grep '^tcptrace: tracing' "$WORK/tracer.err")"
+	expect_eq "server conn_in (established before start)" 0 "$(csv_sum "$csv" "$SRV" conn_in)"
+	expect_eq "server fin_active_in" "$n" "$(csv_sum "$csv" "$SRV" fin_active_in)"
+	expect_eq "server tw_in = ss" "$(tw_count sport "$PORT")" "$(csv_sum "$csv" "$SRV" tw_in)"
+	expect_eq "server tw_in" "$n" "$(csv_sum "$csv" "$SRV" tw_in)"
+}
+
+# Servers that name themselves and listen while tcptrace is still starting
+# (maps for 1,100,000 sockets take about a second to make): tcptrace
+# attaches first and reads what is there afterwards, so each listener is
+# seen by its programs or by that scan, and every connection is counted.
+case_servers_starting_with_tcptrace() {
+	local csv=$WORK/start.csv name=ttsrv$$ servers=8 n=200 i rc tracer pids="" early
+	# Started under a name tcptrace is not told, then named one it is.
+	cp "$SCENARIO" "$WORK/ttpre$$"
+	ns_new || return 1
+	cat >"$WORK/clients.sh" <<-EOF
+		for i in \$(seq 0 $((servers - 1))); do
+			for t in \$(seq 600); do [ -s "$WORK/ready.\$i" ] && break; sleep 0.05; done
+		done
+		clients=""
+		for i in \$(seq 0 $((servers - 1))); do
+			ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port \$(($PORT + i)) \\
+				--count $n --mode fin-client >"$WORK/client.\$i" 2>&1 &
+			clients="\$clients \$!"
+		done
+		status=0
+		for client in \$clients; do wait "\$client" || status=1; done
+		exit \$status
+	EOF
+	: >"$WORK/tracer.err"
+	"$TCPTRACE" -p "$name,$SCENARIO_NAME" --max-sockets 1100000 -i 0.2 --csv "$csv" \
+		-- sh "$WORK/clients.sh" >"$WORK/tracer.out" 2>"$WORK/tracer.err" &
+	tracer=$!
+	for i in $(seq 0 $((servers - 1))); do
+		ip netns exec "$NS" "$WORK/ttpre$$" server --addr 127.0.0.1 --port $((PORT + i)) --count "$n" \
+			--mode fin-client --name "$name" --ready "$WORK/ready.$i" >"$WORK/server.$i" 2>&1 &
+		pids="$pids $!"
+		sleep 0.1
+	done
+	for i in $(seq 600); do grep -q '^tcptrace: tracing' "$WORK/tracer.err" && break; sleep 0.05; done
+	early=$(find "$WORK" -maxdepth 1 -name 'ready.*' ! -newer "$WORK/tracer.err" | wc -l)
+	wait "$tracer"
+	rc=$?
+	for i in $pids; do wait "$i" || log "    server $i failed: $(cat "$WORK"/server.*)"; done
+	log "    servers listening before tcptrace said it was tracing: $early of $servers"
+	expect_eq "exit status (the clients')" 0 "$rc"
+	[ "$early" -gt 0 ] || { log "    FAIL no server started during tcptrace's start-up"; CASE_FAILED=1; }
+	i=0
+	for srv in $pids; do
+		expect_eq "server $i conn_in" "$n" "$(csv_sum "$csv" "$srv" conn_in)"
+		expect_eq "server $i fin_passive_in" "$n" "$(csv_sum "$csv" "$srv" fin_passive_in)"
+		i=$((i + 1))
+	done
+	expect_eq "every process's conn_in = TcpPassiveOpens" "$(nstat_of TcpPassiveOpens)" \
+		"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "conn_in") c = i; next } { s += $c } END { print s }' "$csv")"
+	expect_eq "every process's conn_out = TcpActiveOpens" "$(nstat_of TcpActiveOpens)" \
+		"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "conn_out") c = i; next } { s += $c } END { print s }' "$csv")"
+	expect_eq "TcpPassiveOpens = the servers' connections" "$((servers * n))" "$(nstat_of TcpPassiveOpens)"
+	expect_eq "servers' rows under their new name" "$servers" "$(awk -F, -v name="$name" 'NR > 1 && $4 == name { print $3 }' "$csv" | sort -u | wc -l)"
+}
+
+# The self-check makes one connection of tcptrace's own at start: if its
+# programs do not see it, tcptrace refuses in one line (exit 3) rather
+# than print zeros; when they do, it shows nowhere.
+case_self_check() {
+	local csv=$WORK/self.csv
+	TCPTRACE_TEST_SKIP_PROGRAM=handle_set_state "$TCPTRACE" -c 1 -i 0.2 --csv "$csv" \
+		>"$WORK/tracer.out" 2>"$WORK/tracer.err"
+	expect_eq "state changes not seen: exit status" 3 "$?"
+	expect_eq "state changes not seen: one line, what was not seen and the kernel release" \
+		"tcptrace: self-check failed on Linux $(uname -r): its own loopback connection was not counted (connecting end conn_out 0 fin_active_out 0 tw_out 0, accepting end conn_in 0 fin_passive_in 0; 1 each expected)" \
+		"$(cat "$WORK/tracer.err")"
+	expect_eq "state changes not seen: no CSV left" 0 "$(ls "$csv" 2>/dev/null | wc -l)"
+	# Passed: its connection was made in a namespace of its own, not in
+	# the one tcptrace runs in (here the test's), whose counters and
+	# sockets the other tests take as ground truth.
+	ns_new || return 1
+	in_ns "$TCPTRACE" -c 2 -i 0.2 --csv "$csv" >"$WORK/tracer.out" 2>"$WORK/tracer.err"
+	expect_eq "passed: exit status" 0 "$?"
+	expect_eq "no connection made in tcptrace's namespace" 0 "$(nstat_of TcpActiveOpens)"
+	expect_eq "no timewait socket left in tcptrace's namespace" 0 "$(in_ns ss -tanH state time-wait | wc -l)"
+}
+
 [ "$(id -u)" -eq 0 ] || { echo "integration tests need root"; echo "0 passed, 1 failed"; exit 1; }
 for bin in "$TCPTRACE" "$SCENARIO"; do
 	[ -x "$bin" ] || { echo "missing $bin: run make first"; echo "0 passed, 1 failed"; exit 1; }
@@ -829,6 +955,9 @@ run_case "port exhaustion: exact EADDRNOTAVAIL" case_port_exhaustion
 run_case "connection refused" case_connection_refused
 run_case "--by dest: per destination, port headroom from the namespace's range" case_by_dest
 run_case "connected before tcptrace started" case_connected_before_start
+run_case "connections in an accept queue at start: the listener's" case_unaccepted_before_start
+run_case "servers that start while tcptrace starts are counted" case_servers_starting_with_tcptrace
+run_case "self-check: refuses when its programs see nothing, shows nowhere otherwise" case_self_check
 run_case "without CAP_SYS_ADMIN: another namespace said, its own read" case_without_sys_admin
 run_case "timewait sockets awaiting the peer's FIN keep their owner" case_timewait_awaiting_peer_fin
 run_case "only the server traced" case_only_server_traced

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -42,6 +43,7 @@ enum mode {
 	MODE_HOLD,
 	MODE_REFUSED,
 	MODE_HALFCLOSE_LINGER0_SERVER,
+	MODE_HALFCLOSE_SERVER,
 };
 
 static const char *const mode_names[] = {
@@ -54,6 +56,7 @@ static const char *const mode_names[] = {
 	[MODE_HOLD] = "hold",
 	[MODE_REFUSED] = "refused",
 	[MODE_HALFCLOSE_LINGER0_SERVER] = "halfclose-linger0-server",
+	[MODE_HALFCLOSE_SERVER] = "halfclose-server",
 };
 
 #define N_MODES (sizeof(mode_names) / sizeof(mode_names[0]))
@@ -100,9 +103,9 @@ static void note_error(const char *fmt, ...)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: tt-scenario server --addr ADDR --port PORT --count N --mode MODE [--ready FILE]\n"
-		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE]\n"
-		"modes: fin-server fin-client linger0-server unread-server linger0-client\n"
+		"usage: tt-scenario server --addr ADDR --port PORT --count N --mode MODE [--ready FILE] [--name NAME]\n"
+		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE] [--name NAME]\n"
+		"modes: fin-server halfclose-server fin-client linger0-server unread-server linger0-client\n"
 		"       halfclose-linger0-server\n"
 		"       hold (both), exhaust refused (client only)\n");
 }
@@ -151,6 +154,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "ready", required_argument, NULL, 'r' },
 		{ "hold", required_argument, NULL, 'H' },
+		{ "name", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -203,6 +207,14 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 			break;
 		case 'H':
 			cfg->hold_path = optarg;
+			break;
+		case 'N':
+			/* Named anew before any socket, as servers that set their
+			 * process title do: tcptrace must follow the new name. */
+			if (prctl(PR_SET_NAME, optarg, 0, 0, 0)) {
+				fprintf(stderr, "tt-scenario: --name '%s': %s\n", optarg, strerror(errno));
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -527,6 +539,16 @@ static void serve_one(const struct config *cfg, int fd, long i, struct server_co
 			sc->errors++;
 		}
 		break;
+	case MODE_HALFCLOSE_SERVER:
+		/* FIN first, and the socket kept until the client's FIN: its
+		 * move to timewait then sends nothing more, even where the
+		 * kernel makes no timewait socket (tcp_max_tw_buckets). */
+		if (shutdown(fd, SHUT_WR)) {
+			note_error("server connection %ld: shutdown: %s", i, strerror(errno));
+			sc->errors++;
+			break;
+		}
+		/* fall through */
 	case MODE_FIN_CLIENT:
 	case MODE_LINGER0_CLIENT:
 		end = read_until_end(fd, "server", i);
@@ -613,6 +635,7 @@ static bool server_as_expected(const struct config *cfg, const struct server_cou
 	switch (cfg->mode) {
 	case MODE_FIN_CLIENT:
 	case MODE_HOLD:
+	case MODE_HALFCLOSE_SERVER:
 		return sc->eof == n && sc->rst_seen == 0;
 	case MODE_LINGER0_CLIENT:
 		return sc->rst_seen == n && sc->eof == 0;
@@ -795,7 +818,7 @@ static void client_one(const struct config *cfg, long i, struct client_counts *c
 			cc->rst_seen++;
 		else if (end == END_ERROR)
 			cc->other_errors++;
-		else if (cfg->mode != MODE_FIN_SERVER)
+		else if (cfg->mode != MODE_FIN_SERVER && cfg->mode != MODE_HALFCLOSE_SERVER)
 			note_error("client connection %ld: EOF where a reset was expected", i);
 		break;
 	}

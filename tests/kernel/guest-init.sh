@@ -6,7 +6,7 @@
 # lines starting with "@tt ": tcptrace's CSV, stdout, stderr and exit
 # status, the scenario's own summaries, the kernel's TCP counters before
 # and after, and the timewait sockets left per port. It judges nothing
-# itself; run-6.1.sh does. Every wait is bounded; the guest always ends
+# itself; run.sh does. Every wait is bounded; the guest always ends
 # with "@tt done" and a reboot, which ends qemu (-no-reboot).
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -109,11 +109,12 @@ pair_end() { # name port
 	dump "scenario $1 client" "client.$2"
 }
 
-# A server, then its client, each ending its connections one way.
-pair() { # port mode count
+# A server, then its client, each ending its connections one way; the
+# pair is named by its mode unless a name is given.
+pair() { # port mode count [name]
 	server_start "$1" "$3" "$2"
 	client_start "$1" "$3" "$2"
-	pair_end "$2" "$1"
+	pair_end "${4:-$2}" "$1"
 }
 
 # Connections made before tcptrace starts, held until after: it must find
@@ -154,6 +155,12 @@ pair 8081 fin-server "$N"
 pair 8082 fin-client "$N"
 pair 8083 linger0-server "$N"
 pair 8084 linger0-client "$N"
+# Past tcp_max_tw_buckets the kernel leaves no timewait socket
+# (TcpExtTCPTimeWaitOverflow): tcptrace must count no timewait and no RST.
+max_tw=$(cat /proc/sys/net/ipv4/tcp_max_tw_buckets)
+echo 0 >/proc/sys/net/ipv4/tcp_max_tw_buckets
+pair 8086 halfclose-server "$N" tw-overflow
+echo "$max_tw" >/proc/sys/net/ipv4/tcp_max_tw_buckets
 echo "$PORT_RANGE_EXHAUST" >/proc/sys/net/ipv4/ip_local_port_range
 server_start 8085 4 hold
 client_start 8085 8 exhaust
@@ -163,6 +170,7 @@ counters after
 say timewait local 8081 "$(sockets_in 06 2 8081)"
 say timewait remote 8082 "$(sockets_in 06 3 8082)"
 say timewait remote 8080 "$(sockets_in 06 3 8080)"
+say timewait all "$(sockets_in 06)"
 
 sleep 1 # two more intervals, so the last closes are in the CSV
 kill -INT $tracer
