@@ -37,6 +37,8 @@ free_port() {
 prom_start() { # target
 	local i
 	PPORT=$(free_port)
+	# A store of its own: what an earlier case's server kept is not asked.
+	rm -rf "$WORK/prom-data"
 	mkdir -p "$WORK/prom-data"
 	cat >"$WORK/prometheus.yml" <<-EOF
 		global:
@@ -94,7 +96,9 @@ wait_for_scrape_after() { # epoch-seconds
 	local i ts
 	PROM_TIME=""
 	for i in $(seq 120); do
-		ts=$(prom_query 'timestamp(up{job="tcptrace"} == 1)')
+		# timestamp() of a selector is its sample's time; of "up == 1" it
+		# would be the time of the query.
+		ts=$(prom_query 'timestamp(up{job="tcptrace"}) and up{job="tcptrace"} == 1')
 		case "$ts" in none | many | error) ;;
 		*) awk -v ts="$ts" -v t="$1" 'BEGIN { exit !(ts > t) }' && PROM_TIME=$ts && return 0 ;;
 		esac
