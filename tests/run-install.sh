@@ -3,7 +3,8 @@
 # The installed files: `make install` and `make uninstall` under DESTDIR, the
 # man page (it renders without a warning, and it names every option of
 # --help, every CSV column and table heading tcptrace really writes, every
-# metric of src/user/metrics.c), the bash completion sourced in bash, and
+# metric of src/user/metrics.c), the reference pages under docs/ (the same
+# options, columns and metrics), the bash completion sourced in bash, and
 # the systemd unit example under systemd-analyze verify. The CSV headers
 # come from a real run, so this needs root, like `make test`. Run `make`
 # first. The last line counts the cases.
@@ -198,6 +199,25 @@ case_man_metrics() {
 	expect_eq "metrics in the page, as in metrics.c" "$(echo $served)" "$(echo $documented)"
 }
 
+# The reference pages the README links say what the man page says: every
+# option of --help (docs/usage.md), every CSV column of the real runs of
+# case_man_columns (docs/columns.md), every metric of metrics.c and no
+# other (docs/metrics.md).
+case_doc_pages() {
+	local opt col served documented
+	for opt in $( (help_long ./tcptrace; help_long ./tcptrace compare) | LC_ALL=C sort -u); do
+		grep -qE -- "(^|[^a-z-])$opt\b" docs/usage.md || bad "$opt is not in docs/usage.md"
+	done
+	[ -s "$WORK/proc.csv" ] && [ -s "$WORK/dest.csv" ] ||
+		{ bad "no CSV of a real run: the man page's column case did not run"; return 1; }
+	for col in $(head -qn1 "$WORK/proc.csv" "$WORK/dest.csv" | tr , '\n' | LC_ALL=C sort -u); do
+		grep -qw -- "$col" docs/columns.md || bad "CSV column $col is not in docs/columns.md"
+	done
+	served=$(grep -ohE '"tcptrace_[a-z_]+' src/user/metrics.c | tr -d '"' | LC_ALL=C sort -u)
+	documented=$(grep -oE 'tcptrace_[a-z_]+' docs/metrics.md | LC_ALL=C sort -u)
+	expect_eq "metrics in docs/metrics.md, as in metrics.c" "$(echo $served)" "$(echo $documented)"
+}
+
 # COMPREPLY for a command line, the cursor at its end, as bash-completion
 # would be asked: words split as bash splits them (COMP_WORDBREAKS).
 complete_line() { # line
@@ -314,6 +334,7 @@ run_case "the man page renders without a warning" case_man_renders
 run_case "the man page: every option of --help, and no other" case_man_options
 run_case "the man page: every CSV column and table heading of a real run" case_man_columns
 run_case "the man page: every metric of metrics.c, and no other" case_man_metrics
+run_case "the doc pages: every option, CSV column and metric" case_doc_pages
 run_case "bash completion: options, --by, --pid names, files, after --" case_completion
 run_case "the systemd unit example passes systemd-analyze verify" case_unit
 echo "install: $PASSED passed, $FAILED failed"

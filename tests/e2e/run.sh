@@ -29,7 +29,7 @@ scenario() { # name [options...]
 	log "    $(grep '^finding:' "$WORK/$name.out")"
 	LOST=$(sed -n 's/^tcptrace: \([0-9]*\) events lost.*/\1/p' "$WORK/$name.out")
 	LOST=${LOST:-0}
-	[ "$LOST" -eq 0 ] || log "    tcptrace: $LOST events lost to the kernel's recursion guard (see README)"
+	[ "$LOST" -eq 0 ] || log "    tcptrace: $LOST events lost to the kernel's recursion guard (see docs/reliability.md)"
 }
 
 # Sum of a CSV column over the processes of a role (pids_ROLE of the

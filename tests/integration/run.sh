@@ -404,7 +404,7 @@ proxy_under_ab() { # requests concurrency time-limit
 	# except one that tcp_send_active_reset cannot allocate: that one also
 	# counts TcpExtTCPAbortFailed, which besides counts a traced RST that
 	# failed to transmit (not seen on loopback). With no failure, the usual
-	# case, the range is the one number TcpOutRsts (see README, Reliability).
+	# case, the range is the one number TcpOutRsts (see docs/reliability.md).
 	log "    RSTs: TcpOutRsts $TcpOutRsts, TcpExtTCPAbortFailed $TcpExtTCPAbortFailed; tcptrace $all_rst, of which $other_rst in no process row ($(other_rst_reasons "$WORK/tracer.out" "$netns_inum"))"
 	local what="rst_sent + tw_rst of haproxy+nginx+ab, + RSTs in no process row of the namespace"
 	if [ "$TcpExtTCPAbortFailed" -eq 0 ]; then
