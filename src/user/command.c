@@ -61,6 +61,7 @@ static void exec_command(char *const argv[], int exec_fd)
 static void runner(char *const argv[], int control_fd, int result_fd)
 {
 	int exec_pipe[2], exec_errno = 0, status = 0, pidfd;
+	sigset_t unblocked;
 	struct pollfd fds[2];
 	pid_t child;
 	char go;
@@ -71,6 +72,8 @@ static void runner(char *const argv[], int control_fd, int result_fd)
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
+	sigemptyset(&unblocked);
+	sigprocmask(SIG_SETMASK, &unblocked, NULL); /* tcptrace's blocks them but while it waits */
 	if (read(control_fd, &go, 1) != 1)
 		_exit(0); /* tcptrace ended before tracing began */
 	if (pipe2(exec_pipe, O_CLOEXEC)) {

@@ -47,9 +47,9 @@ void exporter_interval(struct exporter *e, const struct tt_row *rows, size_t n,
 		metrics_add_dests(&e->metrics, dests, n_dests);
 }
 
-int exporter_wait(struct exporter *e, uint64_t deadline_ns)
+int exporter_wait(struct exporter *e, uint64_t deadline_ns, const sigset_t *wait_mask)
 {
-	return http_server_run(e->http, deadline_ns);
+	return http_server_run(e->http, deadline_ns, wait_mask);
 }
 
 const char *exporter_address(const struct exporter *e)

@@ -4,6 +4,7 @@
 #ifndef TT_EXPORTER_H
 #define TT_EXPORTER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "csv.h"
@@ -31,8 +32,8 @@ void exporter_interval(struct exporter *e, const struct tt_row *rows, size_t n,
 		       const struct tt_snapshot *prev, const struct tt_snapshot *cur);
 
 /* Answer scrapes until CLOCK_MONOTONIC reaches deadline_ns (returns 0) or
- * a signal handler has run (returns -EINTR). */
-int exporter_wait(struct exporter *e, uint64_t deadline_ns);
+ * a signal handler has run (returns -EINTR); wait_mask as in http.h. */
+int exporter_wait(struct exporter *e, uint64_t deadline_ns, const sigset_t *wait_mask);
 
 /* Where /metrics is served: "127.0.0.1:9477" or "[::1]:9477". */
 const char *exporter_address(const struct exporter *e);

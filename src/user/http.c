@@ -547,7 +547,7 @@ const char *http_server_address(const struct http_server *s)
 	return s->address;
 }
 
-int http_server_run(struct http_server *s, uint64_t deadline_ns)
+int http_server_run(struct http_server *s, uint64_t deadline_ns, const sigset_t *wait_mask)
 {
 	struct pollfd fds[HTTP_MAX_CLIENTS + 1];
 	struct http_client *polled[HTTP_MAX_CLIENTS + 1];
@@ -580,7 +580,7 @@ int http_server_run(struct http_server *s, uint64_t deadline_ns)
 		}
 		timeout.tv_sec = (time_t)((wake - now) / 1000000000ull);
 		timeout.tv_nsec = (long)((wake - now) % 1000000000ull);
-		ready = ppoll(fds, n, &timeout, NULL);
+		ready = ppoll(fds, n, &timeout, wait_mask);
 		if (ready < 0 && errno == EINTR)
 			return -EINTR;
 		if (ready < 0) {

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <time.h>
 #include <sys/socket.h>
@@ -77,8 +78,11 @@ const char *http_server_address(const struct http_server *s);
 
 /* Serve clients until CLOCK_MONOTONIC reaches deadline_ns (returns 0), or
  * until a signal handler has run (returns -EINTR), so that the caller can
- * look at the flags its handlers set before it calls again. */
-int http_server_run(struct http_server *s, uint64_t deadline_ns);
+ * look at the flags its handlers set before it calls again. The signal
+ * mask while waiting is wait_mask (NULL: the process's own): a caller that
+ * blocks its signals otherwise gets them only here, and none is missed
+ * between its look at the flags and the wait. */
+int http_server_run(struct http_server *s, uint64_t deadline_ns, const sigset_t *wait_mask);
 
 /* Close the listener and every client; s may be NULL. */
 void http_server_close(struct http_server *s);

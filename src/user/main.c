@@ -4,6 +4,7 @@
  * open, load, seed, attach, loop, summarise, clean up. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -26,7 +27,10 @@
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 
 static volatile sig_atomic_t stop;
-static volatile sig_atomic_t child_exited; /* run mode: the runner has ended */
+static volatile sig_atomic_t child_exited; /* a child ended: run mode's runner, or another */
+/* tcptrace's signals are blocked but while it waits, with this mask: one
+ * that comes while it works is taken at the next wait, which it ends. */
+static sigset_t wait_mask;
 
 static void on_signal(int sig)
 {
@@ -65,18 +69,34 @@ static int die(int code, const char *fmt, ...)
 }
 
 /* Sleep until the monotonic deadline, or until a signal asks us to stop
- * or run mode's COMMAND has ended; with --listen, answer scrapes meanwhile. */
-static void sleep_until(struct exporter *exp, uint64_t deadline_ns)
+ * or run mode's COMMAND has ended; with --listen, answer scrapes meanwhile.
+ * Other children (the self-check's, the privilege probe) end before the
+ * first wait: their SIGCHLD only wakes the loop once. */
+static void sleep_until(struct exporter *exp, struct command *cmd, uint64_t deadline_ns)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)(deadline_ns / 1000000000ull),
-		.tv_nsec = (long)(deadline_ns % 1000000000ull),
-	};
+	while (!stop) {
+		struct timespec now, left;
+		uint64_t now_ns;
 
-	while (!stop && !child_exited &&
-	       (exp ? exporter_wait(exp, deadline_ns) == -EINTR
-		    : clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR))
-		;
+		if (child_exited) {
+			child_exited = 0;
+			if (cmd && command_done(cmd))
+				return;
+		}
+		if (exp) {
+			if (exporter_wait(exp, deadline_ns, &wait_mask) != -EINTR)
+				return;
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		now_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+		if (now_ns >= deadline_ns)
+			return;
+		left.tv_sec = (time_t)((deadline_ns - now_ns) / 1000000000ull);
+		left.tv_nsec = (long)((deadline_ns - now_ns) % 1000000000ull);
+		if (ppoll(NULL, 0, &left, &wait_mask) < 0 && errno != EINTR)
+			return;
+	}
 }
 
 /* VmHWM of /proc/self/status, in KiB (0 if unreadable). */
@@ -92,6 +112,7 @@ static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct sigaction child = { .sa_handler = on_child, .sa_flags = SA_NOCLDSTOP };
+	sigset_t handled;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -101,6 +122,12 @@ static void install_signals(void)
 	sigaction(SIGCHLD, &child, NULL);
 	/* A closed stdout (tcptrace | head) shows up as EPIPE on write. */
 	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&handled);
+	sigaddset(&handled, SIGINT);
+	sigaddset(&handled, SIGTERM);
+	sigaddset(&handled, SIGHUP);
+	sigaddset(&handled, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &handled, &wait_mask);
 }
 
 /* Whether every process named by PID has exited, when only PIDs were
@@ -126,7 +153,7 @@ static int settle(struct tracer *t, struct exporter *exp, struct tt_snapshot *cu
 	bool same;
 
 	do {
-		sleep_until(exp, cur->mono_ns + 100000000ull);
+		sleep_until(exp, NULL, cur->mono_ns + 100000000ull);
 		if (tracer_snapshot(t, &next))
 			return -1;
 		same = snapshot_counts_equal(cur, &next);
@@ -162,7 +189,7 @@ static int trace_loop(struct tracer *t, const struct tt_options *opts, struct re
 
 		if (opts->duration_ms && deadline > end)
 			deadline = end;
-		sleep_until(exp, deadline);
+		sleep_until(exp, cmd, deadline);
 		cmd_ended = cmd && command_done(cmd);
 		if (tracer_snapshot(t, &cur) || (cmd_ended && settle(t, exp, &cur))) {
 			err = die(TT_EXIT_RUNTIME, "%s", t->err);
@@ -404,9 +431,6 @@ int main(int argc, char **argv)
 		snapshot_free(&first);
 		goto cleanup;
 	}
-	/* The self-check's and the privilege probe's children have exited
-	 * too: only run mode's runner is meant. */
-	child_exited = opts.command && command_done(&cmd);
 	tracing_started = true;
 
 	ret = trace_loop(&t, &opts, &rep, opts.command ? &cmd : NULL,

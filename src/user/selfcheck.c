@@ -193,9 +193,13 @@ int selfcheck_run(struct tracer *t, char *err, size_t errlen)
 		goto out;
 	}
 	if (pid == 0) {
+		sigset_t unblocked;
+
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		sigemptyset(&unblocked);
+		sigprocmask(SIG_SETMASK, &unblocked, NULL);
 		close_other_fds(go[0], report[1]);
 		setpgid(0, 0);
 		_exit(run_server(go[0], report[1]));

@@ -263,7 +263,7 @@ static uint64_t mono_ns(void)
 
 static void serve_for_ms(struct served *s, unsigned ms)
 {
-	assert_int_equal(http_server_run(s->server, mono_ns() + ms * 1000000ull), 0);
+	assert_int_equal(http_server_run(s->server, mono_ns() + ms * 1000000ull, NULL), 0);
 }
 
 static int server_setup(void **state)
@@ -553,9 +553,9 @@ static void test_server_returns_at_the_deadline(void **state)
 	struct served *s = *state;
 	uint64_t start = mono_ns();
 
-	assert_int_equal(http_server_run(s->server, start + 200000000ull), 0);
+	assert_int_equal(http_server_run(s->server, start + 200000000ull, NULL), 0);
 	assert_true(mono_ns() - start >= 200000000ull);
-	assert_int_equal(http_server_run(s->server, start), 0); /* already past */
+	assert_int_equal(http_server_run(s->server, start, NULL), 0); /* already past */
 }
 
 static volatile sig_atomic_t alarms;
@@ -577,7 +577,7 @@ static void test_server_returns_on_a_signal(void **state)
 	sigemptyset(&sa.sa_mask);
 	assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
 	assert_int_equal(setitimer(ITIMER_REAL, &timer, NULL), 0);
-	assert_int_equal(http_server_run(s->server, start + 5000000000ull), -EINTR);
+	assert_int_equal(http_server_run(s->server, start + 5000000000ull, NULL), -EINTR);
 	assert_int_equal(alarms, 1);
 	assert_true(mono_ns() - start < 2000000000ull);
 	sigaction(SIGALRM, &old, NULL);
