@@ -408,69 +408,55 @@ case_vegeta_constant_rate() {
 		1 "$((per_s * 2 >= rate && per_s <= rate * 2))"
 }
 
-# A layer 4 proxy (nginx stream, haproxy mode tcp) under ab with a new
-# connection per request: an upstream connection per client connection.
-# The backend answers ab's HTTP/1.0 and closes; the proxy passes that FIN
-# on and so closes the client side first. Each hop's TIME_WAIT lands on
-# the side that accepted (the backend's, the proxy's client side), none on
-# the proxy's upstream side, where it would hold a local port. Only ab's
-# spare connections, which carry no request, are closed by ab first, and
-# the proxy passes that on upstream. No RST anywhere.
-case_l4_ab() { # scenario proxy-name [scenario options...]
-	local p=$2
+# A layer 4 proxy (nginx stream, haproxy mode tcp) under ab: one upstream
+# connection per client connection, and when one end of a pair closes, the
+# proxy closes the other. So the first FIN is passed on: the proxy's first
+# FINs on one hop are the other hop's far end's, and whoever sends a first
+# FIN holds that connection's TIME_WAIT. No RST anywhere.
+#   Without -k, the backend answers ab's HTTP/1.0 and closes first, so the
+# TIME_WAIT lands on the side that accepted at each hop (the backend's, the
+# proxy's client side) and on the proxy's upstream side only for ab's spare
+# connections, which ab closes first. With -k, ab's few connections last the
+# run and ab closes them first at the end: the proxy closes upstream first
+# and holds that TIME_WAIT (one local port each).
+case_l4() { # scenario proxy-name [scenario options...]
+	local p=$2 keepalive=0
+	[[ " ${*:3} " == *" -k "* ]] && keepalive=1
 	scenario "$1" "${@:3}" || return 1
-	expect_kernel_totals proxy
-	expect_load_served
-	expect_tw_sides "$p"
-	local conn_in spare
-	conn_in=$(sum proxy conn_in)
-	spare=$(($(sum load conn_out) - load_requests))
-	expect_eq "$p: an upstream connection per client connection" "$conn_in" "$(sum proxy conn_out)"
-	expect_eq "backend conn_in = $p's conn_out" "$(sum proxy conn_out)" "$(sum backend conn_in)"
-	expect_eq "no RST sent (TcpOutRsts)" 0 "$TcpOutRsts"
-	expect_counted "upstream hop: the backend closed each connection with a request first" \
-		"$load_requests" "$(sum backend fin_active_in)"
-	expect_counted "client hop: $p passed that on, closing first toward ab" \
-		"$(sum backend fin_active_in)" "$(sum proxy fin_active_in)"
-	expect_counted "client hop: ab closed first only its $spare spare connections" "$spare" \
-		"$(sum load fin_active_out)"
-	expect_counted "upstream hop: $p passed those on, closing first toward the backend" \
-		"$(sum load fin_active_out)" "$(sum proxy fin_active_out)"
-	expect_counted "TIME_WAIT: the backend's tw_in = requests" "$load_requests" "$(sum backend tw_in)"
-	expect_counted "TIME_WAIT: $p's tw_in = its first FINs toward ab" "$(sum proxy fin_active_in)" \
-		"$(sum proxy tw_in)"
-	expect_counted "TIME_WAIT: $p's tw_out = ab's spare connections only" "$spare" "$(sum proxy tw_out)"
-}
-
-# A layer 4 proxy under ab -k: ab keeps its connections, so the proxy keeps
-# one upstream connection per client connection for the whole run; the
-# backend keeps them too (ab -k asks for keep-alive). At the end ab closes
-# first, and the proxy passes that on: it closes every upstream connection
-# first and holds their TIME_WAIT. Nothing on the backend.
-case_l4_ab_keepalive() { # scenario proxy-name [scenario options...]
-	local p=$2
-	scenario "$1" -k "${@:3}" || return 1
 	expect_kernel_totals proxy
 	expect_load_served
 	expect_tw_sides "$p"
 	local conn_in
 	conn_in=$(sum proxy conn_in)
-	expect_le "ab's connections are a handful" "$conn_in" "$((requests / 50))"
 	expect_eq "$p: an upstream connection per client connection" "$conn_in" "$(sum proxy conn_out)"
+	expect_eq "backend conn_in = $p's conn_out" "$(sum proxy conn_out)" "$(sum backend conn_in)"
 	expect_eq "no RST sent (TcpOutRsts)" 0 "$TcpOutRsts"
-	expect_counted "client hop: ab closed every connection first" "$conn_in" "$(sum load fin_active_out)"
-	expect_counted "upstream hop: $p passed that on, closing every one first" "$conn_in" \
-		"$(sum proxy fin_active_out)"
-	expect_counted "TIME_WAIT: ab's tw_out = its connections" "$conn_in" "$(sum load tw_out)"
-	expect_counted "TIME_WAIT: $p's tw_out = its upstream connections" "$conn_in" "$(sum proxy tw_out)"
-	expect_eq "TIME_WAIT: $p's tw_in" 0 "$(sum proxy tw_in)"
-	expect_eq "TIME_WAIT: the backend's tw_in" 0 "$(sum backend tw_in)"
+	expect_counted "client hop: $p's first FINs = the backend's first FINs upstream (passed on)" \
+		"$(sum backend fin_active_in)" "$(sum proxy fin_active_in)"
+	expect_counted "upstream hop: $p's first FINs = ab's first FINs toward it (passed on)" \
+		"$(sum load fin_active_out)" "$(sum proxy fin_active_out)"
+	expect_counted "TIME_WAIT: the backend's tw_in = its first FINs" "$(sum backend fin_active_in)" \
+		"$(sum backend tw_in)"
+	expect_counted "TIME_WAIT: $p's tw_in = its first FINs toward ab" "$(sum proxy fin_active_in)" \
+		"$(sum proxy tw_in)"
+	expect_counted "TIME_WAIT: $p's tw_out = its first FINs upstream" "$(sum proxy fin_active_out)" \
+		"$(sum proxy tw_out)"
+	expect_counted "TIME_WAIT: ab's tw_out = its first FINs" "$(sum load fin_active_out)" "$(sum load tw_out)"
+	if [ "$keepalive" -eq 1 ]; then
+		expect_le "ab's connections are a handful" "$conn_in" "$((requests / 50))"
+		expect_share "ab closed first" "$(sum load fin_active_out)" "$conn_in" 80
+	else
+		expect_counted "the backend closed each connection with a request first" \
+			"$load_requests" "$(sum backend fin_active_in)"
+		expect_le "ab closed first only its spare connections" "$(sum load fin_active_out)" \
+			"$(($(sum load conn_out) - load_requests))"
+	fi
 }
 
 # nginx at layer 7 with its default upstream (HTTP/1.0, a new upstream
-# connection per request), under ab: the counterpart of case_l4_ab and
-# case_l4_ab_keepalive. The client hop is nginx's own: it closes first on
-# every connection with a request unless ab keeps it (-k). The upstream hop
+# connection per request), under ab: the counterpart of case_l4. The
+# client hop is nginx's own: it closes first on every connection with a
+# request unless ab keeps it (-k; then ab closes first). The upstream hop
 # does not follow the client: one connection per request either way, the
 # backend closes most first (TIME_WAIT on the backend), nginx a few.
 case_l7_nginx_ab() { # [scenario options...]
@@ -486,9 +472,11 @@ case_l7_nginx_ab() { # [scenario options...]
 	expect_share "TIME_WAIT: the backend's tw_in" "$(sum backend tw_in)" "$conn_out" 80
 	if [ "$keepalive" -eq 1 ]; then
 		expect_le "ab's connections are a handful" "$(sum proxy conn_in)" "$((requests / 50))"
-		expect_counted "client hop: ab closed every connection first" "$(sum load conn_out)" \
-			"$(sum load fin_active_out)"
-		expect_eq "TIME_WAIT: nginx's tw_in" 0 "$(sum proxy tw_in)"
+		expect_share "client hop: ab closed first" "$(sum load fin_active_out)" "$(sum load conn_out)" 80
+		expect_counted "TIME_WAIT: ab's tw_out = its first FINs" "$(sum load fin_active_out)" \
+			"$(sum load tw_out)"
+		expect_counted "TIME_WAIT: nginx's tw_in = its first FINs toward ab" "$(sum proxy fin_active_in)" \
+			"$(sum proxy tw_in)"
 	else
 		expect_counted "client hop: nginx closed each connection with a request first" \
 			"$load_requests" "$(sum proxy fin_active_in)"
@@ -497,7 +485,7 @@ case_l7_nginx_ab() { # [scenario options...]
 }
 
 # haproxy at layer 7 (http-keep-alive) under ab -k: the counterpart of
-# case_l4_ab_keepalive. Client and server connections are reused, and when
+# case_l4 with -k. Client and server connections are reused, and when
 # ab closes at the end haproxy keeps the idle server connections: no
 # TIME_WAIT on haproxy or the backend, only ab's own.
 case_l7_haproxy_ab_keepalive() {
@@ -509,9 +497,11 @@ case_l7_haproxy_ab_keepalive() {
 	conn_in=$(sum proxy conn_in)
 	expect_le "ab's connections are a handful" "$conn_in" "$((requests / 50))"
 	expect_le "haproxy's server connections are a handful" "$(sum proxy conn_out)" "$((requests / 50))"
-	expect_counted "client hop: ab closed every connection first" "$conn_in" "$(sum load fin_active_out)"
-	expect_counted "TIME_WAIT: ab's tw_out = its connections" "$conn_in" "$(sum load tw_out)"
-	expect_eq "TIME_WAIT: haproxy's tw_in and tw_out" "0 0" "$(sum proxy tw_in) $(sum proxy tw_out)"
+	expect_share "client hop: ab closed first" "$(sum load fin_active_out)" "$conn_in" 80
+	expect_counted "TIME_WAIT: ab's tw_out = its first FINs" "$(sum load fin_active_out)" "$(sum load tw_out)"
+	expect_counted "TIME_WAIT: haproxy's tw_in = its first FINs toward ab" "$(sum proxy fin_active_in)" \
+		"$(sum proxy tw_in)"
+	expect_eq "TIME_WAIT: haproxy's tw_out" 0 "$(sum proxy tw_out)"
 	expect_eq "TIME_WAIT: the backend's tw_in" 0 "$(sum backend tw_in)"
 }
 
@@ -532,15 +522,15 @@ run_case "hitch -> haproxy -> nginx, ab over TLS: one connection per hop" case_h
 run_case "vegeta at a constant rate, nginx without an upstream pool: its upstream TIME_WAIT grows by the rate" \
 	case_vegeta_constant_rate
 run_case "L4 nginx stream, ab: the backend's FIN passed on, TIME_WAIT where each hop accepted" \
-	case_l4_ab nginx-stream nginx
+	case_l4 nginx-stream nginx
 run_case "L4 nginx stream, ab -k: ab closes, nginx passes it on and holds the upstream TIME_WAIT" \
-	case_l4_ab_keepalive nginx-stream nginx
-run_case "L4 nginx stream, ab POST 1 KiB: as without a body" case_l4_ab nginx-stream nginx --post 1024
+	case_l4 nginx-stream nginx -k
+run_case "L4 nginx stream, ab POST 1 KiB: as without a body" case_l4 nginx-stream nginx --post 1024
 run_case "L4 haproxy mode tcp, ab: the backend's FIN passed on, TIME_WAIT where each hop accepted" \
-	case_l4_ab haproxy-tcp haproxy
+	case_l4 haproxy-tcp haproxy
 run_case "L4 haproxy mode tcp, ab -k: ab closes, haproxy passes it on and holds the upstream TIME_WAIT" \
-	case_l4_ab_keepalive haproxy-tcp haproxy
-run_case "L4 haproxy mode tcp, ab POST 1 KiB: as without a body" case_l4_ab haproxy-tcp haproxy --post 1024
+	case_l4 haproxy-tcp haproxy -k
+run_case "L4 haproxy mode tcp, ab POST 1 KiB: as without a body" case_l4 haproxy-tcp haproxy --post 1024
 run_case "L7 nginx default upstream, ab: nginx closes the client hop, the backend most upstream" \
 	case_l7_nginx_ab
 run_case "L7 nginx default upstream, ab -k: a new upstream connection per request all the same" \
