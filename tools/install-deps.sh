@@ -3,19 +3,30 @@
 # Installs what tcptrace needs to build, test and run its demo on Debian 12
 # (as root). Package daemons are kept from starting: the demo, the scenarios
 # and the tests start their own haproxy, nginx, apache2, hitch and prometheus,
-# in private network namespaces or on loopback ports of their own.
+# in private network namespaces or on loopback ports of their own. vegeta,
+# which Debian does not package, is built from its Go module at a pinned
+# version with Debian's Go.
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 
 packages=(
 	make gcc clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
-	iproute2 haproxy nginx-light apache2-utils wrk procps util-linux python3
+	iproute2 haproxy nginx-light libnginx-mod-stream apache2-utils wrk procps util-linux python3
 	apache2 hitch openssl
 	clang-19 libclang-rt-19-dev clang-tidy-19 cppcheck valgrind
 	qemu-system-x86 busybox-static cpio
 	prometheus jq curl
 	groff-base man-db mandoc bash-completion systemd
+	golang-go
 )
+
+# vegeta's releases after this one need a newer Go than Debian 12's 1.19.
+VEGETA_MODULE=github.com/tsenart/vegeta/v12
+VEGETA_VERSION=v12.8.4
+VEGETA=/usr/local/bin/vegeta
+# Debian's Go by its path: another Go earlier in PATH, or a GOROOT, GOFLAGS
+# or go env file of the machine's, must not take over the build.
+DEBIAN_GO=/usr/lib/go/bin/go
 
 # policy-rc.d exit 101 tells Debian's maintainer scripts not to start services.
 policy=/usr/sbin/policy-rc.d
@@ -40,5 +51,29 @@ apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
 # Prometheus test starts its own server on a free loopback port.
 if [ "$had_prometheus" -eq 0 ] && [ -d /run/systemd/system ]; then
 	systemctl disable --now --quiet prometheus.service
+fi
+
+# The module version a Go binary was built from ("v12.8.4"), and the Go
+# that built it ("go1.19.8").
+go_module_version() { "$DEBIAN_GO" version -m "$1" 2>/dev/null | awk '$1 == "mod" { print $3 }'; }
+go_built_with() { "$DEBIAN_GO" version "$1" 2>/dev/null | awk '{ print $2 }'; }
+
+if [ "$(go_module_version "$VEGETA")" = "$VEGETA_VERSION" ]; then
+	echo "tcptrace: vegeta $VEGETA_VERSION already installed"
+else
+	gowork=$(mktemp -d)
+	env -u GOROOT GOENV=off GOFLAGS=-mod=mod GOTOOLCHAIN=local GOPATH="$gowork/path" \
+		GOCACHE="$gowork/cache" GOBIN="$(dirname "$VEGETA")" \
+		"$DEBIAN_GO" install "$VEGETA_MODULE@$VEGETA_VERSION"
+	rm -rf "$gowork"
+	built_with=$(go_built_with "$VEGETA")
+	debian_go_version=$("$DEBIAN_GO" env GOVERSION)
+	if [ "$(go_module_version "$VEGETA")" != "$VEGETA_VERSION" ] ||
+		[ "$built_with" != "$debian_go_version" ]; then
+		echo "tcptrace: $VEGETA is not vegeta $VEGETA_VERSION built with $debian_go_version" \
+			"($(go_module_version "$VEGETA") built with $built_with)" >&2
+		exit 1
+	fi
+	echo "tcptrace: vegeta $VEGETA_VERSION built with Debian's $built_with"
 fi
 echo "tcptrace: build and test dependencies installed"

@@ -6,6 +6,7 @@
 # counted in that namespace over the same run (nstat, ss; exact), and
 # against the scenario's finding, as the proxy really behaves on this
 # machine (docs/diagnosing.md). A test that cannot run fails; none is skipped.
+# ONLY=TEXT runs just the cases whose name holds TEXT (ONLY=L4, ONLY=vegeta).
 set -u
 . "$(dirname "$0")/../integration/lib.sh"
 
@@ -45,9 +46,11 @@ sum() { # role column
 		END { if (!c) { print "no-column-" col; exit } print s + 0 }' "$CSV"
 }
 
-# Sum over this scenario's processes of their last tw_now (a level).
-tw_now_total() {
-	awk -F, -v pids="$pids_all" '
+# Sum over this scenario's processes (or a role's) of their last tw_now (a level).
+tw_now_total() { # [role]
+	local pids=$pids_all
+	[ $# -eq 0 ] || pids=$(eval echo "\${pids_$1:-none}")
+	awk -F, -v pids="$pids" '
 		BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "tw_now") c = i; next }
 		$3 in keep { last[$3] = $c }
@@ -108,6 +111,35 @@ expect_kernel_totals() { # front-role
 		"$(($(sum all tw_in) + $(sum all tw_out)))"
 	expect_counted "tw_now at the end, all = ss state time-wait" "$ss_timewait" "$(tw_now_total)"
 	expect_eq "nothing untracked" 0 "$(sum all untracked)"
+}
+
+# Where each hop's TIME_WAIT is at the end, exact against ss in the
+# namespace: the client hop has the proxy's accepted side and the load
+# generator's side, the upstream hop the proxy's side and the backend's
+# accepted side. tcptrace's tw_now (the kernel's own list) equals ss on each
+# role's sides. On a connecting side, the timewait sockets tcptrace saw
+# created are all still held, less those its RST ended (tw_rst: a segment
+# came that it refused); the run is shorter than their 60 s. On an
+# accepting side fewer may be held: a new connection from a client port
+# whose earlier connection is in TIME_WAIT there takes that socket over,
+# which the kernel counts nowhere.
+expect_tw_sides() { # proxy name
+	local proxy_rst
+	proxy_rst=$(sum proxy tw_rst)
+	expect_counted "$load's tw_now = ss TIME_WAIT toward $1" "$ss_tw_toward_proxy" "$(tw_now_total load)"
+	expect_counted "$1's tw_now = ss TIME_WAIT on its port and toward the backend" \
+		"$((ss_tw_accepted_proxy + ss_tw_toward_backend))" "$(tw_now_total proxy)"
+	expect_counted "the backend's tw_now = ss TIME_WAIT on its port" "$ss_tw_accepted_backend" \
+		"$(tw_now_total backend)"
+	expect_counted "$load's tw_out - tw_rst = ss TIME_WAIT toward $1" "$ss_tw_toward_proxy" \
+		"$(($(sum load tw_out) - $(sum load tw_rst)))"
+	if [ "$proxy_rst" -eq 0 ]; then
+		expect_counted "$1's tw_out = ss TIME_WAIT toward the backend" "$ss_tw_toward_backend" \
+			"$(sum proxy tw_out)"
+	fi
+	expect_le "ss TIME_WAIT on $1's port, held of its tw_in" "$ss_tw_accepted_proxy" "$(sum proxy tw_in)"
+	expect_le "ss TIME_WAIT on the backend's port, held of its tw_in" "$ss_tw_accepted_backend" \
+		"$(sum backend tw_in)"
 }
 
 # Every request answered, none with an error status (wrk may finish a few
@@ -215,10 +247,11 @@ case_haproxy_keepalive() {
 # haproxy, option http-keep-alive, ab (a new client connection per
 # request): haproxy ends every upstream connection with an RST, reason
 # TCP_STATE, and so leaves no TIME_WAIT upstream (KERNEL-FACTS trap 6).
-case_haproxy_keepalive_ab() {
-	scenario haproxy-keepalive --load ab || return 1
+case_haproxy_keepalive_ab() { # [scenario options...]
+	scenario haproxy-keepalive --load ab "$@" || return 1
 	expect_kernel_totals proxy
 	expect_load_served
+	expect_tw_sides haproxy
 	local conn_out
 	conn_out=$(sum proxy conn_out)
 	expect_eq "haproxy opened an upstream connection per request" "$requests" "$conn_out"
@@ -320,6 +353,158 @@ case_hitch_haproxy() {
 		"$(($(sum tls rst_sent_in) + $(sum tls tw_rst)))" "$load_requests" 90
 }
 
+# The median over the full intervals of the CSV (0.5 s or longer; the last
+# one, after the load, is short) of a role's COLUMN per second.
+median_per_second() { # role column
+	local pids
+	pids=$(eval echo "\${pids_$1:-none}")
+	awk -F, -v pids="$pids" -v col="$2" '
+		BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		!($2 in seen) { seen[$2] = 1; order[++t] = $2 }
+		$3 in keep { s[$2] += $c }
+		END {
+			prev = 0
+			for (i = 1; i <= t; i++) {
+				len = order[i] - prev; prev = order[i]
+				if (len >= 0.5) rate[++m] = s[order[i]] / len
+			}
+			for (i = 2; i <= m; i++)
+				for (j = i; j > 1 && rate[j - 1] > rate[j]; j--) { x = rate[j]; rate[j] = rate[j - 1]; rate[j - 1] = x }
+			printf "%d\n", m ? rate[int((m + 1) / 2)] : -1
+		}' "$CSV"
+}
+
+# vegeta at a constant rate, a new connection per request, against nginx
+# with HTTP/1.1 upstream and no keepalive pool: the backend keeps each
+# upstream connection open, so nginx closes every one first and holds its
+# TIME_WAIT. None expires within the run (60 s on Linux), so the TIME_WAIT
+# held on nginx's upstream side grows by the rate every second: at the end
+# it is every upstream connection of the run. With nginx's default HTTP/1.0
+# upstream the backend closes first instead (case_nginx_default).
+case_vegeta_constant_rate() {
+	local rate=500
+	scenario nginx-constant-rate -r "$rate" || return 1
+	expect_kernel_totals proxy
+	expect_load_served
+	expect_eq "vegeta sent rate x duration = -n requests" "$requests" "$load_requests"
+	local conn_out
+	conn_out=$(sum proxy conn_out)
+	expect_eq "nginx: an upstream connection per request" "$load_requests" "$conn_out"
+	expect_eq "backend conn_in = nginx conn_out" "$conn_out" "$(sum backend conn_in)"
+	expect_counted "nginx sent the first FIN of every upstream connection" "$conn_out" \
+		"$(sum proxy fin_active_out)"
+	expect_eq "the backend closed none first" 0 "$(sum backend fin_active_in)"
+	expect_counted "nginx's tw_out = its conn_out" "$conn_out" "$(sum proxy tw_out)"
+	expect_eq "the backend's tw_in" 0 "$(sum backend tw_in)"
+	expect_counted "TIME_WAIT held on nginx's upstream side at the end (ss) = its tw_out" \
+		"$ss_tw_toward_backend" "$(sum proxy tw_out)"
+	expect_counted "nginx's tw_now at the end = ss TIME_WAIT on its two sides" \
+		"$((ss_tw_accepted_proxy + ss_tw_toward_backend))" "$(tw_now_total proxy)"
+	# A generous bound: vegeta paces its requests itself.
+	local per_s
+	per_s=$(median_per_second proxy tw_out)
+	expect_eq "nginx's upstream TIME_WAIT grew by the rate per second, within half to twice (median $per_s/s of $rate/s)" \
+		1 "$((per_s * 2 >= rate && per_s <= rate * 2))"
+}
+
+# A layer 4 proxy (nginx stream, haproxy mode tcp) under ab: one upstream
+# connection per client connection, and when one end of a pair closes, the
+# proxy closes the other. So the first FIN is passed on: the proxy's first
+# FINs on one hop are the other hop's far end's, and whoever sends a first
+# FIN holds that connection's TIME_WAIT. No RST anywhere.
+#   Without -k, the backend answers ab's HTTP/1.0 and closes first, so the
+# TIME_WAIT lands on the side that accepted at each hop (the backend's, the
+# proxy's client side) and on the proxy's upstream side only for ab's spare
+# connections, which ab closes first. With -k, ab's few connections last the
+# run and ab closes them first at the end: the proxy closes upstream first
+# and holds that TIME_WAIT (one local port each).
+case_l4() { # scenario proxy-name [scenario options...]
+	local p=$2 keepalive=0
+	[[ " ${*:3} " == *" -k "* ]] && keepalive=1
+	scenario "$1" "${@:3}" || return 1
+	expect_kernel_totals proxy
+	expect_load_served
+	expect_tw_sides "$p"
+	local conn_in
+	conn_in=$(sum proxy conn_in)
+	expect_eq "$p: an upstream connection per client connection" "$conn_in" "$(sum proxy conn_out)"
+	expect_eq "backend conn_in = $p's conn_out" "$(sum proxy conn_out)" "$(sum backend conn_in)"
+	expect_eq "no RST sent (TcpOutRsts)" 0 "$TcpOutRsts"
+	expect_counted "client hop: $p's first FINs = the backend's first FINs upstream (passed on)" \
+		"$(sum backend fin_active_in)" "$(sum proxy fin_active_in)"
+	expect_counted "upstream hop: $p's first FINs = ab's first FINs toward it (passed on)" \
+		"$(sum load fin_active_out)" "$(sum proxy fin_active_out)"
+	expect_counted "TIME_WAIT: the backend's tw_in = its first FINs" "$(sum backend fin_active_in)" \
+		"$(sum backend tw_in)"
+	expect_counted "TIME_WAIT: $p's tw_in = its first FINs toward ab" "$(sum proxy fin_active_in)" \
+		"$(sum proxy tw_in)"
+	expect_counted "TIME_WAIT: $p's tw_out = its first FINs upstream" "$(sum proxy fin_active_out)" \
+		"$(sum proxy tw_out)"
+	expect_counted "TIME_WAIT: ab's tw_out = its first FINs" "$(sum load fin_active_out)" "$(sum load tw_out)"
+	if [ "$keepalive" -eq 1 ]; then
+		expect_le "ab's connections are a handful" "$conn_in" "$((requests / 50))"
+		expect_share "ab closed first" "$(sum load fin_active_out)" "$conn_in" 80
+	else
+		expect_counted "the backend closed each connection with a request first" \
+			"$load_requests" "$(sum backend fin_active_in)"
+		expect_le "ab closed first only its spare connections" "$(sum load fin_active_out)" \
+			"$(($(sum load conn_out) - load_requests))"
+	fi
+}
+
+# nginx at layer 7 with its default upstream (HTTP/1.0, a new upstream
+# connection per request), under ab: the counterpart of case_l4. The
+# client hop is nginx's own: it closes first on every connection with a
+# request unless ab keeps it (-k; then ab closes first). The upstream hop
+# does not follow the client: one connection per request either way, the
+# backend closes most first (TIME_WAIT on the backend), nginx a few.
+case_l7_nginx_ab() { # [scenario options...]
+	scenario nginx-default --load ab "$@" || return 1
+	expect_kernel_totals proxy
+	expect_load_served
+	expect_tw_sides nginx
+	local conn_out keepalive=0
+	[[ " $* " == *" -k "* ]] && keepalive=1
+	conn_out=$(sum proxy conn_out)
+	expect_eq "nginx: an upstream connection per request" "$load_requests" "$conn_out"
+	expect_share "upstream hop: the backend closed most first" "$(sum backend fin_active_in)" "$conn_out" 80
+	expect_share "TIME_WAIT: the backend's tw_in" "$(sum backend tw_in)" "$conn_out" 80
+	if [ "$keepalive" -eq 1 ]; then
+		expect_le "ab's connections are a handful" "$(sum proxy conn_in)" "$((requests / 50))"
+		expect_share "client hop: ab closed first" "$(sum load fin_active_out)" "$(sum load conn_out)" 80
+		expect_counted "TIME_WAIT: ab's tw_out = its first FINs" "$(sum load fin_active_out)" \
+			"$(sum load tw_out)"
+		expect_counted "TIME_WAIT: nginx's tw_in = its first FINs toward ab" "$(sum proxy fin_active_in)" \
+			"$(sum proxy tw_in)"
+	else
+		expect_counted "client hop: nginx closed each connection with a request first" \
+			"$load_requests" "$(sum proxy fin_active_in)"
+		expect_counted "TIME_WAIT: nginx's tw_in = requests" "$load_requests" "$(sum proxy tw_in)"
+	fi
+}
+
+# haproxy at layer 7 (http-keep-alive) under ab -k: the counterpart of
+# case_l4 with -k. Client and server connections are reused, and when
+# ab closes at the end haproxy keeps the idle server connections: no
+# TIME_WAIT on haproxy or the backend, only ab's own.
+case_l7_haproxy_ab_keepalive() {
+	scenario haproxy-keepalive --load ab -k || return 1
+	expect_kernel_totals proxy
+	expect_load_served
+	expect_tw_sides haproxy
+	local conn_in
+	conn_in=$(sum proxy conn_in)
+	expect_le "ab's connections are a handful" "$conn_in" "$((requests / 50))"
+	expect_le "haproxy's server connections are a handful" "$(sum proxy conn_out)" "$((requests / 50))"
+	expect_share "client hop: ab closed first" "$(sum load fin_active_out)" "$conn_in" 80
+	expect_counted "TIME_WAIT: ab's tw_out = its first FINs" "$(sum load fin_active_out)" "$(sum load tw_out)"
+	expect_counted "TIME_WAIT: haproxy's tw_in = its first FINs toward ab" "$(sum proxy fin_active_in)" \
+		"$(sum proxy tw_in)"
+	expect_eq "TIME_WAIT: haproxy's tw_out" 0 "$(sum proxy tw_out)"
+	expect_eq "TIME_WAIT: the backend's tw_in" 0 "$(sum backend tw_in)"
+}
+
 [ "$(id -u)" -eq 0 ] || { echo "e2e tests need root"; echo "0 passed, 1 failed"; exit 1; }
 [ -x "$TCPTRACE" ] || { echo "missing $TCPTRACE: run make first"; echo "0 passed, 1 failed"; exit 1; }
 
@@ -334,4 +519,25 @@ run_case "haproxy httpclose, wrk: tw_in on haproxy, upstream TIME_WAIT on the ba
 run_case "haproxy http-server-close, wrk: no tw_out, backend FIN or haproxy RST" case_haproxy_server_close
 run_case "Apache mod_proxy_http, ab: backend connections reused" case_apache_proxy
 run_case "hitch -> haproxy -> nginx, ab over TLS: one connection per hop" case_hitch_haproxy
+run_case "vegeta at a constant rate, nginx without an upstream pool: its upstream TIME_WAIT grows by the rate" \
+	case_vegeta_constant_rate
+run_case "L4 nginx stream, ab: the backend's FIN passed on, TIME_WAIT where each hop accepted" \
+	case_l4 nginx-stream nginx
+run_case "L4 nginx stream, ab -k: ab closes, nginx passes it on and holds the upstream TIME_WAIT" \
+	case_l4 nginx-stream nginx -k
+run_case "L4 nginx stream, ab POST 1 KiB: as without a body" case_l4 nginx-stream nginx --post 1024
+run_case "L4 haproxy mode tcp, ab: the backend's FIN passed on, TIME_WAIT where each hop accepted" \
+	case_l4 haproxy-tcp haproxy
+run_case "L4 haproxy mode tcp, ab -k: ab closes, haproxy passes it on and holds the upstream TIME_WAIT" \
+	case_l4 haproxy-tcp haproxy -k
+run_case "L4 haproxy mode tcp, ab POST 1 KiB: as without a body" case_l4 haproxy-tcp haproxy --post 1024
+run_case "L7 nginx default upstream, ab: nginx closes the client hop, the backend most upstream" \
+	case_l7_nginx_ab
+run_case "L7 nginx default upstream, ab -k: a new upstream connection per request all the same" \
+	case_l7_nginx_ab -k
+run_case "L7 nginx default upstream, ab POST 1 KiB: as without a body" case_l7_nginx_ab --post 1024
+run_case "L7 haproxy http-keep-alive, ab -k: connections reused, TIME_WAIT only on ab" \
+	case_l7_haproxy_ab_keepalive
+run_case "L7 haproxy http-keep-alive, ab POST 1 KiB: upstream RST (TCP_STATE), no tw_out" \
+	case_haproxy_keepalive_ab --post 1024
 finish

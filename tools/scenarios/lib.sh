@@ -22,7 +22,11 @@ SC_NAME=$(basename "$0" .sh)
 REQUESTS=2000
 CONCURRENCY=10
 TIME_LIMIT=60 # seconds the load run may take at most
-LOAD=ab       # ab: a new connection per request; wrk: keep-alive connections
+LOAD=ab       # ab: a new connection per request; wrk: keep-alive connections;
+              # vegeta: a new connection per request at a constant rate
+RATE=200      # requests per second of vegeta
+KEEPALIVE=0   # 1: ab keeps its connections open (ab -k)
+POST_BYTES=0  # > 0: every request is a POST with a body of this many bytes
 CSV=""
 TRUTH=""
 PROXY_CONF="" # the proxy's configuration, a file in tools/scenarios or a path
@@ -37,15 +41,22 @@ SC_RUN=""
 SC_ROLES=()         # role names, in start order
 declare -A SC_ROOT  # role -> PID of its first process
 declare -A SC_PIDS  # role -> its PIDs, comma-separated (set by sc_run)
+declare -A SC_PORT  # role -> the port it listens on
 
 sc_usage() {
 	cat >&2 <<EOF
-usage: $0 [-n REQUESTS] [-c CONCURRENCY] [-t SECONDS] [--load ab|wrk]
-          [--csv FILE] [--conf FILE] [--truth FILE]
+usage: $0 [-n REQUESTS] [-c CONCURRENCY] [-t SECONDS] [--load ab|wrk|vegeta]
+          [-r RATE] [-k] [--post BYTES] [--csv FILE] [--conf FILE] [--truth FILE]
   -n REQUESTS    requests of the load run (default $REQUESTS)
-  -c N           concurrent connections of the load generator (default $CONCURRENCY)
+  -c N           concurrent connections of ab and wrk (default $CONCURRENCY)
   -t SECONDS     the load run is stopped after this long (default $TIME_LIMIT)
-  --load ab|wrk  ab opens a connection per request, wrk keeps $CONCURRENCY open (default $LOAD)
+  --load ab|wrk|vegeta
+                 ab opens a connection per request, wrk keeps $CONCURRENCY open,
+                 vegeta opens a connection per request at a constant rate (default $LOAD)
+  -r RATE        vegeta's requests per second (default $RATE); it runs for REQUESTS / RATE
+                 seconds, which must be a whole number of milliseconds
+  -k             ab keeps its connections open between requests (ab -k)
+  --post BYTES   every request is a POST with a body of BYTES bytes (ab and vegeta)
   --csv FILE     tcptrace's CSV (default ./$SC_NAME.csv)
   --conf FILE    the proxy's configuration instead of $PROXY_CONF
   --truth FILE   also write what the kernel counted in the namespace over the
@@ -56,6 +67,7 @@ EOF
 
 sc_log() { printf '%s: %s\n' "$SC_NAME" "$*" >&2; }
 sc_fail() { sc_log "$*"; exit 1; }
+sc_bad_usage() { sc_log "$*"; exit 2; }
 sc_in_ns() { ip netns exec "$SC_NS" "$@"; }
 sc_is_count() { [[ $1 =~ ^[1-9][0-9]{0,7}$ ]]; }
 
@@ -65,7 +77,10 @@ sc_parse_args() {
 		-n) [ $# -ge 2 ] && sc_is_count "$2" || sc_usage; REQUESTS=$2; shift 2 ;;
 		-c) [ $# -ge 2 ] && sc_is_count "$2" || sc_usage; CONCURRENCY=$2; shift 2 ;;
 		-t) [ $# -ge 2 ] && sc_is_count "$2" || sc_usage; TIME_LIMIT=$2; shift 2 ;;
-		--load) [ $# -ge 2 ] && [[ $2 == ab || $2 == wrk ]] || sc_usage; LOAD=$2; shift 2 ;;
+		--load) [ $# -ge 2 ] && [[ $2 == ab || $2 == wrk || $2 == vegeta ]] || sc_usage; LOAD=$2; shift 2 ;;
+		-r) [ $# -ge 2 ] && sc_is_count "$2" || sc_usage; RATE=$2; shift 2 ;;
+		-k) KEEPALIVE=1; shift ;;
+		--post) [ $# -ge 2 ] && sc_is_count "$2" || sc_usage; POST_BYTES=$2; shift 2 ;;
 		--csv) [ $# -ge 2 ] || sc_usage; CSV=$2; shift 2 ;;
 		--conf) [ $# -ge 2 ] || sc_usage; PROXY_CONF=$2; shift 2 ;;
 		--truth) [ $# -ge 2 ] || sc_usage; TRUTH=$2; shift 2 ;;
@@ -73,6 +88,14 @@ sc_parse_args() {
 		esac
 	done
 	[ "$CONCURRENCY" -le "$REQUESTS" ] || sc_fail "-c must not exceed -n"
+	[ "$KEEPALIVE" -eq 0 ] || [ "$LOAD" = ab ] || sc_bad_usage "-k is for ab only"
+	[ "$POST_BYTES" -eq 0 ] || [ "$LOAD" != wrk ] || sc_bad_usage "--post is for ab and vegeta only"
+	if [ "$LOAD" = vegeta ]; then
+		[ $((REQUESTS * 1000 % RATE)) -eq 0 ] ||
+			sc_bad_usage "-n $REQUESTS at -r $RATE is not a whole number of milliseconds"
+		[ $((REQUESTS * 1000 / RATE)) -le $((TIME_LIMIT * 1000)) ] ||
+			sc_bad_usage "-n $REQUESTS at -r $RATE takes longer than -t $TIME_LIMIT"
+	fi
 	CSV=${CSV:-$PWD/$SC_NAME.csv}
 }
 
@@ -95,7 +118,9 @@ sc_cleanup() {
 sc_init() {
 	sc_parse_args "$@"
 	local tool
-	for tool in ip ss nstat timeout "$LOAD"; do
+	local tools=(ip ss nstat timeout "$LOAD")
+	[ "$LOAD" = vegeta ] && tools+=(jq)
+	for tool in "${tools[@]}"; do
 		command -v "$tool" >/dev/null || sc_fail "missing $tool (tools/install-deps.sh installs it)"
 	done
 	[ -x "$TCPTRACE" ] || sc_fail "missing $TCPTRACE: run make first"
@@ -143,6 +168,7 @@ sc_start() { # role port processes command...
 	pid=$!
 	SC_ROLES+=("$role")
 	SC_ROOT[$role]=$pid
+	SC_PORT[$role]=$port
 	for i in $(seq 400); do # 20 s: a loaded machine starts servers slowly
 		kill -0 "$pid" 2>/dev/null || break
 		sc_listening "$port" && [ "$(sc_tree "$pid" | wc -l)" -ge "$procs" ] && return 0
@@ -190,10 +216,11 @@ sc_hitch() { # role conf port
 
 # The load command, run in the namespace, bounded in requests and time;
 # timeout ends it if it hangs. A wrapper writes the load generator's PID to
-# load.pid. wrk stops sending after REQUESTS responses (wrk-requests.lua),
-# but its main thread sleeps for all of -d: SIGINT, sent until wrk has
-# gone, ends that sleep. From the wrapper, not from wrk's Lua: a process
-# wrk started would hold wrk's sockets open after it exits.
+# load.pid. vegeta sends exactly RATE x its duration requests. wrk stops
+# sending after REQUESTS responses (wrk-requests.lua), but its main thread
+# sleeps for all of -d: SIGINT, sent until wrk has gone, ends that sleep.
+# From the wrapper, not from wrk's Lua: a process wrk started would hold
+# wrk's sockets open after it exits.
 sc_load_cmd() { # url
 	local done_file=$SC_RUN/wrk.done
 	SC_LOAD=(timeout -k 5 "$((TIME_LIMIT + 10))" bash -c '
@@ -213,13 +240,27 @@ sc_load_cmd() { # url
 	SC_LOAD_NAME=$LOAD.$$
 	mkdir -p "$SC_RUN/bin"
 	ln -sf "$(command -v "$LOAD")" "$SC_RUN/bin/$SC_LOAD_NAME"
+	local body=$SC_RUN/body
+	[ "$POST_BYTES" -gt 0 ] && head -c "$POST_BYTES" /dev/zero | tr '\0' x >"$body"
 	case $LOAD in
 	ab)
 		# -t before -n: -t alone would mean 50000 requests.
-		SC_LOAD+=("$SC_RUN/bin/$SC_LOAD_NAME" -q -r -t "$TIME_LIMIT" -n "$REQUESTS" -c "$CONCURRENCY" -s 10 "$1") ;;
+		SC_LOAD+=("$SC_RUN/bin/$SC_LOAD_NAME" -q -r -t "$TIME_LIMIT" -n "$REQUESTS" -c "$CONCURRENCY" -s 10)
+		[ "$KEEPALIVE" -eq 1 ] && SC_LOAD+=(-k)
+		[ "$POST_BYTES" -gt 0 ] && SC_LOAD+=(-p "$body" -T application/octet-stream)
+		SC_LOAD+=("$1") ;;
 	wrk)
 		SC_LOAD+=("$SC_RUN/bin/$SC_LOAD_NAME" -t1 -c "$CONCURRENCY" -d "${TIME_LIMIT}s" --timeout 10s
 			-s "$SC_DIR/wrk-requests.lua" "$1" -- "$REQUESTS" "$done_file") ;;
+	vegeta)
+		if [ "$POST_BYTES" -gt 0 ]; then
+			printf 'POST %s\nContent-Type: application/octet-stream\n@%s\n' "$1" "$body"
+		else
+			printf 'GET %s\n' "$1"
+		fi >"$SC_RUN/targets"
+		SC_LOAD+=("$SC_RUN/bin/$SC_LOAD_NAME" attack -targets "$SC_RUN/targets" -rate "$RATE/1s"
+			-duration "$((REQUESTS * 1000 / RATE))ms" -keepalive=false -timeout 10s
+			-output "$SC_RUN/vegeta.results") ;;
 	esac
 }
 
@@ -258,6 +299,13 @@ sc_load_summary() {
 	wrk)
 		LOAD_REQUESTS=$(awk '/ requests in / { print $1 }' "$SC_RUN/load.out")
 		LOAD_NON2XX=$(awk '/^  Non-2xx or 3xx responses:/ { print $5 }' "$SC_RUN/load.out") ;;
+	vegeta)
+		# Status 0 counts the requests that got no response.
+		vegeta report -type=json "$SC_RUN/vegeta.results" >"$SC_RUN/vegeta.json" ||
+			sc_fail "vegeta report could not read vegeta's results"
+		LOAD_REQUESTS=$(jq '.requests' "$SC_RUN/vegeta.json")
+		LOAD_NON2XX=$(jq '[.status_codes | to_entries[] | select(.key | test("^2") | not) | .value] | add // 0' \
+			"$SC_RUN/vegeta.json") ;;
 	esac
 	LOAD_REQUESTS=${LOAD_REQUESTS:-0}
 	LOAD_NON2XX=${LOAD_NON2XX:-0}
@@ -268,6 +316,12 @@ sc_load_summary() {
 # "(99: Cannot assign requested address)" or Apache's "(99)Cannot assign".
 sc_errno99_lines() { # role
 	cat "$SC_RUN/$1"/*.log "$SC_RUN/$1.out" 2>/dev/null | grep -cE '\(99(: |\))'
+}
+
+# Timewait sockets held now in the namespace whose local (sport) or
+# remote (dport) port is PORT.
+sc_tw_held() { # sport|dport port
+	sc_in_ns ss -tanH state time-wait "( $1 = :$2 )" | wc -l
 }
 
 # Processes in the namespace that are no role's, as "PID:comm".
@@ -305,8 +359,13 @@ sc_write_truth() {
 		load_pid=$(cat "$SC_RUN/load.pid" 2>/dev/null)
 		echo "pids_load=$load_pid"
 		all=$load_pid
+		[ "$LOAD" = vegeta ] && echo "rate=$RATE"
 		for role in "${SC_ROLES[@]}"; do
 			echo "pids_$role=${SC_PIDS[$role]}"
+			# TIME_WAIT held now on ROLE's accepted side (its port is
+			# the local one), and on the side of those that connect to it.
+			echo "ss_tw_accepted_$role=$(sc_tw_held sport "${SC_PORT[$role]}")"
+			echo "ss_tw_toward_$role=$(sc_tw_held dport "${SC_PORT[$role]}")"
 			echo "errno99_$role=$(sc_errno99_lines "$role")"
 			all=$all,${SC_PIDS[$role]}
 		done
@@ -314,9 +373,15 @@ sc_write_truth() {
 	} >"$TRUTH"
 }
 
-# Sum of a CSV column over the rows of ROLE's processes.
+# The PIDs of ROLE, or of the load generator for "load".
+sc_role_pids() { # role
+	if [ "$1" = load ]; then cat "$SC_RUN/load.pid"; else echo "${SC_PIDS[$1]}"; fi
+}
+
+# Sum of a CSV column over the rows of ROLE's processes ("load": the load
+# generator's).
 sc_sum() { # role column
-	awk -F, -v pids="${SC_PIDS[$1]}" -v col="$2" '
+	awk -F, -v pids="$(sc_role_pids "$1")" -v col="$2" '
 		BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
 		c && ($3 in keep) { s += $c }
@@ -325,7 +390,7 @@ sc_sum() { # role column
 
 # The rst_sent_reasons of ROLE's rows, summed per reason: "TCP_STATE 113".
 sc_reasons() { # role
-	awk -F, -v pids="${SC_PIDS[$1]}" '
+	awk -F, -v pids="$(sc_role_pids "$1")" '
 		BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
 		NR > 1 && ($3 in keep) && $NF != "" {
 			m = split($NF, parts, ";")
@@ -345,4 +410,19 @@ sc_haproxy_finding() {
 		"$(sc_sum proxy fin_passive_out), haproxy's FIN $(sc_sum proxy fin_active_out), haproxy's RST" \
 		"$(sc_sum proxy rst_sent_out)${reasons:+ ($reasons)}; TIME_WAIT: haproxy tw_in $(sc_sum proxy tw_in)," \
 		"tw_out $(sc_sum proxy tw_out), backend tw_in $(sc_sum backend tw_in)"
+}
+
+# Who closed first on each hop of a layer 4 proxy, and where the TIME_WAIT
+# is: the client hop (the load generator to the proxy) and the upstream hop
+# (the proxy to the backend), each seen from both of its ends.
+sc_l4_finding() { # proxy name
+	local p=$1
+	sc_finding "$LOAD_REQUESTS requests; client hop ($LOAD to $p, $(sc_sum proxy conn_in) connections):" \
+		"first FIN from $p $(sc_sum proxy fin_active_in), from $LOAD $(sc_sum load fin_active_out);" \
+		"RST from $p $(sc_sum proxy rst_sent_in), from $LOAD $(sc_sum load rst_sent_out);" \
+		"TIME_WAIT $p tw_in $(sc_sum proxy tw_in), $LOAD tw_out $(sc_sum load tw_out)." \
+		"Upstream hop ($p to the backend, $(sc_sum proxy conn_out) connections): first FIN from" \
+		"$p $(sc_sum proxy fin_active_out), from the backend $(sc_sum backend fin_active_in);" \
+		"RST from $p $(sc_sum proxy rst_sent_out), from the backend $(sc_sum backend rst_sent_in);" \
+		"TIME_WAIT $p tw_out $(sc_sum proxy tw_out), backend tw_in $(sc_sum backend tw_in)"
 }
