@@ -14,7 +14,7 @@ packages=(
 	iproute2 haproxy nginx-light libnginx-mod-stream apache2-utils wrk procps util-linux python3
 	apache2 hitch openssl
 	clang-19 libclang-rt-19-dev clang-tidy-19 cppcheck valgrind
-	qemu-system-x86 busybox-static cpio
+	qemu-system-x86 busybox-static cpio xz-utils
 	prometheus jq curl
 	groff-base man-db mandoc bash-completion systemd
 	golang-go
