@@ -6,9 +6,10 @@
 # time, the scenario program against the kernel, tcptrace's integration
 # tests, the kernel matrix (tcptrace in a Debian 6.1 guest under qemu),
 # tcptrace's outputs read by other programs (a Prometheus server, JSON
-# parsers), and the end-to-end tests over the proxy scenarios of
-# tools/scenarios. Each runs even when one before it failed; the last line
-# counts the suites.
+# parsers), the end-to-end tests over the proxy scenarios of
+# tools/scenarios, and tcptrace report's pages in a real browser (Debian's
+# chromium). Each runs even when one before it failed; the last line counts
+# the suites.
 set -u
 cd "$(dirname "$0")/.."
 make=${MAKE:-make}
@@ -39,6 +40,7 @@ suite integration tests/integration/run.sh
 suite kernel-6.1 tests/kernel/run-6.1.sh
 suite exporter tests/integration/exporter.sh
 suite e2e tests/e2e/run.sh
+suite report tests/report/run.sh
 
 [ "$failed" -eq 0 ] || echo "failed suites:$failures"
 echo "all suites: $passed passed, $failed failed"

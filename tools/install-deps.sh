@@ -15,6 +15,7 @@ packages=(
 	qemu-system-x86 busybox-static cpio
 	prometheus jq curl
 	groff-base man-db mandoc bash-completion systemd
+	libjs-chart.js chromium
 )
 
 # policy-rc.d exit 101 tells Debian's maintainer scripts not to start services.
