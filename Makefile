@@ -17,7 +17,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARNINGS) \
 LIBS := -lbpf -lelf -lz
 
 # Pure modules: unit-tested without root and without libbpf.
-PURE := stats options table csv proc_match csv_read compare ports utf8 json metrics http
+PURE := stats options table csv proc_match csv_read compare ports utf8 json metrics http \
+	timeline html report_page report_cli
 USER := $(PURE) sockdiag netns tracer selfcheck report privileges command exporter main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))
 
@@ -58,6 +59,14 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 
 # The skeleton must exist before any user object that includes it is built.
 $(OUTPUT)/user/tracer.o: $(OUTPUT)/tcptrace.skel.h
+
+# The report page's own style and script, compiled in as strings.
+REPORT_ASSETS := src/user/page/report.css src/user/page/report.js
+$(OUTPUT)/report_assets.h: tools/embed.sh $(REPORT_ASSETS) | $(OUTPUT)
+	$(call msg,EMBED,$@)
+	$(Q)tools/embed.sh report_css src/user/page/report.css report_js src/user/page/report.js >$@
+
+$(OUTPUT)/user/report_page.o: $(OUTPUT)/report_assets.h
 
 $(OUTPUT)/user/%.o: src/user/%.c | $(OUTPUT)/user
 	$(call msg,CC,$@)
@@ -176,6 +185,7 @@ $(ASAN_OUTPUT)/user $(FUZZ_OUTPUT)/user:
 	$(Q)mkdir -p $@
 
 $(ASAN_OUTPUT)/user/tracer.o: $(OUTPUT)/tcptrace.skel.h
+$(ASAN_OUTPUT)/user/report_page.o: $(OUTPUT)/report_assets.h
 
 $(ASAN_OUTPUT)/user/%.o: src/user/%.c | $(ASAN_OUTPUT)/user
 	$(call msg,CC-ASAN,$@)
@@ -214,7 +224,7 @@ valgrind: $(UNIT_TESTS) tcptrace
 	tests/memcheck.sh valgrind tcptrace ./tcptrace || status=1; \
 	exit $$status
 
-lint: $(OUTPUT)/tcptrace.skel.h
+lint: $(OUTPUT)/tcptrace.skel.h $(OUTPUT)/report_assets.h
 	$(Q)CLANG_TIDY='$(CLANG_TIDY)' CPPCHECK='$(CPPCHECK)' tests/lint.sh $(LINT_CFLAGS)
 
 $(FUZZ_OUTPUT)/user/%.o: src/user/%.c | $(FUZZ_OUTPUT)/user

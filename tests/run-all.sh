@@ -7,9 +7,10 @@
 # tests, the kernel matrix (tcptrace in Debian's 5.10, 6.1 and 6.12 kernels
 # under qemu; KERNELS="..." narrows it),
 # tcptrace's outputs read by other programs (a Prometheus server, JSON
-# parsers), and the end-to-end tests over the proxy scenarios of
-# tools/scenarios. Each runs even when one before it failed; the last line
-# counts the suites.
+# parsers), the end-to-end tests over the proxy scenarios of
+# tools/scenarios, and tcptrace report's pages in a real browser (Debian's
+# chromium). Each runs even when one before it failed; the last line counts
+# the suites.
 set -u
 cd "$(dirname "$0")/.."
 make=${MAKE:-make}
@@ -40,6 +41,7 @@ suite integration tests/integration/run.sh
 suite kernels "$make" --no-print-directory kernel-test
 suite exporter tests/integration/exporter.sh
 suite e2e tests/e2e/run.sh
+suite report tests/report/run.sh
 
 [ "$failed" -eq 0 ] || echo "failed suites:$failures"
 echo "all suites: $passed passed, $failed failed"

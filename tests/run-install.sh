@@ -123,7 +123,8 @@ case_man_renders() {
 case_man_options() {
 	local page opt man_opts help_opts
 	page=$(render)
-	help_opts=$( (help_long ./tcptrace; help_long ./tcptrace compare) | LC_ALL=C sort -u)
+	help_opts=$( (help_long ./tcptrace; help_long ./tcptrace compare; help_long ./tcptrace report) |
+		LC_ALL=C sort -u)
 	[ "$(wc -l <<<"$help_opts")" -ge 10 ] || { bad "too few options read from --help: $help_opts"; return 1; }
 	for opt in $help_opts; do
 		grep -q -- "$opt\b" <<<"$page" || bad "$opt is not in the page"
@@ -131,7 +132,7 @@ case_man_options() {
 	# As the page has it: "-p, --pid".
 	while read -r opt; do
 		grep -qE -- "(^| )$opt, --" <<<"$page" || bad "$opt is not in the page"
-	done < <(help_short ./tcptrace; help_short ./tcptrace compare)
+	done < <(help_short ./tcptrace; help_short ./tcptrace compare; help_short ./tcptrace report)
 	man_opts=$(grep -oE -- '(^|[^a-z-])--[a-z][a-z-]*' <<<"$page" | sed 's/^[^-]*//' | LC_ALL=C sort -u)
 	expect_eq "long options in the page, as in --help" "$(echo $help_opts)" "$(echo $man_opts)"
 }
@@ -263,6 +264,18 @@ case_completion() {
 	expect_completion "tcptrace compare -" "${opts% }"
 	[[ " $(complete_line "tcptrace ") " == *" compare "* ]] && ok "'tcptrace ' offers compare" ||
 		bad "'tcptrace ' does not offer compare"
+	expect_completion "tcptrace report --" "--help --output"
+	opts=$( (help_long ./tcptrace report; help_short ./tcptrace report) | LC_ALL=C sort -u | tr '\n' ' ')
+	expect_completion "tcptrace report -" "${opts% }"
+	[[ " $(complete_line "tcptrace ") " == *" report "* ]] && ok "'tcptrace ' offers report" ||
+		bad "'tcptrace ' does not offer report"
+	mkdir -p "$WORK/pages/sub" && touch "$WORK/pages/a.csv" "$WORK/pages/old.html" "$WORK/pages/notes.txt"
+	expect_eq "'tcptrace report ' in a folder" "a.csv sub" \
+		"$(cd "$WORK/pages" && complete_line "tcptrace report ")"
+	expect_eq "'tcptrace report a.csv -o ' in a folder" "old.html sub" \
+		"$(cd "$WORK/pages" && complete_line "tcptrace report a.csv -o ")"
+	expect_eq "'tcptrace report a.csv --output=' in a folder" "old.html sub" \
+		"$(cd "$WORK/pages" && complete_line "tcptrace report a.csv --output=")"
 
 	mkdir -p "$dir/sub" && touch "$dir/a.csv" "$dir/b.csv" "$dir/notes.txt"
 	expect_eq "'tcptrace compare a.csv ' in a folder" "a.csv b.csv sub" \
@@ -335,7 +348,7 @@ run_case "the man page: every option of --help, and no other" case_man_options
 run_case "the man page: every CSV column and table heading of a real run" case_man_columns
 run_case "the man page: every metric of metrics.c, and no other" case_man_metrics
 run_case "the doc pages: every option, CSV column and metric" case_doc_pages
-run_case "bash completion: options, --by, --pid names, files, after --" case_completion
+run_case "bash completion: options, --by, --pid names, files, after --, compare, report" case_completion
 run_case "the systemd unit example passes systemd-analyze verify" case_unit
 echo "install: $PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

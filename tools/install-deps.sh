@@ -18,6 +18,7 @@ packages=(
 	prometheus jq curl
 	groff-base man-db mandoc bash-completion systemd
 	golang-go
+	libjs-chart.js chromium
 )
 
 # vegeta's releases after this one need a newer Go than Debian 12's 1.19.

@@ -19,8 +19,8 @@
 #define CONT_INDENT "    "
 
 /* The TIME_WAIT counts lead the report; the level tw_now comes after them. */
-static const enum tt_csv_col tw_counts[] = { TT_CSV_TW_IN, TT_CSV_TW_OUT };
-static const enum tt_csv_col other_counts[] = {
+const enum tt_csv_col compare_tw_counts[COMPARE_TW_COUNTS] = { TT_CSV_TW_IN, TT_CSV_TW_OUT };
+const enum tt_csv_col compare_other_counts[COMPARE_OTHER_COUNTS] = {
 	TT_CSV_CONN_IN,        TT_CSV_CONN_OUT,        TT_CSV_FIN_ACTIVE_IN,
 	TT_CSV_FIN_ACTIVE_OUT, TT_CSV_FIN_PASSIVE_IN,  TT_CSV_FIN_PASSIVE_OUT,
 	TT_CSV_RST_SENT_IN,    TT_CSV_RST_SENT_OUT,    TT_CSV_RST_RECV_IN,
@@ -28,8 +28,6 @@ static const enum tt_csv_col other_counts[] = {
 	TT_CSV_TIMEOUT_OUT,    TT_CSV_CONNFAIL_OUT,    TT_CSV_UNTRACKED,
 	TT_CSV_TW_RST,
 };
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const char compare_usage[] =
 	"Usage: tcptrace compare FILE FILE [FILE]... [--csv]\n"
@@ -142,6 +140,7 @@ int compare_run_init(struct compare_run *run, const char *file, const struct tt_
 	memset(run, 0, sizeof(*run));
 	memset(err, 0, sizeof(*err));
 	run->file = file;
+	run->kind = csv->kind;
 	for (i = 0; i < csv->n; i++) {
 		const struct tt_csv_row *row = &csv->rows[i];
 
@@ -180,8 +179,7 @@ void compare_run_free(struct compare_run *run)
 	run->n_procs = 0;
 }
 
-/* Runs are named like spreadsheet columns: A..Z, then AA, AB... */
-static const char *run_label(char *buf, size_t len, size_t index)
+const char *compare_run_label(char *buf, size_t len, size_t index)
 {
 	char rev[16];
 	size_t n = 0, i;
@@ -198,9 +196,7 @@ static const char *run_label(char *buf, size_t len, size_t index)
 	return buf;
 }
 
-/* "0.50x"; "-" when both are 0; "inf" when only the first is; "<0.01x"
- * when the later count is not 0 but would round to "0.00x". */
-static const char *ratio_text(char *buf, size_t len, uint64_t first, uint64_t v)
+const char *compare_ratio_text(char *buf, size_t len, uint64_t first, uint64_t v)
 {
 	double ratio;
 
@@ -213,8 +209,7 @@ static const char *ratio_text(char *buf, size_t len, uint64_t first, uint64_t v)
 	return buf;
 }
 
-/* The rate per second, or "-" for a run without duration. */
-static const char *rate_text(char *buf, size_t len, uint64_t total, double duration_s)
+const char *compare_rate_text(char *buf, size_t len, uint64_t total, double duration_s)
 {
 	if (duration_s <= 0)
 		return "-";
@@ -236,9 +231,9 @@ static void write_run_line(FILE *f, const struct compare_run *run, size_t index)
 	size_t col, i;
 	int len;
 
-	len = fprintf(f, "%s: %s, %.3f s, %zu process%s%s", run_label(label, sizeof(label), index),
-		      run->file, run->duration_s, run->n_procs, run->n_procs == 1 ? "" : "es",
-		      run->n_procs ? ":" : "");
+	len = fprintf(f, "%s: %s, %.3f s, %zu process%s%s",
+		      compare_run_label(label, sizeof(label), index), run->file, run->duration_s,
+		      run->n_procs, run->n_procs == 1 ? "" : "es", run->n_procs ? ":" : "");
 	col = len > 0 ? (size_t)len : 0;
 	for (i = 0; i < run->n_procs; i++) {
 		size_t item = (size_t)snprintf(pid, sizeof(pid), "%u", run->procs[i].pid) + 1 +
@@ -290,10 +285,10 @@ static int write_table_header(FILE *f, const char *title, size_t n)
 
 	if (!line)
 		return -1;
-	run_label(first, sizeof(first), 0);
+	compare_run_label(first, sizeof(first), 0);
 	fprintf(line, "%-*s", NAME_WIDTH, title);
 	for (i = 0; i < n; i++) {
-		run_label(label, sizeof(label), i);
+		compare_run_label(label, sizeof(label), i);
 		snprintf(cell, sizeof(cell), "%s total", label);
 		fprintf(line, " %*s", TOTAL_WIDTH, cell);
 		snprintf(cell, sizeof(cell), "%s /s", label);
@@ -321,11 +316,11 @@ static int write_table_row(FILE *f, const char *name, const uint64_t *values,
 	for (i = 0; i < n; i++) {
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)values[i]);
 		fprintf(line, " %*s %*s", TOTAL_WIDTH, num, RATE_WIDTH,
-			with_rate ? rate_text(rate, sizeof(rate), values[i], runs[i].duration_s)
+			with_rate ? compare_rate_text(rate, sizeof(rate), values[i], runs[i].duration_s)
 				  : "");
 		if (i)
 			fprintf(line, " %*s", RATIO_WIDTH,
-				ratio_text(ratio, sizeof(ratio), values[0], values[i]));
+				compare_ratio_text(ratio, sizeof(ratio), values[0], values[i]));
 	}
 	return put_trimmed(f, line, &text, &len);
 }
@@ -354,13 +349,12 @@ static void write_labels_at(FILE *f, const struct compare_run *runs, size_t n, u
 	for (i = 0; i < n; i++) {
 		if (runs[i].tw_now_peak != v)
 			continue;
-		fprintf(f, "%s%s", sep, run_label(label, sizeof(label), i));
+		fprintf(f, "%s%s", sep, compare_run_label(label, sizeof(label), i));
 		sep = ", ";
 	}
 }
 
-/* Which run held more TIME_WAIT at its peak, in words. */
-static void write_peak_verdict(FILE *f, const struct compare_run *runs, size_t n)
+void compare_write_verdict(FILE *f, const struct compare_run *runs, size_t n)
 {
 	uint64_t hi = runs[0].tw_now_peak, lo = hi;
 	char a[16], b[16];
@@ -381,10 +375,10 @@ static void write_peak_verdict(FILE *f, const struct compare_run *runs, size_t n
 		size_t more = runs[1].tw_now_peak > runs[0].tw_now_peak;
 
 		fprintf(f, "%s held more TIME_WAIT at its peak: %llu against %llu in %s.\n",
-			run_label(a, sizeof(a), more),
+			compare_run_label(a, sizeof(a), more),
 			(unsigned long long)runs[more].tw_now_peak,
 			(unsigned long long)runs[!more].tw_now_peak,
-			run_label(b, sizeof(b), !more));
+			compare_run_label(b, sizeof(b), !more));
 		return;
 	}
 	fputs("Most TIME_WAIT at peak: ", f);
@@ -406,16 +400,16 @@ int compare_write_text(FILE *f, const struct compare_run *runs, size_t n)
 		write_run_line(f, &runs[i], i);
 	fputc('\n', f);
 	if (write_table_header(f, "TIME_WAIT", n) ||
-	    write_count_rows(f, tw_counts, ARRAY_SIZE(tw_counts), runs, n, values))
+	    write_count_rows(f, compare_tw_counts, COMPARE_TW_COUNTS, runs, n, values))
 		goto out;
 	for (i = 0; i < n; i++)
 		values[i] = runs[i].tw_now_peak;
 	if (write_table_row(f, "tw_now peak", values, runs, n, false))
 		goto out;
-	write_peak_verdict(f, runs, n);
+	compare_write_verdict(f, runs, n);
 	fputc('\n', f);
 	if (write_table_header(f, "other counters", n) ||
-	    write_count_rows(f, other_counts, ARRAY_SIZE(other_counts), runs, n, values))
+	    write_count_rows(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n, values))
 		goto out;
 	ret = ferror(f) ? -1 : 0;
 out:
@@ -430,7 +424,7 @@ static void write_csv_row(FILE *f, const char *counter, size_t index, const stru
 {
 	char label[16];
 
-	fprintf(f, "%s,%s,", counter, run_label(label, sizeof(label), index));
+	fprintf(f, "%s,%s,", counter, compare_run_label(label, sizeof(label), index));
 	csv_put_field(f, run->file);
 	fprintf(f, ",%llu,", (unsigned long long)v);
 	if (with_rate && run->duration_s > 0)
@@ -462,11 +456,11 @@ int compare_write_csv(FILE *f, const struct compare_run *runs, size_t n)
 	if (!n)
 		return -1;
 	fputs("counter,run,file,total,per_second,ratio_to_first\n", f);
-	write_csv_counts(f, tw_counts, ARRAY_SIZE(tw_counts), runs, n);
+	write_csv_counts(f, compare_tw_counts, COMPARE_TW_COUNTS, runs, n);
 	for (i = 0; i < n; i++)
 		write_csv_row(f, "tw_now_peak", i, &runs[i], runs[i].tw_now_peak,
 			      runs[0].tw_now_peak, false);
-	write_csv_counts(f, other_counts, ARRAY_SIZE(other_counts), runs, n);
+	write_csv_counts(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -553,31 +547,14 @@ static int load_run(const char *path, struct compare_run *run, FILE *err)
 {
 	struct tt_csv_file csv;
 	struct csv_error e;
-	FILE *f;
 	int ret;
 
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(err, "tcptrace compare: cannot open %s: %s\n", path, strerror(errno));
-		return 1;
-	}
-	ret = csv_parse_stream(f, &csv, &e);
-	fclose(f);
-	if (!ret) {
-		ret = compare_run_init(run, path, &csv, &e);
-		csv_file_free(&csv);
-	}
-	if (!ret)
-		return 0;
-	if (e.sys_errno) {
-		fprintf(err, "tcptrace compare: cannot read %s: %s\n", path, strerror(e.sys_errno));
-		return 1;
-	}
-	if (e.line)
-		fprintf(err, "tcptrace compare: %s:%lu: %s\n", path, e.line, e.msg);
-	else
-		fprintf(err, "tcptrace compare: %s: %s\n", path, e.msg);
-	return 2;
+	ret = csv_load("compare", path, TT_CSV_PER_PROCESS, &csv, err);
+	if (ret)
+		return ret;
+	ret = compare_run_init(run, path, &csv, &e);
+	csv_file_free(&csv);
+	return ret ? csv_print_error(err, "compare", path, &e) : 0;
 }
 
 /* The report is built in memory and written at once, so that a failed

@@ -20,6 +20,8 @@ struct compare_proc {
 /* What compare reports about one CSV file. */
 struct compare_run {
 	const char *file;             /* as named on the command line, not owned */
+	enum tt_csv_kind kind;        /* the file's: a per-destination run has only
+				       * the columns csv_dest_has() names */
 	double duration_s;            /* the largest elapsed_s, 0 without rows */
 	size_t n_procs;
 	struct compare_proc *procs;   /* distinct pid+comm, by pid, then comm */
@@ -35,6 +37,29 @@ struct compare_run {
 int compare_run_init(struct compare_run *run, const char *file, const struct tt_csv_file *csv,
 		     struct csv_error *err);
 void compare_run_free(struct compare_run *run);
+
+/* The counts in the order the report shows them: TIME_WAIT first (the
+ * tw_now peak after these), then every other one. */
+#define COMPARE_TW_COUNTS 2
+#define COMPARE_OTHER_COUNTS 16
+extern const enum tt_csv_col compare_tw_counts[COMPARE_TW_COUNTS];
+extern const enum tt_csv_col compare_other_counts[COMPARE_OTHER_COUNTS];
+
+/* The run's name in the report: A..Z, then AA, AB..., as spreadsheet
+ * columns. Returns buf. */
+const char *compare_run_label(char *buf, size_t len, size_t index);
+
+/* A later run's count against the first's: "0.50x"; "-" when both are 0;
+ * "inf" when only the first is; "<0.01x" when the later count is not 0 but
+ * would round to "0.00x". Returns buf or a constant. */
+const char *compare_ratio_text(char *buf, size_t len, uint64_t first, uint64_t v);
+
+/* The rate per second with two decimals, or "-" for a run without
+ * duration. Returns buf or a constant. */
+const char *compare_rate_text(char *buf, size_t len, uint64_t total, double duration_s);
+
+/* Which run held more TIME_WAIT at its peak, in one sentence and a line end. */
+void compare_write_verdict(FILE *f, const struct compare_run *runs, size_t n);
 
 /* The report as aligned text: one line per run (file, duration,
  * processes), then tw_in, tw_out, the tw_now peak and which run held more,

@@ -416,11 +416,39 @@ static int parse_seconds(const char *name, const char *s, double *out, unsigned 
 	return 0;
 }
 
+/* Columns of a per-destination CSV that are not counters: the dest after
+ * comm, then the port headroom after the counters. */
+enum { DEST_PORTS_HELD, DEST_PORTS_FREE, DEST_RUNOUT, DEST_EXTRA_COLS };
+static const char dest_name[] = "dest";
+static const char *const dest_extra_names[DEST_EXTRA_COLS] = { "ports_held", "ports_free",
+							       "runout_s" };
+
+bool csv_dest_has(enum tt_csv_col col)
+{
+	switch (col) {
+	case TT_CSV_CONN_OUT:
+	case TT_CSV_FIN_ACTIVE_OUT:
+	case TT_CSV_FIN_PASSIVE_OUT:
+	case TT_CSV_RST_SENT_OUT:
+	case TT_CSV_RST_RECV_OUT:
+	case TT_CSV_TIMEOUT_OUT:
+	case TT_CSV_TW_OUT:
+	case TT_CSV_TW_NOW:
+	case TT_CSV_CONNFAIL_OUT:
+	case TT_CSV_EADDRNOTAVAIL:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Where each known column sits in the file's header. */
 struct header_map {
+	enum tt_csv_kind kind;
 	size_t n_fields;
 	size_t col[TT_CSV_COLS];
-	size_t reasons;
+	size_t reasons;                /* per process */
+	size_t extra[DEST_EXTRA_COLS]; /* per destination */
 };
 
 static int claim(size_t *slot, size_t i, const char *name, struct csv_error *err)
@@ -431,60 +459,156 @@ static int claim(size_t *slot, size_t i, const char *name, struct csv_error *err
 	return 0;
 }
 
-static int map_header(const struct csv_record *rec, struct header_map *map,
+/* The slot a header name fills in this kind of file, or NULL when the
+ * column is not one of its own. */
+static size_t *slot_of(struct header_map *map, const char *name)
+{
+	size_t k;
+
+	if (map->kind == TT_CSV_PER_PROCESS && strcmp(name, reasons_name) == 0)
+		return &map->reasons;
+	for (k = 0; map->kind == TT_CSV_PER_DEST && k < DEST_EXTRA_COLS; k++) {
+		if (strcmp(name, dest_extra_names[k]) == 0)
+			return &map->extra[k];
+	}
+	for (k = 0; k < TT_CSV_COLS; k++) {
+		if (strcmp(name, tt_csv_col_names[k]) == 0)
+			return map->kind == TT_CSV_PER_PROCESS || csv_dest_has(k) ? &map->col[k]
+										  : NULL;
+	}
+	return NULL;
+}
+
+static int map_header(const struct csv_record *rec, unsigned int kinds, struct header_map *map,
 		      struct csv_error *err)
 {
-	size_t i, k;
+	size_t i, k, first;
 
 	map->n_fields = rec->n;
 	map->reasons = NO_COL;
 	for (k = 0; k < TT_CSV_COLS; k++)
 		map->col[k] = NO_COL;
+	for (k = 0; k < DEST_EXTRA_COLS; k++)
+		map->extra[k] = NO_COL;
 	for (i = 0; i < LEAD_COLS; i++) {
 		if (i >= rec->n || strcmp(rec->field[i], lead_names[i]) != 0)
 			return fail(err, 1, "not a tcptrace CSV (header does not start with "
 					    "time,elapsed_s,pid,comm)");
 	}
-	if (rec->n > LEAD_COLS && strcmp(rec->field[LEAD_COLS], "dest") == 0)
-		return fail(err, 1, "a per-destination CSV (--by dest); compare reads the "
-				    "per-process CSV that tcptrace writes without --by dest");
-	for (i = LEAD_COLS; i < rec->n; i++) {
+	map->kind = rec->n > LEAD_COLS && strcmp(rec->field[LEAD_COLS], dest_name) == 0
+			    ? TT_CSV_PER_DEST
+			    : TT_CSV_PER_PROCESS;
+	if (!(kinds & map->kind))
+		return map->kind == TT_CSV_PER_DEST
+			       ? fail(err, 1, "a per-destination CSV (--by dest); compare reads the "
+					      "per-process CSV that tcptrace writes without --by dest")
+			       : fail(err, 1, "a per-process CSV; expected one written with --by dest");
+	first = map->kind == TT_CSV_PER_DEST ? LEAD_COLS + 1 : LEAD_COLS;
+	for (i = first; i < rec->n; i++) {
 		const char *name = rec->field[i];
+		size_t *slot;
 
 		for (k = 0; k < LEAD_COLS; k++) {
 			if (strcmp(name, lead_names[k]) == 0)
 				return fail(err, 1, "column %s appears twice in the header", name);
 		}
-		if (strcmp(name, reasons_name) == 0) {
-			if (claim(&map->reasons, i, name, err))
-				return -1;
-			continue;
-		}
+		if (map->kind == TT_CSV_PER_DEST && strcmp(name, dest_name) == 0)
+			return fail(err, 1, "column %s appears twice in the header", name);
 		/* Columns a later version adds are not ours to judge. */
-		for (k = 0; k < TT_CSV_COLS; k++) {
-			if (strcmp(name, tt_csv_col_names[k]) == 0)
-				break;
-		}
-		if (k < TT_CSV_COLS && claim(&map->col[k], i, name, err))
+		slot = slot_of(map, name);
+		if (slot && claim(slot, i, name, err))
 			return -1;
 	}
 	for (k = 0; k < TT_CSV_COLS; k++) {
-		if (map->col[k] == NO_COL)
+		if (map->col[k] == NO_COL && (map->kind == TT_CSV_PER_PROCESS || csv_dest_has(k)))
 			return fail(err, 1, "header has no column %s", tt_csv_col_names[k]);
 	}
-	if (map->reasons == NO_COL)
+	if (map->kind == TT_CSV_PER_PROCESS && map->reasons == NO_COL)
 		return fail(err, 1, "header has no column %s", reasons_name);
+	for (k = 0; map->kind == TT_CSV_PER_DEST && k < DEST_EXTRA_COLS; k++) {
+		if (map->extra[k] == NO_COL)
+			return fail(err, 1, "header has no column %s", dest_extra_names[k]);
+	}
 	return 0;
 }
 
-static int parse_row(const struct csv_record *rec, const struct header_map *map,
-		     struct tt_csv_row *row, struct csv_error *err)
+static bool is_reason_name_byte(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/* rst_sent_reasons as the writer joins them: "NAME=count;NAME=count", or
+ * empty. The names point into a copy of the field that the row keeps. */
+static int parse_reasons(const char *s, struct tt_csv_row *row, struct csv_error *err)
+{
+	size_t n = 1, i;
+	const char *q;
+	char buf[40], *p;
+
+	if (!*s)
+		return 0;
+	for (q = s; *q; q++)
+		n += *q == ';';
+	row->reasons_text = strdup(s);
+	row->reasons = calloc(n, sizeof(*row->reasons));
+	if (!row->reasons_text || !row->reasons)
+		return fail_errno(err, ENOMEM);
+	p = row->reasons_text;
+	for (i = 0; i < n; i++) {
+		char *name = p, *value;
+
+		while (is_reason_name_byte(*p))
+			p++;
+		if (p == name || *p != '=')
+			return fail(err, row->line,
+				    "field %s: '%s' is not NAME=count pairs joined by ';'",
+				    reasons_name, shown(buf, sizeof(buf), s));
+		*p++ = '\0';
+		value = p;
+		p += strcspn(p, ";");
+		if (*p)
+			*p++ = '\0';
+		if (parse_uint(reasons_name, value, UINT64_MAX, &row->reasons[i].count, row->line,
+			       err))
+			return -1;
+		row->reasons[i].name = name;
+		row->n_reasons++;
+	}
+	return 0;
+}
+
+static int parse_dest_fields(const struct csv_record *rec, const struct header_map *map,
+			     struct tt_csv_row *row, struct csv_error *err)
+{
+	const size_t *x = map->extra;
+
+	if (parse_uint(dest_extra_names[DEST_PORTS_HELD], rec->field[x[DEST_PORTS_HELD]],
+		       UINT64_MAX, &row->ports_held, rec->line, err) ||
+	    parse_uint(dest_extra_names[DEST_PORTS_FREE], rec->field[x[DEST_PORTS_FREE]],
+		       UINT64_MAX, &row->ports_free, rec->line, err) ||
+	    parse_seconds(dest_extra_names[DEST_RUNOUT], rec->field[x[DEST_RUNOUT]],
+			  &row->runout_s, rec->line, err))
+		return -1;
+	row->dest = strdup(rec->field[LEAD_COLS]);
+	return row->dest ? 0 : fail_errno(err, ENOMEM);
+}
+
+static void row_free(struct tt_csv_row *row)
+{
+	free(row->time);
+	free(row->comm);
+	free(row->dest);
+	free(row->reasons);
+	free(row->reasons_text);
+}
+
+static int parse_fields(const struct csv_record *rec, const struct header_map *map,
+			struct tt_csv_row *row, struct csv_error *err)
 {
 	uint64_t pid;
 	size_t k;
 
-	memset(row, 0, sizeof(*row));
-	row->line = rec->line;
 	if (rec->n != map->n_fields)
 		return fail(err, rec->line, "expected %zu fields, found %zu", map->n_fields,
 			    rec->n);
@@ -495,16 +619,30 @@ static int parse_row(const struct csv_record *rec, const struct header_map *map,
 		return -1;
 	row->pid = (uint32_t)pid;
 	for (k = 0; k < TT_CSV_COLS; k++) {
-		if (parse_uint(tt_csv_col_names[k], rec->field[map->col[k]], UINT64_MAX,
+		if (map->col[k] != NO_COL &&
+		    parse_uint(tt_csv_col_names[k], rec->field[map->col[k]], UINT64_MAX,
 			       &row->v[k], rec->line, err))
 			return -1;
 	}
+	if (map->kind == TT_CSV_PER_PROCESS
+		    ? parse_reasons(rec->field[map->reasons], row, err)
+		    : parse_dest_fields(rec, map, row, err))
+		return -1;
 	row->time = strdup(rec->field[COL_TIME]);
 	row->comm = strdup(rec->field[COL_COMM]);
-	if (!row->time || !row->comm) {
-		free(row->time);
-		free(row->comm);
+	if (!row->time || !row->comm)
 		return fail_errno(err, ENOMEM);
+	return 0;
+}
+
+static int parse_row(const struct csv_record *rec, const struct header_map *map,
+		     struct tt_csv_row *row, struct csv_error *err)
+{
+	memset(row, 0, sizeof(*row));
+	row->line = rec->line;
+	if (parse_fields(rec, map, row, err)) {
+		row_free(row);
+		return -1;
 	}
 	return 0;
 }
@@ -513,15 +651,14 @@ void csv_file_free(struct tt_csv_file *file)
 {
 	size_t i;
 
-	for (i = 0; i < file->n; i++) {
-		free(file->rows[i].time);
-		free(file->rows[i].comm);
-	}
+	for (i = 0; i < file->n; i++)
+		row_free(&file->rows[i]);
 	free(file->rows);
 	memset(file, 0, sizeof(*file));
 }
 
-static int parse_records(struct csv_reader *r, struct tt_csv_file *out, struct csv_error *err)
+static int parse_records(struct csv_reader *r, unsigned int kinds, struct tt_csv_file *out,
+			 struct csv_error *err)
 {
 	struct header_map map;
 	struct csv_record rec;
@@ -534,8 +671,9 @@ static int parse_records(struct csv_reader *r, struct tt_csv_file *out, struct c
 	if (got < 0 && !err->sys_errno)
 		return fail(err, 1, "not a tcptrace CSV (header does not start with "
 				    "time,elapsed_s,pid,comm)");
-	if (got < 0 || map_header(&rec, &map, err))
+	if (got < 0 || map_header(&rec, kinds, &map, err))
 		return -1;
+	out->kind = map.kind;
 	while ((got = csv_read_record(r, &rec, err)) > 0) {
 		if (grow((void **)&out->rows, &out->cap, out->n + 1, sizeof(*out->rows)))
 			return fail_errno(err, ENOMEM);
@@ -546,13 +684,14 @@ static int parse_records(struct csv_reader *r, struct tt_csv_file *out, struct c
 	return got;
 }
 
-static int parse_with(struct csv_reader *r, struct tt_csv_file *out, struct csv_error *err)
+static int parse_with(struct csv_reader *r, unsigned int kinds, struct tt_csv_file *out,
+		      struct csv_error *err)
 {
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	memset(err, 0, sizeof(*err));
-	ret = parse_records(r, out, err);
+	ret = parse_records(r, kinds, out, err);
 	csv_reader_free(r);
 	if (ret < 0) {
 		csv_file_free(out);
@@ -561,19 +700,51 @@ static int parse_with(struct csv_reader *r, struct tt_csv_file *out, struct csv_
 	return 0;
 }
 
-int csv_parse_buffer(const char *data, size_t len, struct tt_csv_file *out,
+int csv_parse_buffer(const char *data, size_t len, unsigned int kinds, struct tt_csv_file *out,
 		     struct csv_error *err)
 {
 	struct csv_reader r;
 
 	csv_reader_init_buffer(&r, data, len);
-	return parse_with(&r, out, err);
+	return parse_with(&r, kinds, out, err);
 }
 
-int csv_parse_stream(FILE *f, struct tt_csv_file *out, struct csv_error *err)
+int csv_parse_stream(FILE *f, unsigned int kinds, struct tt_csv_file *out,
+		     struct csv_error *err)
 {
 	struct csv_reader r;
 
 	csv_reader_init_stream(&r, f);
-	return parse_with(&r, out, err);
+	return parse_with(&r, kinds, out, err);
+}
+
+int csv_print_error(FILE *f, const char *prog, const char *path, const struct csv_error *e)
+{
+	if (e->sys_errno) {
+		fprintf(f, "tcptrace %s: cannot read %s: %s\n", prog, path, strerror(e->sys_errno));
+		return 1;
+	}
+	if (e->line)
+		fprintf(f, "tcptrace %s: %s:%lu: %s\n", prog, path, e->line, e->msg);
+	else
+		fprintf(f, "tcptrace %s: %s: %s\n", prog, path, e->msg);
+	return 2;
+}
+
+int csv_load(const char *prog, const char *path, unsigned int kinds, struct tt_csv_file *out,
+	     FILE *err)
+{
+	struct csv_error e;
+	FILE *f;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	f = fopen(path, "re");
+	if (!f) {
+		fprintf(err, "tcptrace %s: cannot open %s: %s\n", prog, path, strerror(errno));
+		return 1;
+	}
+	ret = csv_parse_stream(f, kinds, out, &e);
+	fclose(f);
+	return ret ? csv_print_error(err, prog, path, &e) : 0;
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Reads back what csv.c writes: an RFC 4180 record reader over a buffer or a
- * FILE, and a parser of a whole tcptrace CSV into rows whose columns are
- * found by header name. Pure: no libbpf, no globals, no locale. */
+ * FILE, and a parser of a whole tcptrace CSV (per process, or per
+ * destination with --by dest) into rows whose columns are found by header
+ * name. Pure: no libbpf, no globals, no locale. */
 #ifndef TT_CSV_READ_H
 #define TT_CSV_READ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +43,16 @@ enum tt_csv_col {
 
 /* Header names of the numeric columns, indexed by enum tt_csv_col. */
 extern const char *const tt_csv_col_names[TT_CSV_COLS];
+
+/* The two layouts tcptrace writes, as bits of a set of accepted kinds. */
+enum tt_csv_kind {
+	TT_CSV_PER_PROCESS = 1, /* the default */
+	TT_CSV_PER_DEST = 2,    /* --by dest: a dest column after comm */
+};
+
+/* Whether a per-destination CSV has the column: it has the out side of a
+ * process row, tw_now and eaddrnotavail, but neither untracked nor tw_rst. */
+bool csv_dest_has(enum tt_csv_col col);
 
 /* What went wrong, for "FILE:LINE: MESSAGE". */
 struct csv_error {
@@ -86,6 +98,12 @@ int csv_read_record(struct csv_reader *r, struct csv_record *rec, struct csv_err
 /* Frees the reader's buffers (not the buffer or FILE it reads). */
 void csv_reader_free(struct csv_reader *r);
 
+/* One pair of rst_sent_reasons ("TCP_STATE=7"). */
+struct tt_csv_reason {
+	const char *name; /* points into the row's reasons_text */
+	uint64_t count;
+};
+
 /* One data row of a tcptrace CSV. */
 struct tt_csv_row {
 	unsigned long line; /* where the row starts, for messages */
@@ -93,27 +111,52 @@ struct tt_csv_row {
 	double elapsed_s;
 	uint32_t pid;
 	char *comm;
-	uint64_t v[TT_CSV_COLS]; /* indexed by enum tt_csv_col */
+	uint64_t v[TT_CSV_COLS]; /* indexed by enum tt_csv_col; 0 for a column
+				  * the file's kind does not have */
+	/* Per process: rst_sent_reasons, in the order written. */
+	size_t n_reasons;
+	struct tt_csv_reason *reasons;
+	char *reasons_text;
+	/* Per destination: NULL, 0, 0 and 0 in a per-process file. */
+	char *dest; /* "127.0.0.1:8080", "[::1]:8080" */
+	uint64_t ports_held, ports_free;
+	double runout_s;
 };
 
-/* A whole tcptrace CSV: the rows in file order (none is valid). */
+/* A whole tcptrace CSV: its kind and the rows in file order (none is valid). */
 struct tt_csv_file {
+	enum tt_csv_kind kind;
 	size_t n, cap;
 	struct tt_csv_row *rows;
 };
 
-/* Parse a tcptrace CSV held in data[0..len). The header must start with
- * time,elapsed_s,pid,comm and hold every column the writer writes, each
- * once; unknown columns (added by a later version) are ignored. Every row
- * must have as many fields as the header, and numbers must be plain
- * digits (elapsed_s may have a fraction). Returns 0, or -1 with err filled
- * and out empty. out is freed with csv_file_free() either way. */
-int csv_parse_buffer(const char *data, size_t len, struct tt_csv_file *out,
+/* Parse a tcptrace CSV held in data[0..len), of one of the kinds in the
+ * set `kinds`. The header must start with time,elapsed_s,pid,comm (then
+ * dest, per destination) and hold every column the writer writes for its
+ * kind, each once; unknown columns (added by a later version) are ignored.
+ * Every row must have as many fields as the header, numbers must be plain
+ * digits (elapsed_s and runout_s may have a fraction), and
+ * rst_sent_reasons NAME=count pairs joined by ';'. Returns 0, or -1 with
+ * err filled and out empty. out is freed with csv_file_free() either way. */
+int csv_parse_buffer(const char *data, size_t len, unsigned int kinds, struct tt_csv_file *out,
 		     struct csv_error *err);
 
 /* The same over a stream, read to its end; a read error sets err->sys_errno. */
-int csv_parse_stream(FILE *f, struct tt_csv_file *out, struct csv_error *err);
+int csv_parse_stream(FILE *f, unsigned int kinds, struct tt_csv_file *out,
+		     struct csv_error *err);
 
 void csv_file_free(struct tt_csv_file *file);
+
+/* One line on f for `tcptrace PROG` about the file at path:
+ * "tcptrace PROG: PATH:LINE: MESSAGE", or "cannot read PATH: REASON" when
+ * it could not be read. Returns the exit status: 1 it could not be read, 2
+ * its content is wrong. */
+int csv_print_error(FILE *f, const char *prog, const char *path, const struct csv_error *e);
+
+/* Opens and parses the file at path, for `tcptrace PROG`. Returns 0, or
+ * the exit status after one line on err (csv_print_error(), or "cannot
+ * open PATH" with 1). */
+int csv_load(const char *prog, const char *path, unsigned int kinds, struct tt_csv_file *out,
+	     FILE *err);
 
 #endif /* TT_CSV_READ_H */

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Writes the JSON lines output (RFC 8259, one object and "\n" per row). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
 #include "table.h"
 #include "utf8.h"
 
-void json_put_string(FILE *f, const char *s, size_t len)
+/* In an HTML <script> element, "</script>" or "<!--" in a string would end
+ * or change the element: '<', '>' and '&' are written as escapes there, and
+ * U+2028 and U+2029, which end a line in older JavaScript. */
+static void put_string(FILE *f, const char *s, size_t len, bool for_html)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
@@ -29,8 +33,15 @@ void json_put_string(FILE *f, const char *s, size_t len)
 			else
 				fprintf(f, "\\u%04x", c);
 			i++;
+		} else if (for_html && (c == '<' || c == '>' || c == '&')) {
+			fprintf(f, "\\u%04x", c);
+			i++;
 		} else if ((n = utf8_char_len(p + i, len - i)) > 0) {
-			fwrite(p + i, 1, n, f);
+			if (for_html && n == 3 && !memcmp(p + i, "\xe2\x80", 2) &&
+			    (p[i + 2] == 0xa8 || p[i + 2] == 0xa9))
+				fprintf(f, "\\u%04x", 0x2000 + (p[i + 2] & 0x3f));
+			else
+				fwrite(p + i, 1, n, f);
 			i += n;
 		} else {
 			fputs("\\ufffd", f);
@@ -38,6 +49,16 @@ void json_put_string(FILE *f, const char *s, size_t len)
 		}
 	}
 	fputc('"', f);
+}
+
+void json_put_string(FILE *f, const char *s, size_t len)
+{
+	put_string(f, s, len, false);
+}
+
+void json_put_string_for_html(FILE *f, const char *s, size_t len)
+{
+	put_string(f, s, len, true);
 }
 
 struct json_field {

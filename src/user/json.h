@@ -12,6 +12,10 @@
  * escaped, bytes that are not UTF-8 written as U+FFFD. */
 void json_put_string(FILE *f, const char *s, size_t len);
 
+/* The same, safe inside an HTML <script> element: '<', '>', '&', U+2028 and
+ * U+2029 written as \u escapes too. */
+void json_put_string_for_html(FILE *f, const char *s, size_t len);
+
 /* One line: {"time":...,"elapsed_s":...,"pid":...,"comm":...,"conn_in":...,
  * ...,"rst_sent_reasons":{"NAME":count,...}}. The same arguments and the
  * same fields, in the same order, as csv_write_row. Returns 0, or -1 on a

@@ -21,6 +21,7 @@
 #include "privileges.h"
 #include "proc_match.h"
 #include "report.h"
+#include "report_cli.h"
 #include "selfcheck.h"
 #include "tracer.h"
 
@@ -306,6 +307,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "compare"))
 		return compare_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return report_main(argc - 1, argv + 1);
 	if (options_parse(argc, argv, &opts, err, sizeof(err))) {
 		fprintf(stderr, "tcptrace: %s (see tcptrace --help)\n", err);
 		return TT_EXIT_USAGE;

@@ -56,6 +56,7 @@ static const char short_options[] = "-:p:i:d:c:hV";
 const char tt_usage[] =
 	"Usage: tcptrace [OPTION]... [-- COMMAND [ARG]...]\n"
 	"       tcptrace compare A.csv B.csv [C.csv...] [--csv]\n"
+	"       tcptrace report A.csv [B.csv...] -o FILE.html\n"
 	"Count, per process, how TCP connections open and end: FIN or RST, who\n"
 	"sent it, timewait sockets, and connect() failures for lack of a local port.\n"
 	"\n"

@@ -51,7 +51,7 @@ static void run_from(struct compare_run *run, const char *file, const char *text
 	struct tt_csv_file csv;
 	struct csv_error err;
 
-	if (csv_parse_buffer(text, strlen(text), &csv, &err))
+	if (csv_parse_buffer(text, strlen(text), TT_CSV_PER_PROCESS, &csv, &err))
 		fail_msg("%s:%lu: %s", file, err.line, err.msg);
 	if (compare_run_init(run, file, &csv, &err))
 		fail_msg("%s:%lu: %s", file, err.line, err.msg);
@@ -533,7 +533,7 @@ static void test_total_past_64_bits_names_the_row(void **state)
 	struct csv_error err;
 
 	(void)state;
-	assert_int_equal(csv_parse_buffer(text, strlen(text), &csv, &err), 0);
+	assert_int_equal(csv_parse_buffer(text, strlen(text), TT_CSV_PER_PROCESS, &csv, &err), 0);
 	assert_int_equal(compare_run_init(&run, "a.csv", &csv, &err), -1);
 	assert_int_equal(err.line, 3);
 	assert_string_equal(err.msg, "total of conn_in exceeds 18446744073709551615");
@@ -551,7 +551,7 @@ static void test_tw_now_sum_past_64_bits_names_the_row(void **state)
 	struct csv_error err;
 
 	(void)state;
-	assert_int_equal(csv_parse_buffer(text, strlen(text), &csv, &err), 0);
+	assert_int_equal(csv_parse_buffer(text, strlen(text), TT_CSV_PER_PROCESS, &csv, &err), 0);
 	assert_int_equal(compare_run_init(&run, "a.csv", &csv, &err), -1);
 	assert_int_equal(err.line, 3);
 	assert_string_equal(err.msg,

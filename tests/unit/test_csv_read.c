@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include "csv.h"
 #include "csv_read.h"
 
@@ -22,6 +23,11 @@
 #define T1 "2026-11-22T16:45:01.000Z"
 #define ZEROS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
 #define NOT_OURS "not a tcptrace CSV (header does not start with time,elapsed_s,pid,comm)"
+#define DEST_HEADER                                                                          \
+	"time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,rst_sent_out,"  \
+	"rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,eaddrnotavail,ports_held,"       \
+	"ports_free,runout_s\n"
+#define BOTH (TT_CSV_PER_PROCESS | TT_CSV_PER_DEST)
 
 /* Reads every record of text; returns how many, or -1 with err filled.
  * fields receives "a|b|c" per record, records joined by "/". */
@@ -227,7 +233,7 @@ static void parse_ok(const char *text, struct tt_csv_file *file)
 {
 	struct csv_error err;
 
-	if (csv_parse_buffer(text, strlen(text), file, &err))
+	if (csv_parse_buffer(text, strlen(text), TT_CSV_PER_PROCESS, file, &err))
 		fail_msg("unexpected error at line %lu: %s", err.line, err.msg);
 }
 
@@ -237,7 +243,7 @@ static void expect_parse_error(const char *text, size_t len, unsigned long line,
 	struct tt_csv_file file;
 	struct csv_error err;
 
-	assert_int_equal(csv_parse_buffer(text, len, &file, &err), -1);
+	assert_int_equal(csv_parse_buffer(text, len, TT_CSV_PER_PROCESS, &file, &err), -1);
 	assert_string_equal(err.msg, msg);
 	assert_int_equal(err.line, line);
 	assert_int_equal(err.sys_errno, 0);
@@ -296,7 +302,7 @@ static void test_rows_read_back_from_the_writer(void **state)
 	assert_int_equal(csv_write_row(m, T1, 12.3456, &row, NULL), 0);
 	assert_int_equal(fclose(m), 0);
 
-	assert_int_equal(csv_parse_buffer(text, len, &file, &err), 0);
+	assert_int_equal(csv_parse_buffer(text, len, TT_CSV_PER_PROCESS, &file, &err), 0);
 	assert_int_equal(file.n, 2);
 	assert_string_equal(file.rows[0].comm, "a,\"b\nc");
 	assert_true(file.rows[0].elapsed_s == 12.346);
@@ -577,7 +583,7 @@ static void test_stream_read_error_sets_errno(void **state)
 	(void)state;
 	f = fopen("/", "r"); /* opens, but reading a directory fails */
 	assert_non_null(f);
-	assert_int_equal(csv_parse_stream(f, &file, &err), -1);
+	assert_int_equal(csv_parse_stream(f, TT_CSV_PER_PROCESS, &file, &err), -1);
 	assert_int_not_equal(err.sys_errno, 0);
 	assert_int_equal(file.n, 0);
 	fclose(f);
@@ -593,11 +599,193 @@ static void test_stream_parses_a_file(void **state)
 	(void)state;
 	f = fmemopen((void *)text, strlen(text), "r");
 	assert_non_null(f);
-	assert_int_equal(csv_parse_stream(f, &file, &err), 0);
+	assert_int_equal(csv_parse_stream(f, TT_CSV_PER_PROCESS, &file, &err), 0);
 	assert_int_equal(file.n, 1);
 	assert_int_equal(file.rows[0].pid, 7);
 	csv_file_free(&file);
 	fclose(f);
+}
+
+static void parse_both_ok(const char *text, struct tt_csv_file *file)
+{
+	struct csv_error err;
+
+	if (csv_parse_buffer(text, strlen(text), BOTH, file, &err))
+		fail_msg("unexpected error at line %lu: %s", err.line, err.msg);
+}
+
+static void expect_both_error(const char *text, unsigned long line, const char *msg)
+{
+	struct tt_csv_file file;
+	struct csv_error err;
+
+	assert_int_equal(csv_parse_buffer(text, strlen(text), BOTH, &file, &err), -1);
+	assert_string_equal(err.msg, msg);
+	assert_int_equal(err.line, line);
+	assert_int_equal(file.n, 0);
+}
+
+static void test_reasons_are_read_as_pairs(void **state)
+{
+	struct tt_csv_file file;
+	const struct tt_csv_row *row;
+
+	(void)state;
+	parse_ok(HEADER T1 ",1.000,7,haproxy," ZEROS ",TCP_STATE=7;reason_2=18446744073709551615\n"
+		 T1 ",1.000,8,nginx," ZEROS ",\n", &file);
+	assert_int_equal(file.kind, TT_CSV_PER_PROCESS);
+	row = &file.rows[0];
+	assert_int_equal(row->n_reasons, 2);
+	assert_string_equal(row->reasons[0].name, "TCP_STATE");
+	assert_int_equal(row->reasons[0].count, 7);
+	assert_string_equal(row->reasons[1].name, "reason_2");
+	assert_true(row->reasons[1].count == UINT64_MAX);
+	assert_null(row->dest);
+	assert_int_equal(file.rows[1].n_reasons, 0);
+	csv_file_free(&file);
+}
+
+static void test_bad_reasons_name_their_line(void **state)
+{
+	static const char *const bad[] = { "TCP_STATE", "=3", "A=1;", "A=1;;B=2", "A B=1",
+					   "A=x", "A=-1" };
+	char text[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct tt_csv_file file;
+		struct csv_error err;
+
+		snprintf(text, sizeof(text), HEADER T1 ",1.000,7,nginx," ZEROS ",\n" T1
+			 ",1.000,8,nginx," ZEROS ",%s\n", bad[i]);
+		assert_int_equal(csv_parse_buffer(text, strlen(text), BOTH, &file, &err), -1);
+		assert_int_equal(err.line, 3);
+		assert_non_null(strstr(err.msg, "field rst_sent_reasons: '"));
+	}
+}
+
+static void test_per_destination_rows(void **state)
+{
+	struct tt_csv_file file;
+	const struct tt_csv_row *row;
+
+	(void)state;
+	parse_both_ok(DEST_HEADER T1 ",0.200,41,nginx,\"[::1]:8080\",1,2,3,4,5,6,7,8,9,10,11,12,"
+				     "0.5\n",
+		      &file);
+	assert_int_equal(file.kind, TT_CSV_PER_DEST);
+	assert_int_equal(file.n, 1);
+	row = &file.rows[0];
+	assert_string_equal(row->dest, "[::1]:8080");
+	assert_string_equal(row->comm, "nginx");
+	assert_int_equal(row->v[TT_CSV_CONN_OUT], 1);
+	assert_int_equal(row->v[TT_CSV_FIN_ACTIVE_OUT], 2);
+	assert_int_equal(row->v[TT_CSV_FIN_PASSIVE_OUT], 3);
+	assert_int_equal(row->v[TT_CSV_RST_SENT_OUT], 4);
+	assert_int_equal(row->v[TT_CSV_RST_RECV_OUT], 5);
+	assert_int_equal(row->v[TT_CSV_TIMEOUT_OUT], 6);
+	assert_int_equal(row->v[TT_CSV_TW_OUT], 7);
+	assert_int_equal(row->v[TT_CSV_TW_NOW], 8);
+	assert_int_equal(row->v[TT_CSV_CONNFAIL_OUT], 9);
+	assert_int_equal(row->v[TT_CSV_EADDRNOTAVAIL], 10);
+	assert_int_equal(row->ports_held, 11);
+	assert_int_equal(row->ports_free, 12);
+	assert_true(row->runout_s == 0.5);
+	assert_int_equal(row->v[TT_CSV_CONN_IN], 0);
+	assert_int_equal(row->n_reasons, 0);
+	csv_file_free(&file);
+}
+
+static void test_per_destination_rows_read_back_from_the_writer(void **state)
+{
+	struct tt_dest_row row;
+	struct tt_csv_file file;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	(void)state;
+	memset(&row, 0, sizeof(row));
+	row.pid = 5;
+	memcpy(row.comm, "haproxy", 8);
+	row.family = AF_INET;
+	row.port = 8081;
+	memcpy(row.addr, "\x7f\0\0\x01", 4);
+	row.c.conn = 3;
+	row.c.eaddrnotavail = 2;
+	row.ports_held = 90;
+	row.ports_free = 10;
+	row.runout_s = 12.25;
+	m = open_memstream(&text, &len);
+	assert_non_null(m);
+	csv_write_dest_header(m);
+	assert_int_equal(csv_write_dest_row(m, T1, 1.5, &row), 0);
+	assert_int_equal(fclose(m), 0);
+
+	parse_both_ok(text, &file);
+	assert_int_equal(file.kind, TT_CSV_PER_DEST);
+	assert_string_equal(file.rows[0].dest, "127.0.0.1:8081");
+	assert_int_equal(file.rows[0].v[TT_CSV_CONN_OUT], 3);
+	assert_int_equal(file.rows[0].v[TT_CSV_EADDRNOTAVAIL], 2);
+	assert_int_equal(file.rows[0].ports_held, 90);
+	assert_int_equal(file.rows[0].ports_free, 10);
+	assert_true(file.rows[0].runout_s == 12.2 || file.rows[0].runout_s == 12.3);
+	csv_file_free(&file);
+	free(text);
+}
+
+static void test_per_destination_columns_it_lacks_are_ignored(void **state)
+{
+	struct tt_csv_file file;
+
+	(void)state;
+	/* conn_in is not a per-destination column: a later version's to judge. */
+	parse_both_ok("time,elapsed_s,pid,comm,dest,conn_in,conn_out,fin_active_out,"
+		      "fin_passive_out,rst_sent_out,rst_recv_out,timeout_out,tw_out,tw_now,"
+		      "connfail_out,eaddrnotavail,ports_held,ports_free,runout_s\n" T1
+		      ",1.000,7,nginx,127.0.0.1:80,9,1,0,0,0,0,0,0,0,0,0,0,5,0.0\n",
+		      &file);
+	assert_int_equal(file.rows[0].v[TT_CSV_CONN_IN], 0);
+	assert_int_equal(file.rows[0].v[TT_CSV_CONN_OUT], 1);
+	csv_file_free(&file);
+}
+
+static void test_per_destination_header_missing_a_column(void **state)
+{
+	(void)state;
+	expect_both_error("time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,"
+			  "rst_sent_out,rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,"
+			  "eaddrnotavail,ports_held,ports_free\n",
+			  1, "header has no column runout_s");
+	expect_both_error("time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,"
+			  "rst_sent_out,rst_recv_out,timeout_out,tw_out,connfail_out,"
+			  "eaddrnotavail,ports_held,ports_free,runout_s\n",
+			  1, "header has no column tw_now");
+	expect_both_error("time,elapsed_s,pid,comm,dest,dest\n", 1,
+			  "column dest appears twice in the header");
+}
+
+static void test_per_destination_bad_values(void **state)
+{
+	(void)state;
+	expect_both_error(DEST_HEADER T1 ",1.000,7,nginx,127.0.0.1:80,0,0,0,0,0,0,0,0,0,0,0,-5,0.0\n",
+			  2, "field ports_free: '-5' is not a number");
+	expect_both_error(DEST_HEADER T1 ",1.000,7,nginx,127.0.0.1:80,0,0,0,0,0,0,0,0,0,0,0,5,inf\n",
+			  2, "field runout_s: 'inf' is not a number");
+}
+
+static void test_per_process_only_refuses_per_destination(void **state)
+{
+	struct tt_csv_file file;
+	struct csv_error err;
+	static const char text[] = DEST_HEADER;
+
+	(void)state;
+	assert_int_equal(csv_parse_buffer(text, strlen(text), TT_CSV_PER_DEST, &file, &err), 0);
+	assert_int_equal(csv_parse_buffer(HEADER, strlen(HEADER), TT_CSV_PER_DEST, &file, &err),
+			 -1);
+	assert_string_equal(err.msg, "a per-process CSV; expected one written with --by dest");
 }
 
 int main(void)
@@ -629,6 +817,14 @@ int main(void)
 		cmocka_unit_test(test_empty_file),
 		cmocka_unit_test(test_foreign_header),
 		cmocka_unit_test(test_per_destination_csv_is_named),
+		cmocka_unit_test(test_reasons_are_read_as_pairs),
+		cmocka_unit_test(test_bad_reasons_name_their_line),
+		cmocka_unit_test(test_per_destination_rows),
+		cmocka_unit_test(test_per_destination_rows_read_back_from_the_writer),
+		cmocka_unit_test(test_per_destination_columns_it_lacks_are_ignored),
+		cmocka_unit_test(test_per_destination_header_missing_a_column),
+		cmocka_unit_test(test_per_destination_bad_values),
+		cmocka_unit_test(test_per_process_only_refuses_per_destination),
 		cmocka_unit_test(test_header_that_is_not_csv_is_foreign),
 		cmocka_unit_test(test_header_missing_a_column),
 		cmocka_unit_test(test_header_missing_the_reasons),

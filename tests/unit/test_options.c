@@ -672,6 +672,7 @@ static void test_usage_documents_exit_codes_and_examples(void **state)
 	assert_non_null(strstr(tt_usage, "--listen [ADDR:]PORT"));
 	assert_non_null(strstr(tt_usage, "--max-comms N"));
 	assert_non_null(strstr(tt_usage, "tcptrace -p haproxy --listen 9477\n"));
+	assert_non_null(strstr(tt_usage, "tcptrace report A.csv [B.csv...] -o FILE.html\n"));
 }
 
 int main(void)

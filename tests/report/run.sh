@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# tcptrace report in a real browser. The suite makes its own CSV files: real
+# runs of tcptrace over tt-scenario in a private network namespace (the
+# client closes first and holds the TIME_WAIT; the client resets and holds
+# none; --by dest, one destination running out of local ports), and an hour
+# of one-second rows for five processes, made up by hour.awk. tcptrace
+# report writes pages from them, and Debian's chromium, headless, in a
+# network namespace of its own with loopback only, opens each page
+# (browser.py): no console warning or error, no request but the page's own
+# file, every chart drawn and inked, the totals of its tables and of its
+# charts' data equal to the sums that totals.awk takes from the CSV files,
+# and the hour drawn in under 2 s, as the issue asks. Each page, its
+# screenshots and what the browser said stay in build/report-test/. Then
+# bad input, answered in one line as compare answers it, with no file left.
+# A test that cannot run fails; none is skipped.
+set -u
+. "$(dirname "$0")/../integration/lib.sh"
+
+OUT=$TOP/build/report-test
+HERE=$TOP/tests/report
+CHART_LIB=/usr/share/javascript/chart.js/chart.min.js
+PROCESS_CHARTS="tw_now conn closes rst eaddrnotavail"
+DEST_CHARTS="$PROCESS_CHARTS ports_free runout_s"
+# Limits of the real runs: bursts of connections 0.3 s apart.
+BURSTS=5
+PER_BURST=40
+
+field() { tr ' ' '\n' <"$1" | awk -F= -v k="$2" '$1 == k { print $2 }'; }
+
+# Sum of a CSV column over every row.
+col_sum() { # csv column
+	awk -F, -v col="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		{ s += $c }
+		END { if (!c) { print "no-column-" col; exit } printf "%.0f\n", s }' "$1"
+}
+
+# A real run in a fresh namespace: a tt-scenario server of MODE, and its
+# clients in BURSTS bursts of PER_BURST, traced by name in run mode every
+# 0.2 s.
+real_run() { # csv mode [tcptrace args...]
+	local csv=$1 mode=$2
+	shift 2
+	ns_new net.ipv4.tcp_tw_reuse=0 || return 1
+	server_start 127.0.0.1 8080 $((BURSTS * PER_BURST)) "$mode" || return 1
+	: >"$WORK/client.out"
+	"$TCPTRACE" -p "$SCENARIO_NAME" -i 0.2 --csv "$csv" "$@" -- ip netns exec "$NS" sh -c "
+		for i in \$(seq $BURSTS); do
+			\"$SCENARIO\" client --addr 127.0.0.1 --port 8080 --count $PER_BURST --mode $mode \
+				>>$WORK/client.out 2>&1 || exit 1
+			sleep 0.3
+		done" >"$WORK/tracer.out" 2>"$WORK/tracer.err" ||
+		{ log "tcptrace or the client failed: $(tail -2 "$WORK/tracer.err" "$WORK/client.out")"; return 1; }
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+}
+
+case_real_runs() {
+	local n=$((BURSTS * PER_BURST))
+	real_run "$OUT/fin-client.csv" fin-client || return 1
+	expect_eq "fin-client: tw_out = the client's connections" "$n" "$(col_sum "$OUT/fin-client.csv" tw_out)"
+	expect_eq "fin-client: tw_out = TcpExtTW" "$(nstat_of TcpExtTW)" "$(col_sum "$OUT/fin-client.csv" tw_out)"
+	cleanup
+	real_run "$OUT/linger0-client.csv" linger0-client || return 1
+	expect_eq "linger0-client: rst_sent_out = the client's connections" "$n" \
+		"$(col_sum "$OUT/linger0-client.csv" rst_sent_out)"
+	expect_eq "linger0-client: no TIME_WAIT" 0 "$(col_sum "$OUT/linger0-client.csv" tw_out)"
+}
+
+# --by dest: 12 local ports and no timewait reuse. One client, a copy of
+# bash named for this run (comm is the file's name), connects every 0.1 s toward :8080 and keeps each
+# connection, so its ports run out within an interval's forecast; 2 of its
+# 14 connect() calls find no port. Then 2 toward :8081. It closes them all
+# first as it exits: their TIME_WAIT keeps the ports.
+case_real_dest_run() {
+	local client=ttb$$
+	cp "$(command -v bash)" "$WORK/$client" || return 1
+	ns_new "net.ipv4.ip_local_port_range=40000 40011" net.ipv4.tcp_tw_reuse=0 || return 1
+	server_start 127.0.0.1 8080 12 hold || return 1
+	local srv_a=$SRV
+	server_start 127.0.0.1 8081 2 hold || return 1
+	# The servers are named too: tcptrace reads the port range and the
+	# timewait sockets of namespaces its processes are in at start-up.
+	"$TCPTRACE" -p "$client,$SCENARIO_NAME" --by dest -i 0.2 --csv "$OUT/by-dest.csv" -- \
+		ip netns exec "$NS" "$WORK/$client" -c '
+		failed=0
+		for i in $(seq 14); do
+			exec {fd}<>/dev/tcp/127.0.0.1/8080 || failed=$((failed + 1))
+			sleep 0.1
+		done
+		exec {fd}<>/dev/tcp/127.0.0.1/8081 && exec {fd}<>/dev/tcp/127.0.0.1/8081 &&
+			echo "eaddrnotavail=$failed"' >"$WORK/client.out" 2>"$WORK/tracer.err" ||
+		{ log "tcptrace or the client failed: $(tail -3 "$WORK/tracer.err")"; return 1; }
+	wait "$srv_a" "$SRV" || { log "a server failed: $(cat "$WORK/server.out")"; return 1; }
+	expect_eq "the client's own EADDRNOTAVAIL count" 2 "$(field "$WORK/client.out" eaddrnotavail)"
+	expect_eq "eaddrnotavail in the CSV" 2 "$(col_sum "$OUT/by-dest.csv" eaddrnotavail)"
+	expect_eq "ports_free toward :8080 at the end" 0 \
+		"$(awk -F, '$5 == "127.0.0.1:8080" { v = $17 } END { print v }' "$OUT/by-dest.csv")"
+	expect_eq "intervals with a runout_s forecast" yes \
+		"$(awk -F, 'NR > 1 && $18 > 0 { n++ } END { print n ? "yes" : "no" }' "$OUT/by-dest.csv")"
+}
+
+case_made_up_hour() {
+	awk -v run=default -f "$HERE/hour.awk" >"$OUT/hour-default.csv" &&
+		awk -v run=keepalive -f "$HERE/hour.awk" >"$OUT/hour-keepalive.csv" || return 1
+	expect_eq "rows of hour-default.csv" $((3600 * 5 + 1)) "$(wc -l <"$OUT/hour-default.csv")"
+	expect_eq "rows of hour-keepalive.csv" $((3600 * 5 + 1)) "$(wc -l <"$OUT/hour-keepalive.csv")"
+}
+
+# tcptrace report PAGE CSV...; the page is written whole, so it ends the HTML.
+report() { # page csv...
+	local page=$1
+	shift
+	"$TCPTRACE" report "$@" -o "$page" 2>"$WORK/report.err" ||
+		{ log "tcptrace report failed: $(cat "$WORK/report.err")"; return 1; }
+	expect_eq "$(basename "$page") ends the HTML" "</html>" "$(tail -1 "$page")"
+}
+
+# Opens the page in chromium, in a namespace of its own; FACTS is what
+# browser.py said. Checks what every page must do.
+browser_check() { # page charts
+	local page=$1 charts=$2 name shot
+	name=$(basename "$page" .html)
+	shot=$OUT/$name.png
+	FACTS=$OUT/$name.facts
+	rm -rf "$WORK/profile" "$shot" && mkdir -p "$WORK/profile" || return 1
+	ns_new || return 1
+	in_ns python3 "$HERE/browser.py" "$page" "$shot" "$WORK/profile" >"$FACTS" 2>"$WORK/browser.err" ||
+		{ log "browser.py: $(tail -3 "$WORK/browser.err")"; return 1; }
+	expect_eq "requests: the page's own file only" "file://$page" \
+		"$(awk '$1 == "request" { print $2 }' "$FACTS" | paste -sd' ')"
+	expect_eq "console warnings and errors" "" "$(grep '^console ' "$FACTS")"
+	expect_eq "charts drawn, as the page says" "$charts" \
+		"$(awk '$1 == "chart" && $3 == "drawn" && $4 == 1 { print $2 }' "$FACTS" | paste -sd' ')"
+	expect_eq "charts with ink in their plot area (getImageData)" "$charts" \
+		"$(awk '$1 == "chart" && $3 == "drawn" && $9 == "inked" && $10 > 0 { print $2 }' "$FACTS" | paste -sd' ')"
+	expect_eq "all drawn" true "$(awk '$1 == "all_drawn" { print $2 }' "$FACTS")"
+	expect_eq "img, iframe, object or embed elements" 0 "$(awk '$1 == "elements" { print $3 }' "$FACTS")"
+	expect_eq "screenshot is a PNG" "PNG" "$(head -c 4 "$shot" 2>/dev/null | tail -c 3)"
+	expect_eq "print screenshot is a PNG" "PNG" "$(head -c 4 "${shot%.png}-print.png" 2>/dev/null | tail -c 3)"
+	log "    screenshot $shot ($(awk '$1 == "screenshot" { print $3 }' "$FACTS")), drawn in" \
+		"$(awk '$1 == "draw_ms" { print $2 }' "$FACTS") ms from the script's start," \
+		"$(awk '$1 == "ready_ms" { print $2 }' "$FACTS") ms from navigation"
+}
+
+# The page's totals (tables and charts' data) against totals.awk's sums of
+# the CSV files, which are labelled A, B... in order.
+totals_check() { # csv...
+	local label=A csv diff
+	for csv in "$@"; do
+		awk -v L=$label -f "$HERE/totals.awk" "$csv"
+		label=$(echo "$label" | tr A-Y B-Z)
+	done | LC_ALL=C sort >"$WORK/expected.totals"
+	awk '$1 == "table" || $1 == "dest" || ($1 == "chart" && $2 ~ /^[A-Z]+$/)' "$FACTS" |
+		LC_ALL=C sort >"$WORK/page.totals"
+	diff=$(diff "$WORK/expected.totals" "$WORK/page.totals")
+	expect_eq "totals in the page = the CSV's sums ($(wc -l <"$WORK/expected.totals") figures)" "" "$diff"
+	[ -s "$WORK/expected.totals" ] || { log "    no totals computed"; CASE_FAILED=1; }
+}
+
+case_page_per_process() {
+	local page=$OUT/per-process.html
+	report "$page" "$OUT/fin-client.csv" "$OUT/linger0-client.csv" || return 1
+	browser_check "$page" "$PROCESS_CHARTS" || return 1
+	totals_check "$OUT/fin-client.csv" "$OUT/linger0-client.csv"
+	expect_eq "run names: the files" "run A $OUT/fin-client.csv|run B $OUT/linger0-client.csv" \
+		"$(grep '^run ' "$FACTS" | paste -sd'|')"
+}
+
+case_page_per_destination() {
+	local page=$OUT/per-destination.html
+	report "$page" "$OUT/by-dest.csv" "$OUT/fin-client.csv" || return 1
+	browser_check "$page" "$DEST_CHARTS" || return 1
+	totals_check "$OUT/by-dest.csv" "$OUT/fin-client.csv"
+	expect_eq "destinations in the page" "127.0.0.1:8080 127.0.0.1:8081" \
+		"$(awk '$1 == "dest" && $4 == "conn_out" { print $3 }' "$FACTS" | LC_ALL=C sort | paste -sd' ')"
+}
+
+case_page_of_an_hour() {
+	local page=$OUT/hour.html ready draw
+	report "$page" "$OUT/hour-default.csv" "$OUT/hour-keepalive.csv" || return 1
+	browser_check "$page" "$PROCESS_CHARTS" || return 1
+	totals_check "$OUT/hour-default.csv" "$OUT/hour-keepalive.csv"
+	draw=$(awk '$1 == "draw_ms" { print $2 }' "$FACTS")
+	ready=$(awk '$1 == "ready_ms" { print $2 }' "$FACTS")
+	expect_eq "drawn in under 2 s from navigation ($ready ms; $draw ms from the script's start)" yes \
+		"$(awk -v ms="$ready" 'BEGIN { print (ms != "" && ms != "none" && ms + 0 < 2000) ? "yes" : "no" }')"
+}
+
+# A folder and a process named to be markup: the page shows them as text.
+case_hostile_names() {
+	local dir="$OUT/hostile/<"/'script>&<img src=x onerror=alert(1)>' page=$OUT/hostile.html csv
+	rm -rf "$OUT/hostile" && mkdir -p "$dir" || return 1
+	csv=$dir/'"it'"'"'s".csv'
+	sed '2,$ s/^\([^,]*,[^,]*,[^,]*,\)[^,]*/\1<\/script><b>x/' "$OUT/fin-client.csv" >"$csv" || return 1
+	report "$page" "$csv" || return 1
+	browser_check "$page" "$PROCESS_CHARTS" || return 1
+	expect_eq "the file, shown as text" "run A $csv" "$(grep '^run ' "$FACTS")"
+	expect_eq "the process names, shown as text" "</script><b>x" \
+		"$(grep '^processes A ' "$FACTS" | grep -oF '</script><b>x' | sort -u)"
+	totals_check "$csv"
+}
+
+# One line as compare answers it, exit 2, and no file: neither the page
+# nor a temporary one beside it; a page there before stays as it was.
+case_bad_input() {
+	local dir=$WORK/bad out err rc
+	mkdir -p "$dir" && cp "$OUT/fin-client.csv" "$dir/good.csv" || return 1
+	awk -F, -v OFS=, 'NR == 3 { NF-- } 1' "$dir/good.csv" >"$dir/short.csv"
+	"$TCPTRACE" report "$dir/good.csv" "$dir/short.csv" -o "$dir/page.html" 2>"$dir/err"
+	rc=$?
+	expect_eq "a short row: exit" 2 "$rc"
+	expect_eq "a short row: one line, as compare's" \
+		"$("$TCPTRACE" compare "$dir/good.csv" "$dir/short.csv" 2>&1 >/dev/null |
+			sed 's/^tcptrace compare:/tcptrace report:/')" "$(cat "$dir/err")"
+	expect_eq "a short row: the line" \
+		"tcptrace report: $dir/short.csv:3: expected 24 fields, found 23" "$(cat "$dir/err")"
+	expect_eq "a short row: no file" "err good.csv short.csv" "$(LC_ALL=C ls -A "$dir" | paste -sd' ')"
+
+	"$TCPTRACE" report "$dir/good.csv" -o "$dir/page.html" 2>"$dir/err" || { log "$(cat "$dir/err")"; return 1; }
+	cp "$dir/page.html" "$dir/before.html"
+	"$TCPTRACE" report "$dir/short.csv" -o "$dir/page.html" 2>/dev/null
+	cmp -s "$dir/page.html" "$dir/before.html" && log "    ok   a page there before is kept as it was" ||
+		{ log "    FAIL the page there before was changed"; CASE_FAILED=1; }
+
+	err=$("$TCPTRACE" report "$dir/good.csv" 2>&1 >/dev/null)
+	expect_eq "no -o: exit 2 and one line" \
+		"2 tcptrace report: missing -o FILE.html, where to write the page (see tcptrace report --help)" \
+		"$? $err"
+	err=$("$TCPTRACE" report "$dir/good.csv" -o "$dir/no/such/page.html" 2>&1 >/dev/null)
+	expect_eq "-o in a missing folder: exit 2 and one line" \
+		"2 tcptrace report: cannot write $dir/no/such/page.html: No such file or directory" "$? $err"
+	mkdir -p "$dir/folder.html"
+	err=$("$TCPTRACE" report "$dir/good.csv" -o "$dir/folder.html" 2>&1 >/dev/null)
+	expect_eq "-o a folder: exit 2 and one line" \
+		"2 tcptrace report: cannot write $dir/folder.html: Is a directory" "$? $err"
+	err=$("$TCPTRACE" report "$dir/missing.csv" -o "$dir/x.html" 2>&1 >/dev/null)
+	expect_eq "a missing CSV: exit 1 and one line" \
+		"1 tcptrace report: cannot open $dir/missing.csv: No such file or directory" "$? $err"
+
+	# The chart library hidden by an empty tmpfs in a mount namespace of its own.
+	out=$(unshare -m sh -c 'mount -t tmpfs none "$(dirname "$1")" && "$2" report "$3" -o "$4"' \
+		sh "$CHART_LIB" "$TCPTRACE" "$dir/good.csv" "$dir/nolib.html" 2>&1)
+	rc=$?
+	err="tcptrace report: cannot read the chart library $CHART_LIB: No such file or directory"
+	expect_eq "no chart library: exit 1 and one line naming the package" \
+		"1 $err (it comes with the package libjs-chart.js)" "$rc $out"
+	expect_eq "files left" "before.html err folder.html good.csv page.html short.csv" \
+		"$(LC_ALL=C ls -A "$dir" | paste -sd' ')"
+}
+
+fail_early() { echo "report: $*"; echo "report: 0 passed, 1 failed"; exit 1; }
+[ "$(id -u)" -eq 0 ] || fail_early "needs root (real runs of tcptrace, network namespaces)"
+[ -x "$TCPTRACE" ] && [ -x "$SCENARIO" ] ||
+	fail_early "missing $TCPTRACE or build/tt-scenario: run make first"
+command -v chromium >/dev/null || fail_early "chromium is not installed: run tools/install-deps.sh"
+[ -r "$CHART_LIB" ] || fail_early "$CHART_LIB is missing (libjs-chart.js): run tools/install-deps.sh"
+command -v python3 >/dev/null || fail_early "python3 is not installed: run tools/install-deps.sh"
+rm -rf "$OUT" && mkdir -p "$OUT" || fail_early "cannot make $OUT"
+
+run_case "real runs: the client closes first (TIME_WAIT), the client resets (none)" case_real_runs
+run_case "real run --by dest: one destination runs out of local ports" case_real_dest_run
+run_case "an hour of one-second rows for five processes, made up" case_made_up_hour
+run_case "page of two per-process runs, in chromium" case_page_per_process
+run_case "page of a --by dest run beside a per-process one, in chromium" case_page_per_destination
+run_case "page of an hour: drawn in under 2 s, in chromium" case_page_of_an_hour
+run_case "names that look like markup are shown as text" case_hostile_names
+run_case "bad input: one line, as compare says it, and no file" case_bad_input
+echo "report: $PASSED passed, $FAILED failed (pages and screenshots in $OUT)"
+[ "$FAILED" -eq 0 ]

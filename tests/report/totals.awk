@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# The totals a report page must show for one tcptrace CSV, summed here from
+# the CSV itself, one a line as tests/report/browser.py prints the page's:
+#   table L COUNTER N|n/a       compare's tables (n/a: not in a --by dest CSV)
+#   chart L SERIES N            what the charts' data add up to: a close
+#                               class adds both sides
+#   chart L reason NAME N       rst_sent_reasons, per reason
+#   dest L DEST COUNTER N       the destinations' table
+#   chart L dest DEST fewest_free N
+# L is the run's label (-v L=A). Fields are split at commas: the suite's
+# CSVs hold none inside a field. Sums are printed with %.0f: mawk's %d
+# stops at 2^31.
+BEGIN { FS = "," }
+
+NR == 1 {
+	by_dest = $5 == "dest"
+	for (i = 1; i <= NF; i++)
+		col[$i] = i
+	next
+}
+
+{
+	for (name in col)
+		if (name !~ /^(time|elapsed_s|pid|comm|dest|rst_sent_reasons|runout_s)$/)
+			sum[name] += $col[name]
+	held[$1] += $col["tw_now"]
+	if (!by_dest && $NF != "") {
+		n = split($NF, pairs, ";")
+		for (i = 1; i <= n; i++) {
+			split(pairs[i], kv, "=")
+			reason[kv[1]] += kv[2]
+		}
+	}
+	if (by_dest) {
+		d = $5
+		dests[d] = 1
+		for (name in col)
+			if (name ~ /^(conn_out|fin_active_out|rst_sent_out|tw_out|connfail_out|eaddrnotavail)$/)
+				dsum[d, name] += $col[name]
+		if (!(d in fewest) || $col["ports_free"] + 0 < fewest[d])
+			fewest[d] = $col["ports_free"] + 0
+	}
+}
+
+function total(name) { return (name in col) ? sprintf("%.0f", sum[name]) : "n/a" }
+function both(class) { return sprintf("%.0f", sum[class "_in"] + sum[class "_out"]) }
+
+END {
+	n = split("tw_in tw_out conn_in conn_out fin_active_in fin_active_out fin_passive_in " \
+		  "fin_passive_out rst_sent_in rst_sent_out rst_recv_in rst_recv_out eaddrnotavail " \
+		  "timeout_in timeout_out connfail_out untracked tw_rst", counters, " ")
+	for (i = 1; i <= n; i++)
+		printf "table %s %s %s\n", L, counters[i], total(counters[i])
+	peak = 0
+	for (t in held)
+		if (held[t] > peak)
+			peak = held[t]
+	printf "table %s tw_now_peak %.0f\nchart %s tw_now_peak %.0f\n", L, peak, L, peak
+	if (!by_dest)
+		printf "chart %s conn_in %s\n", L, total("conn_in")
+	printf "chart %s conn_out %s\n", L, total("conn_out")
+	n = split("fin_active fin_passive rst_sent rst_recv timeout", classes, " ")
+	for (i = 1; i <= n; i++)
+		printf "chart %s %s %s\n", L, classes[i], both(classes[i])
+	printf "chart %s eaddrnotavail %s\n", L, total("eaddrnotavail")
+	for (r in reason)
+		printf "chart %s reason %s %.0f\n", L, r, reason[r]
+	n = split("conn_out fin_active_out rst_sent_out tw_out connfail_out eaddrnotavail", dcols, " ")
+	for (d in dests) {
+		for (i = 1; i <= n; i++)
+			printf "dest %s %s %s %.0f\n", L, d, dcols[i], dsum[d, dcols[i]]
+		printf "dest %s %s fewest_ports_free %.0f\n", L, d, fewest[d]
+		printf "chart %s dest %s fewest_free %.0f\n", L, d, fewest[d]
+	}
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests of the series tcptrace report draws: rows grouped by their
+ * time across processes, close classes adding both sides, RST reasons and
+ * destinations each once and sorted, the fewest ports free and the
+ * shortest runout, and the JSON of a run spelled out. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "timeline.h"
+
+#define HEADER                                                                               \
+	"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"             \
+	"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,"  \
+	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"   \
+	"tw_rst,rst_sent_reasons\n"
+#define DEST_HEADER                                                                          \
+	"time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,rst_sent_out,"  \
+	"rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,eaddrnotavail,ports_held,"       \
+	"ports_free,runout_s\n"
+#define T1 "2026-11-22T16:45:01.000Z"
+#define T2 "2026-11-22T16:45:02.000Z"
+
+/* Two processes over two intervals, the second interval's rows first. */
+#define TWO_PROCS                                                                            \
+	HEADER                                                                               \
+	T2 ",2.000,10,haproxy,5,5,1,2,3,4,5,6,7,8,1,2,30,9,1,1,0,0,0,TCP_STATE=11\n"            \
+	T1 ",1.000,10,haproxy,1,2,0,0,0,0,0,3,0,0,0,0,10,0,0,0,0,0,0,"                          \
+	"TCP_STATE=2;NOT_SPECIFIED=1\n"                                                      \
+	T1 ",1.000,11,nginx,4,0,0,0,0,0,0,0,0,0,0,0,7,0,0,0,0,0,0,\n"                           \
+	T2 ",2.000,11,nginx,1,0,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,TCP_ABORT_ON_DATA=1\n"
+
+struct parsed {
+	struct tt_csv_file csv;
+	struct timeline tl;
+};
+
+static void build(struct parsed *p, const char *text)
+{
+	struct csv_error err;
+
+	if (csv_parse_buffer(text, strlen(text), TT_CSV_PER_PROCESS | TT_CSV_PER_DEST, &p->csv,
+			     &err))
+		fail_msg("line %lu: %s", err.line, err.msg);
+	assert_int_equal(timeline_build(&p->tl, &p->csv), 0);
+}
+
+static void done(struct parsed *p)
+{
+	timeline_free(&p->tl);
+	csv_file_free(&p->csv);
+}
+
+static char *json_of(const struct timeline *tl)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	assert_non_null(m);
+	assert_int_equal(timeline_write_json(m, tl), 0);
+	assert_int_equal(fclose(m), 0);
+	return text;
+}
+
+static void test_rows_of_one_time_are_one_interval(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	build(&p, TWO_PROCS);
+	assert_int_equal(p.tl.kind, TT_CSV_PER_PROCESS);
+	assert_int_equal(p.tl.n, 2);
+	assert_true(p.tl.elapsed_s[0] == 1.0);
+	assert_true(p.tl.elapsed_s[1] == 2.0);
+	assert_int_equal(p.tl.series[TL_CONN_IN][0], 5);
+	assert_int_equal(p.tl.series[TL_CONN_IN][1], 6);
+	assert_int_equal(p.tl.series[TL_CONN_OUT][0], 2);
+	assert_int_equal(p.tl.series[TL_TW_NOW][0], 17);
+	assert_int_equal(p.tl.series[TL_TW_NOW][1], 30);
+	done(&p);
+}
+
+static void test_close_classes_add_both_sides(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	build(&p, TWO_PROCS);
+	assert_int_equal(p.tl.series[TL_FIN_ACTIVE][1], 1 + 2);
+	assert_int_equal(p.tl.series[TL_FIN_PASSIVE][1], 3 + 4);
+	assert_int_equal(p.tl.series[TL_RST_SENT][1], 5 + 6 + 1);
+	assert_int_equal(p.tl.series[TL_RST_RECV][1], 7 + 8);
+	assert_int_equal(p.tl.series[TL_TIMEOUT][1], 1 + 1);
+	assert_int_equal(p.tl.series[TL_EADDRNOTAVAIL][1], 9);
+	done(&p);
+}
+
+static void test_reasons_each_once_by_name_per_interval(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	build(&p, TWO_PROCS);
+	assert_int_equal(p.tl.n_reasons, 3);
+	assert_string_equal(p.tl.reasons[0].name, "NOT_SPECIFIED");
+	assert_string_equal(p.tl.reasons[1].name, "TCP_ABORT_ON_DATA");
+	assert_string_equal(p.tl.reasons[2].name, "TCP_STATE");
+	assert_int_equal(p.tl.reasons[0].count[0], 1);
+	assert_int_equal(p.tl.reasons[0].count[1], 0);
+	assert_int_equal(p.tl.reasons[1].count[1], 1);
+	assert_int_equal(p.tl.reasons[2].count[0], 2);
+	assert_int_equal(p.tl.reasons[2].count[1], 11);
+	done(&p);
+}
+
+static void test_json_of_a_per_process_run(void **state)
+{
+	struct parsed p;
+	char *json;
+
+	(void)state;
+	build(&p, TWO_PROCS);
+	json = json_of(&p.tl);
+	assert_string_equal(json, "{\"kind\":\"process\",\"elapsed_s\":[1.000,2.000],\"series\":{"
+				  "\"conn_in\":[5,6],\"conn_out\":[2,5],\"fin_active\":[0,3],"
+				  "\"fin_passive\":[0,7],\"rst_sent\":[3,12],\"rst_recv\":[0,15],"
+				  "\"timeout\":[0,2],\"eaddrnotavail\":[0,9],\"tw_now\":[17,30]},"
+				  "\"rst_sent_reasons\":{\"NOT_SPECIFIED\":[1,0],"
+				  "\"TCP_ABORT_ON_DATA\":[0,1],\"TCP_STATE\":[2,11]},\"dests\":[]}");
+	free(json);
+	done(&p);
+}
+
+/* Two processes toward :8080 and one toward :8081; in the first interval
+ * the processes see different ports free (their rows were read at
+ * different moments): the fewest counts. */
+#define DESTS                                                                                \
+	DEST_HEADER                                                                          \
+	T1 ",0.200,7,nginx,127.0.0.1:8080,4,0,0,0,0,0,0,0,0,0,6,10,0.5\n"                       \
+	T1 ",0.200,8,nginx,127.0.0.1:8080,2,1,0,1,0,0,1,1,0,0,6,9,0.0\n"                        \
+	T2 ",0.400,7,nginx,127.0.0.1:8080,0,0,0,0,0,0,0,0,0,3,15,0,0.2\n"                       \
+	T2 ",0.400,9,nginx,[::1]:8081,1,0,0,0,0,0,0,0,0,0,1,99,0.0\n"
+
+static void test_destinations_fewest_ports_and_shortest_runout(void **state)
+{
+	struct parsed p;
+	const struct timeline_dest *a, *b;
+
+	(void)state;
+	build(&p, DESTS);
+	assert_int_equal(p.tl.kind, TT_CSV_PER_DEST);
+	assert_int_equal(p.tl.n_dests, 2);
+	a = &p.tl.dests[0];
+	b = &p.tl.dests[1];
+	assert_string_equal(a->dest, "127.0.0.1:8080");
+	assert_string_equal(b->dest, "[::1]:8081");
+	assert_true(a->seen[0] && a->seen[1]);
+	assert_int_equal(a->ports_free[0], 9);
+	assert_int_equal(a->ports_free[1], 0);
+	assert_true(a->runout_s[0] == 0.5);
+	assert_true(a->runout_s[1] == 0.2);
+	assert_int_equal(a->total[TT_CSV_CONN_OUT], 6);
+	assert_int_equal(a->total[TT_CSV_RST_SENT_OUT], 1);
+	assert_int_equal(a->total[TT_CSV_EADDRNOTAVAIL], 3);
+	assert_int_equal(a->total[TT_CSV_TW_NOW], 0);
+	assert_int_equal(a->fewest_free, 0);
+	assert_true(a->shortest_runout_s == 0.2);
+	assert_false(b->seen[0]);
+	assert_int_equal(b->fewest_free, 99);
+	assert_true(b->shortest_runout_s == 0);
+	/* The run's series add up every destination. */
+	assert_int_equal(p.tl.series[TL_CONN_OUT][0], 6);
+	assert_int_equal(p.tl.series[TL_CONN_OUT][1], 1);
+	assert_int_equal(p.tl.series[TL_RST_SENT][0], 1);
+	assert_int_equal(p.tl.series[TL_EADDRNOTAVAIL][1], 3);
+	done(&p);
+}
+
+static void test_json_of_a_per_destination_run(void **state)
+{
+	struct parsed p;
+	char *json;
+
+	(void)state;
+	build(&p, DESTS);
+	json = json_of(&p.tl);
+	/* No conn_in: a --by dest CSV has no accepted connections. */
+	assert_string_equal(json, "{\"kind\":\"dest\",\"elapsed_s\":[0.200,0.400],\"series\":{"
+				  "\"conn_out\":[6,1],\"fin_active\":[1,0],\"fin_passive\":[0,0],"
+				  "\"rst_sent\":[1,0],\"rst_recv\":[0,0],\"timeout\":[0,0],"
+				  "\"eaddrnotavail\":[0,3],\"tw_now\":[1,0]},"
+				  "\"rst_sent_reasons\":{},\"dests\":["
+				  "{\"dest\":\"127.0.0.1:8080\",\"ports_free\":[9,0],"
+				  "\"runout_s\":[0.5,0.2]},"
+				  "{\"dest\":\"[::1]:8081\",\"ports_free\":[null,99],"
+				  "\"runout_s\":[null,null]}]}");
+	free(json);
+	done(&p);
+}
+
+static void test_json_strings_cannot_end_a_script(void **state)
+{
+	struct parsed p;
+	char *json;
+
+	(void)state;
+	build(&p, DEST_HEADER T1 ",0.200,7,nginx,\"</script><!--&\xe2\x80\xa8\",1,0,0,0,0,0,0,0,0,0,"
+				 "1,9,0.0\n");
+	json = json_of(&p.tl);
+	assert_non_null(strstr(json, "{\"dest\":\"\\u003c/script\\u003e\\u003c!--\\u0026\\u2028\","));
+	assert_null(strchr(json, '<'));
+	free(json);
+	done(&p);
+}
+
+static void test_header_only_has_no_interval(void **state)
+{
+	struct parsed p;
+	char *json;
+
+	(void)state;
+	build(&p, HEADER);
+	assert_int_equal(p.tl.n, 0);
+	json = json_of(&p.tl);
+	assert_string_equal(json, "{\"kind\":\"process\",\"elapsed_s\":[],\"series\":{"
+				  "\"conn_in\":[],\"conn_out\":[],\"fin_active\":[],"
+				  "\"fin_passive\":[],\"rst_sent\":[],\"rst_recv\":[],\"timeout\":[],"
+				  "\"eaddrnotavail\":[],\"tw_now\":[]},\"rst_sent_reasons\":{},"
+				  "\"dests\":[]}");
+	free(json);
+	done(&p);
+}
+
+static void test_sums_stop_at_64_bits(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	build(&p, HEADER T1 ",1.000,1,a,18446744073709551615,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
+			 T1 ",1.000,2,b,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n");
+	assert_true(p.tl.series[TL_CONN_IN][0] == UINT64_MAX);
+	done(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rows_of_one_time_are_one_interval),
+		cmocka_unit_test(test_close_classes_add_both_sides),
+		cmocka_unit_test(test_reasons_each_once_by_name_per_interval),
+		cmocka_unit_test(test_json_of_a_per_process_run),
+		cmocka_unit_test(test_destinations_fewest_ports_and_shortest_runout),
+		cmocka_unit_test(test_json_of_a_per_destination_run),
+		cmocka_unit_test(test_json_strings_cannot_end_a_script),
+		cmocka_unit_test(test_header_only_has_no_interval),
+		cmocka_unit_test(test_sums_stop_at_64_bits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
