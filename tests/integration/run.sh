@@ -826,7 +826,7 @@ for c in socks:
 		"$(grep '^tcptrace: tracing' "$WORK/tracer.err")"
 	expect_eq "server conn_in (established before start)" 0 "$(csv_sum "$csv" "$SRV" conn_in)"
 	expect_eq "server fin_active_in" "$n" "$(csv_sum "$csv" "$SRV" fin_active_in)"
-	expect_eq "server tw_in = ss" "$(tw_count sport "$PORT")" "$(csv_sum "$csv" "$SRV" tw_in)"
+	expect_eq "server tw_in = TcpExtTW" "$(nstat_of TcpExtTW)" "$(csv_sum "$csv" "$SRV" tw_in)"
 	expect_eq "server tw_in" "$n" "$(csv_sum "$csv" "$SRV" tw_in)"
 }
 
@@ -841,7 +841,7 @@ case_servers_starting_with_tcptrace() {
 	ns_new || return 1
 	cat >"$WORK/clients.sh" <<-EOF
 		for i in \$(seq 0 $((servers - 1))); do
-			for t in \$(seq 600); do [ -s "$WORK/ready.\$i" ] && break; sleep 0.05; done
+			for t in \$(seq 600); do [ -s "$WORK/start-ready.\$i" ] && break; sleep 0.05; done
 		done
 		clients=""
 		for i in \$(seq 0 $((servers - 1))); do
@@ -859,12 +859,12 @@ case_servers_starting_with_tcptrace() {
 	tracer=$!
 	for i in $(seq 0 $((servers - 1))); do
 		ip netns exec "$NS" "$WORK/ttpre$$" server --addr 127.0.0.1 --port $((PORT + i)) --count "$n" \
-			--mode fin-client --name "$name" --ready "$WORK/ready.$i" >"$WORK/server.$i" 2>&1 &
+			--mode fin-client --name "$name" --ready "$WORK/start-ready.$i" >"$WORK/server.$i" 2>&1 &
 		pids="$pids $!"
 		sleep 0.1
 	done
 	for i in $(seq 600); do grep -q '^tcptrace: tracing' "$WORK/tracer.err" && break; sleep 0.05; done
-	early=$(find "$WORK" -maxdepth 1 -name 'ready.*' ! -newer "$WORK/tracer.err" | wc -l)
+	early=$(find "$WORK" -maxdepth 1 -name 'start-ready.*' ! -newer "$WORK/tracer.err" | wc -l)
 	wait "$tracer"
 	rc=$?
 	for i in $pids; do wait "$i" || log "    server $i failed: $(cat "$WORK"/server.*)"; done
