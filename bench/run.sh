@@ -7,6 +7,8 @@
 #   none          no tracer
 #   tcptrace      ./tcptrace -p haproxy,nginx
 #   tcptrace-all  ./tcptrace (every process)
+#   tcptrace-base $TCPTRACE_BASE -p haproxy,nginx: another build (an older
+#                 commit's), for before and after in one interleaved run
 #   floor         build/hookcost floor: tcptrace's five raw tracepoints with
 #                 empty programs, the least a tracer on them can cost
 #   tcpstates     libbpf-tools tcpstates, output to /dev/null
@@ -30,6 +32,7 @@ export LC_ALL=C
 BENCH=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$BENCH/.." && pwd)
 TCPTRACE=${TCPTRACE:-$TOP/tcptrace}
+TCPTRACE_BASE=${TCPTRACE_BASE:-}
 HOOKCOST=${HOOKCOST:-$TOP/build/hookcost}
 TCPSTATES=${TCPSTATES:-/usr/sbin/tcpstates}
 BPFTRACE=${BPFTRACE:-bpftrace}
@@ -65,7 +68,8 @@ usage: $0 [--quick] [-r ROUNDS] [-n REQUESTS] [-c CONCURRENCY]
   -n REQUESTS   requests per run, one connection each (default $REQUESTS)
   -c N          ab concurrency (default $CONCURRENCY)
   --targets     haproxy (haproxy in front of nginx) and/or nginx (default $TARGETS)
-  --variants    from none,tcptrace,tcptrace-all,floor,tcpstates,bpftrace (default: all)
+  --variants    from none,tcptrace,tcptrace-all,tcptrace-base,floor,tcpstates,bpftrace
+                (default: all but tcptrace-base)
   --out DIR     where the CSV files go (default bench/results)
   --nice N      run servers, ab and tracers at this nice value (default 0)
   --no-bpf-stats  leave kernel.bpf_stats_enabled alone: no BPF columns, no
@@ -103,7 +107,7 @@ parse_args() {
 		case $t in haproxy|nginx) ;; *) log "bench: unknown target $t"; usage ;; esac
 	done
 	for v in ${VARIANTS//,/ }; do
-		case $v in none|tcptrace|tcptrace-all|floor|tcpstates|bpftrace) ;;
+		case $v in none|tcptrace|tcptrace-all|tcptrace-base|floor|tcpstates|bpftrace) ;;
 		*) log "bench: unknown variant $v"; usage ;; esac
 	done
 	[[ ,$VARIANTS, == *,none,* ]] || fail "--variants must include none: ratios are taken against it"
@@ -122,6 +126,9 @@ check_tools() {
 	fi
 	if has_variant tcptrace || has_variant tcptrace-all; then
 		[ -x "$TCPTRACE" ] || fail "missing $TCPTRACE: run make first"
+	fi
+	if has_variant tcptrace-base; then
+		[ -x "$TCPTRACE_BASE" ] || fail "tcptrace-base needs TCPTRACE_BASE, a tcptrace binary to compare with"
 	fi
 	if has_variant tcpstates; then
 		[ -x "$TCPSTATES" ] || fail "missing $TCPSTATES (apt-get install libbpf-tools), or leave tcpstates out of --variants"
@@ -268,6 +275,7 @@ start_tracer() {
 	case $variant in
 	tcptrace) nice -n "$NICE" "$TCPTRACE" -p "$(traced_names "$target")" >/dev/null 2>"$RUN/tracer.err" & ;;
 	tcptrace-all) nice -n "$NICE" "$TCPTRACE" >/dev/null 2>"$RUN/tracer.err" & ;;
+	tcptrace-base) nice -n "$NICE" "$TCPTRACE_BASE" -p "$(traced_names "$target")" >/dev/null 2>"$RUN/tracer.err" & ;;
 	floor) nice -n "$NICE" "$HOOKCOST" floor >/dev/null 2>"$RUN/tracer.err" & ;;
 	tcpstates) nice -n "$NICE" "$TCPSTATES" >/dev/null 2>"$RUN/tracer.err" & ;;
 	bpftrace) nice -n "$NICE" "$BPFTRACE" "$BT_SCRIPT" >/dev/null 2>"$RUN/tracer.err" & ;;
