@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* tcptrace: per-process TCP connection endings, TIME_WAIT and port
  * exhaustion, every interval. main() is the life cycle: parse, resolve,
- * open, load, seed, attach, loop, summarise, clean up. */
+ * open, load, attach, seed, self-check, loop, summarise, clean up. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The BPF side's life cycle (open, probe, configure, load, seed, attach)
+/* The BPF side's life cycle (open, probe, configure, load, attach, seed)
  * and the only module that reads its maps, into plain snapshots. */
 #define _GNU_SOURCE
 #include <dirent.h>
