@@ -31,6 +31,10 @@ const volatile bool by_dest = false; /* --by dest: also count per destination */
 /* Seeds not yet adopted: while zero, unknown sockets cost one lookup less. */
 __u64 seeds_pending = 0;
 
+/* Listeners being closed (entries of stopping_listeners): while zero, a
+ * destroyed socket costs one lookup less. */
+__u64 listeners_stopping = 0;
+
 /* Counting filters over socket addresses: slot i holds how many members
  * of a set of sockets hash to i. A zero slot proves a socket is not a
  * member at the cost of one array read, where a lookup in sock_owner that
@@ -94,6 +98,22 @@ struct {
 	__type(key, struct tt_listener_key);
 	__type(value, struct tt_owner);
 } listeners SEC(".maps");
+
+/* A listener that a thread is closing, from its move to CLOSE to its
+ * destruction in the same close(): the kernel destroys the connections
+ * still in its accept queue in between, in that thread (see
+ * is_unaccepted_child). */
+struct stopping_listener {
+	__u64 sk;
+	struct tt_listener_key key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64); /* pid_tgid of the closing thread */
+	__type(value, struct stopping_listener);
+} stopping_listeners SEC(".maps");
 
 /* The owners of timewait sockets. Not an LRU map, whose inserts cost
  * several times a plain one (bench/README.md): user space deletes the
@@ -464,8 +484,11 @@ static __always_inline void mark_listener_shared(const struct sock *sk)
 }
 
 /* The first syscall touching an accepted socket names the process that
- * accepted it. From a shared listener, that is when the socket gets its
- * owner and conn_in is counted. From a listener thought to be its owner's
+ * accepted it: a read (tcp_rcv_space_adjust), its close() or shutdown()
+ * (FIN_WAIT1, LAST_ACK), or, for one that close() aborts or that ended
+ * before (an RST from the peer, a timeout), its destruction in that
+ * close(). From a shared listener, that is when the socket gets its owner
+ * and conn_in is counted. From a listener thought to be its owner's
  * alone, a touch by another traced process shows it shared: connections
  * accepted from it later wait for their first touch too. */
 static __always_inline void on_touch(const struct sock *sk, struct tt_sock *s)
@@ -582,6 +605,7 @@ static __always_inline void on_connect(const struct sock *sk)
 	struct tt_sock *old = find(sk);
 
 	if (old) {
+		touch(sk, old); /* connect() after connect(AF_UNSPEC) by its owner */
 		finish(sk, old);
 		forget(sk, old);
 	}
@@ -605,14 +629,52 @@ static __always_inline void on_listen(const struct sock *sk)
 
 static __always_inline void on_unlisten(const struct sock *sk)
 {
-	struct tt_listener_key key;
+	struct stopping_listener stopping = { .sk = (__u64)sk };
+	__u64 thread = bpf_get_current_pid_tgid();
 	struct tt_owner *owner;
 
-	listener_key_of_sk(sk, &key);
-	owner = bpf_map_lookup_elem(&listeners, &key);
+	listener_key_of_sk(sk, &stopping.key);
+	owner = bpf_map_lookup_elem(&listeners, &stopping.key);
+	if (!owner)
+		return;
 	/* Another process may listen on the same port (SO_REUSEPORT). */
-	if (owner && owner->tgid == current_tgid())
-		bpf_map_delete_elem(&listeners, &key);
+	if (owner->tgid == current_tgid())
+		bpf_map_delete_elem(&listeners, &stopping.key);
+	if (!bpf_map_update_elem(&stopping_listeners, &thread, &stopping, BPF_NOEXIST))
+		__sync_fetch_and_add(&listeners_stopping, 1);
+	else
+		bpf_map_update_elem(&stopping_listeners, &thread, &stopping, BPF_ANY);
+}
+
+/* A listener's destruction ends its close(). */
+static __always_inline void listener_destroyed(const struct sock *sk)
+{
+	__u64 thread = bpf_get_current_pid_tgid();
+	struct stopping_listener *stopping;
+
+	stopping = bpf_map_lookup_elem(&stopping_listeners, &thread);
+	if (stopping && stopping->sk == (__u64)sk &&
+	    !bpf_map_delete_elem(&stopping_listeners, &thread))
+		__sync_fetch_and_add(&listeners_stopping, -1);
+}
+
+/* Whether sk, destroyed before any syscall touched it, is a connection
+ * still in the accept queue of a listener this thread is closing: no
+ * process accepted it, and it stays its listener's owner's. */
+static __always_inline bool is_unaccepted_child(const struct sock *sk)
+{
+	__u64 thread = bpf_get_current_pid_tgid();
+	struct stopping_listener *stopping;
+
+	if (!listeners_stopping)
+		return false;
+	stopping = bpf_map_lookup_elem(&stopping_listeners, &thread);
+	if (!stopping)
+		return false;
+	/* Not skc_num, which the kernel may have zeroed by now (see
+	 * sk_local_port_of). */
+	return sk_netns_of(sk) == stopping->key.netns &&
+	       sk_local_port_of(sk) == stopping->key.port;
 }
 
 /* A connection accepted from a listener of a traced process has reached
@@ -982,9 +1044,12 @@ int BPF_PROG(handle_receive_reset, struct sock *sk)
 	return 0;
 }
 
-/* tcp_recvmsg, in the reader's own syscall: often the first touch of an
- * accepted socket (see on_touch). It runs on every read that returns data,
- * of every TCP socket: most leave at the filter. */
+/* tcp_recvmsg, in the reader's own syscall: the first touch of an accepted
+ * socket that is read before it is closed (see on_touch). It runs on every
+ * read of every TCP socket, most of which leave at the filter. It stays
+ * because conn_in must be exact at every snapshot: without it, a
+ * connection from a shared listener that stays open (a proxy's idle
+ * upstream pool) would be counted only at its close. */
 SEC("raw_tp/tcp_rcv_space_adjust")
 int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 {
@@ -1048,8 +1113,15 @@ int BPF_PROG(handle_destroy_sock, struct sock *sk)
 		*ahead = 0;
 
 	drop_seed(sk);
-	if (!s)
+	if (!s) {
+		if (listeners_stopping)
+			listener_destroyed(sk);
 		return 0;
+	}
+	/* Untouched, the socket is not orphaned: only its holder's close()
+	 * destroys it, in that process (see on_touch). */
+	if (awaits_touch(s) && !is_unaccepted_child(sk))
+		touch(sk, s);
 	finish(sk, s);
 	forget(sk, s);
 	return 0;
