@@ -193,13 +193,22 @@ struct {
 	__type(value, __u64);
 } drop_counts SEC(".maps");
 
+/* Every counter is bumped atomically: a program in a process's syscall
+ * (close(), connect()) can be interrupted on its CPU by a softirq whose
+ * program bumps the same per-CPU counter, and a plain ++ would then lose
+ * one of the two. */
+static __always_inline void bump(__u64 *counter)
+{
+	__sync_fetch_and_add(counter, 1);
+}
+
 static __always_inline void count_drop(enum tt_drop drop)
 {
 	__u32 key = drop;
 	__u64 *count = bpf_map_lookup_elem(&drop_counts, &key);
 
 	if (count)
-		(*count)++;
+		bump(count);
 }
 
 static __always_inline struct tt_proc_counters *counters_of(__u32 tgid)
@@ -386,7 +395,7 @@ static __always_inline bool track(const struct sock *sk, __u32 tgid, __u8 side, 
 	count_drop(TT_DROP_SOCK_MAP_FULL);
 	struct tt_proc_counters *c = counters_of(tgid);
 	if (c)
-		c->untracked++;
+		bump(&c->untracked);
 	return false;
 }
 
@@ -508,7 +517,7 @@ static __always_inline void on_touch(const struct sock *sk, struct tt_sock *s)
 	if ((s->flags & (TT_SK_ESTABLISHED | TT_SK_COUNTED)) == TT_SK_ESTABLISHED) {
 		struct tt_proc_counters *c = counters_of(s->tgid);
 		if (c)
-			c->conn[TT_SIDE_IN]++;
+			bump(&c->conn[TT_SIDE_IN]);
 		s->flags |= TT_SK_COUNTED;
 	}
 }
@@ -528,14 +537,14 @@ static __always_inline void count_reason(const struct tt_sock *s)
 
 	count = bpf_map_lookup_elem(&rst_reasons, &key);
 	if (count) {
-		(*count)++;
+		bump(count);
 		return;
 	}
 	if (bpf_map_update_elem(&rst_reasons, &key, &one, BPF_NOEXIST) == 0)
 		return;
 	count = bpf_map_lookup_elem(&rst_reasons, &key);
 	if (count)
-		(*count)++;
+		bump(count);
 	else
 		count_drop(TT_DROP_REASON_MAP_FULL);
 }
@@ -558,31 +567,31 @@ static __always_inline void finish(const struct sock *sk, struct tt_sock *s)
 	if (!d)
 		d = &scratch;
 	if (!(s->flags & TT_SK_COUNTED)) {
-		c->conn[side]++;
-		d->conn++;
+		bump(&c->conn[side]);
+		bump(&d->conn);
 	}
 	/* An RST we send wins: on data arriving after shutdown the kernel
 	 * runs its RST-received path and then sends the RST itself. */
 	if (s->flags & TT_SK_RST_SENT) {
-		c->rst_sent[side]++;
-		d->rst_sent++;
+		bump(&c->rst_sent[side]);
+		bump(&d->rst_sent);
 		count_reason(s);
 	} else if (s->flags & TT_SK_RST_RECV) {
-		c->rst_recv[side]++;
-		d->rst_recv++;
+		bump(&c->rst_recv[side]);
+		bump(&d->rst_recv);
 	} else if (s->flags & TT_SK_FIN_FIRST) {
-		c->fin_active[side]++;
-		d->fin_active++;
+		bump(&c->fin_active[side]);
+		bump(&d->fin_active);
 		if (s->flags & TT_SK_TW) {
-			c->tw[side]++;
-			d->tw++;
+			bump(&c->tw[side]);
+			bump(&d->tw);
 		}
 	} else if (s->flags & TT_SK_FIN_PEER) {
-		c->fin_passive[side]++;
-		d->fin_passive++;
+		bump(&c->fin_passive[side]);
+		bump(&d->fin_passive);
 	} else {
-		c->timeout[side]++;
-		d->timeout++;
+		bump(&c->timeout[side]);
+		bump(&d->timeout);
 	}
 }
 
@@ -701,7 +710,7 @@ static __always_inline void adopt_child(const struct sock *sk)
 		struct tt_proc_counters *counters = counters_of(owner->tgid);
 
 		if (counters)
-			counters->conn[TT_SIDE_IN]++;
+			bump(&counters->conn[TT_SIDE_IN]);
 	}
 }
 
@@ -815,11 +824,11 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 		/* No local port was ever assigned: inet_hash_connect found
 		 * none free and connect() returns EADDRNOTAVAIL. */
 		if (sk_local_port_of(sk) == 0) {
-			c->eaddrnotavail++;
-			d->eaddrnotavail++;
+			bump(&c->eaddrnotavail);
+			bump(&d->eaddrnotavail);
 		} else {
-			c->connfail++;
-			d->connfail++;
+			bump(&c->connfail);
+			bump(&d->connfail);
 		}
 		return;
 	}
@@ -900,9 +909,9 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 			struct tt_dest_counters *d = dest_of(sk, s);
 
 			if (c)
-				c->conn[s->side & 1]++;
+				bump(&c->conn[s->side & 1]);
 			if (d)
-				d->conn++;
+				bump(&d->conn);
 			s->flags |= TT_SK_COUNTED;
 		}
 		break;
@@ -931,14 +940,14 @@ static __always_inline void count_other_rst(__u32 netns, __u32 reason)
 	__u64 one = 1, *count = bpf_map_lookup_elem(&other_rsts, &key);
 
 	if (count) {
-		(*count)++;
+		bump(count);
 		return;
 	}
 	if (bpf_map_update_elem(&other_rsts, &key, &one, BPF_NOEXIST) == 0)
 		return;
 	count = bpf_map_lookup_elem(&other_rsts, &key); /* a racing CPU made it */
 	if (count)
-		(*count)++;
+		bump(count);
 }
 
 /* A timewait socket answering a segment with an RST (a stray data
@@ -960,7 +969,7 @@ static __always_inline bool count_timewait_rst(const struct sock_common *tw)
 		return false;
 	c = counters_of(owner->tgid);
 	if (c)
-		c->tw_rst++;
+		bump(&c->tw_rst);
 	return true;
 }
 
