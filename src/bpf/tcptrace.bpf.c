@@ -60,11 +60,29 @@ struct {
 	__type(value, struct tt_sock);
 } sock_owner SEC(".maps");
 
+/* Per-process counters, one block per slot: a socket's entry holds its
+ * owner's slot, so counting costs an array index, not a hash lookup.
+ * proc_slots gives each traced process its slot, taken from free_slots
+ * (filled by user space at load), and is looked up only when a socket gets
+ * its owner. A slot is not given back: a late count of a process whose row
+ * user space dropped lands in a slot nobody reads. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32); /* tgid */
+	__type(value, __u32); /* index in proc_counters */
+} proc_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__type(value, __u32);
+} free_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__type(key, __u32); /* slot */
 	__type(value, struct tt_proc_counters);
 } proc_counters SEC(".maps");
 
@@ -211,19 +229,48 @@ static __always_inline void count_drop(enum tt_drop drop)
 		bump(count);
 }
 
-static __always_inline struct tt_proc_counters *counters_of(__u32 tgid)
+/* The slot of process tgid, given at its first need; TT_NO_SLOT when
+ * every slot is taken. */
+static __always_inline __u32 slot_of_process(__u32 tgid)
 {
-	struct tt_proc_counters *c = bpf_map_lookup_elem(&proc_counters, &tgid);
-	struct tt_proc_counters zero = {};
+	__u32 *slot = bpf_map_lookup_elem(&proc_slots, &tgid);
+	__u32 fresh;
 
-	if (c)
-		return c;
-	/* EEXIST from a racing CPU is fine: the lookup below finds its entry. */
-	bpf_map_update_elem(&proc_counters, &tgid, &zero, BPF_NOEXIST);
-	c = bpf_map_lookup_elem(&proc_counters, &tgid);
+	if (slot)
+		return *slot;
+	if (bpf_map_pop_elem(&free_slots, &fresh))
+		return TT_NO_SLOT;
+	if (!bpf_map_update_elem(&proc_slots, &tgid, &fresh, BPF_NOEXIST))
+		return fresh;
+	/* A racing CPU gave tgid a slot first: this one goes back. */
+	bpf_map_push_elem(&free_slots, &fresh, 0);
+	slot = bpf_map_lookup_elem(&proc_slots, &tgid);
+	return slot ? *slot : TT_NO_SLOT;
+}
+
+static __always_inline struct tt_proc_counters *counters_at(__u32 slot)
+{
+	struct tt_proc_counters *c = bpf_map_lookup_elem(&proc_counters, &slot);
+
 	if (!c)
 		count_drop(TT_DROP_PROC_MAP_FULL);
 	return c;
+}
+
+static __always_inline struct tt_proc_counters *counters_of(__u32 tgid)
+{
+	return counters_at(slot_of_process(tgid));
+}
+
+/* The counters of a followed socket's owner. A socket accepted from a
+ * shared listener gets its slot with its owner, at its first touch (or at
+ * its first count if it ends untouched): the listener's owner gets no row
+ * for connections it did not accept. */
+static __always_inline struct tt_proc_counters *counters_of_sock(struct tt_sock *s)
+{
+	if (s->slot == TT_NO_SLOT)
+		s->slot = slot_of_process(s->tgid);
+	return counters_at(s->slot);
 }
 
 /* Copies a struct sock_common, up to a timewait socket's tw_snd_nxt,
@@ -370,9 +417,10 @@ static __always_inline struct tt_sock *find(const struct sock *sk)
 
 /* Every entry of sock_owner is added here. Returns whether sk is
  * followed from now on. */
-static __always_inline bool track(const struct sock *sk, __u32 tgid, __u8 side, __u16 flags)
+static __always_inline bool track(const struct sock *sk, __u32 tgid, __u32 slot, __u8 side,
+				  __u16 flags)
 {
-	struct tt_sock value = { .tgid = tgid, .side = side, .flags = flags };
+	struct tt_sock value = { .tgid = tgid, .slot = slot, .side = side, .flags = flags };
 	__u64 key = (__u64)sk;
 	struct tt_sock *s;
 	long err;
@@ -413,7 +461,8 @@ static __always_inline struct tt_sock *adopt_seed(const struct sock *sk)
 	seed = bpf_map_lookup_elem(&seeds, &cookie);
 	if (!seed)
 		return NULL;
-	bool followed = track(sk, seed->tgid, seed->side, seed->flags);
+	__u32 slot = seed->flags & TT_SK_PROVISIONAL ? TT_NO_SLOT : slot_of_process(seed->tgid);
+	bool followed = track(sk, seed->tgid, slot, seed->side, seed->flags);
 	__u64 key = (__u64)sk;
 
 	bpf_map_delete_elem(&seeds, &cookie);
@@ -511,11 +560,13 @@ static __always_inline void on_touch(const struct sock *sk, struct tt_sock *s)
 			mark_listener_shared(sk);
 		return;
 	}
-	if (other)
+	if (other) {
 		s->tgid = tgid;
+		s->slot = TT_NO_SLOT;
+	}
 	s->flags &= ~TT_SK_PROVISIONAL;
 	if ((s->flags & (TT_SK_ESTABLISHED | TT_SK_COUNTED)) == TT_SK_ESTABLISHED) {
-		struct tt_proc_counters *c = counters_of(s->tgid);
+		struct tt_proc_counters *c = counters_of_sock(s);
 		if (c)
 			bump(&c->conn[TT_SIDE_IN]);
 		s->flags |= TT_SK_COUNTED;
@@ -560,7 +611,7 @@ static __always_inline void finish(const struct sock *sk, struct tt_sock *s)
 
 	if (!(s->flags & TT_SK_ESTABLISHED))
 		return;
-	c = counters_of(s->tgid);
+	c = counters_of_sock(s);
 	if (!c)
 		return;
 	d = dest_of(sk, s);
@@ -621,7 +672,7 @@ static __always_inline void on_connect(const struct sock *sk)
 	/* Most connects on a machine are of processes not traced: the
 	 * verdict, one lookup, comes before the socket's two reads. */
 	if (current_is_traced(tgid) && is_inet_tcp(sk))
-		track(sk, tgid, TT_SIDE_OUT, 0);
+		track(sk, tgid, slot_of_process(tgid), TT_SIDE_OUT, 0);
 }
 
 static __always_inline void on_listen(const struct sock *sk)
@@ -696,6 +747,7 @@ static __always_inline void adopt_child(const struct sock *sk)
 	struct tt_owner *owner;
 	struct sock_common c;
 	bool shared;
+	__u32 slot;
 
 	if (sk_protocol_of(sk) != IPPROTO_TCP || !read_skc(&c, sk) ||
 	    (c.skc_family != AF_INET && c.skc_family != AF_INET6))
@@ -705,9 +757,10 @@ static __always_inline void adopt_child(const struct sock *sk)
 	if (!owner)
 		return;
 	shared = owner->flags & TT_LISTENER_SHARED;
-	if (track(sk, owner->tgid, TT_SIDE_IN,
+	slot = shared ? TT_NO_SLOT : slot_of_process(owner->tgid);
+	if (track(sk, owner->tgid, slot, TT_SIDE_IN,
 		  TT_SK_ESTABLISHED | (shared ? TT_SK_PROVISIONAL : TT_SK_COUNTED)) && !shared) {
-		struct tt_proc_counters *counters = counters_of(owner->tgid);
+		struct tt_proc_counters *counters = counters_at(slot);
 
 		if (counters)
 			bump(&counters->conn[TT_SIDE_IN]);
@@ -814,7 +867,7 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 	int err;
 
 	if (oldstate == TCP_SYN_SENT) {
-		struct tt_proc_counters *c = counters_of(s->tgid);
+		struct tt_proc_counters *c = counters_of_sock(s);
 		struct tt_dest_counters *d = dest_of(sk, s), scratch = {};
 
 		if (!c)
@@ -905,7 +958,7 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 	case TCP_ESTABLISHED:
 		s->flags |= TT_SK_ESTABLISHED;
 		if (!(s->flags & TT_SK_PROVISIONAL)) {
-			struct tt_proc_counters *c = counters_of(s->tgid);
+			struct tt_proc_counters *c = counters_of_sock(s);
 			struct tt_dest_counters *d = dest_of(sk, s);
 
 			if (c)
