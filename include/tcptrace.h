@@ -13,8 +13,8 @@ enum tt_side {
 	TT_SIDES = 2,
 };
 
-/* Cumulative per-process counters (value of the proc_counters map,
- * one copy per CPU). Every connection that ends is counted in exactly one
+/* Cumulative per-process counters (value of the proc_counters map at the
+ * process's slot, one copy per CPU). Every connection that ends is counted in exactly one
  * of fin_active, fin_passive, rst_sent, rst_recv, timeout. */
 struct tt_proc_counters {
 	__u64 conn[TT_SIDES];        /* reached ESTABLISHED */
@@ -81,8 +81,11 @@ struct tt_sock {
 	__u8 side;
 	__u8 pad;
 	__u32 rst_reason;
-	__u32 pad2;
+	__u32 slot; /* tgid's index in proc_counters, or TT_NO_SLOT */
 };
+
+/* A process with no counter slot: every slot is taken (--max-procs). */
+#define TT_NO_SLOT 0xffffffffu
 
 enum tt_sock_flags {
 	TT_SK_ESTABLISHED = 1 << 0, /* reached ESTABLISHED */

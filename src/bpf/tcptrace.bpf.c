@@ -31,6 +31,10 @@ const volatile bool by_dest = false; /* --by dest: also count per destination */
 /* Seeds not yet adopted: while zero, unknown sockets cost one lookup less. */
 __u64 seeds_pending = 0;
 
+/* Listeners being closed (entries of stopping_listeners): while zero, a
+ * destroyed socket costs one lookup less. */
+__u64 listeners_stopping = 0;
+
 /* Counting filters over socket addresses: slot i holds how many members
  * of a set of sockets hash to i. A zero slot proves a socket is not a
  * member at the cost of one array read, where a lookup in sock_owner that
@@ -56,11 +60,29 @@ struct {
 	__type(value, struct tt_sock);
 } sock_owner SEC(".maps");
 
+/* Per-process counters, one block per slot: a socket's entry holds its
+ * owner's slot, so counting costs an array index, not a hash lookup.
+ * proc_slots gives each traced process its slot, taken from free_slots
+ * (filled by user space at load), and is looked up only when a socket gets
+ * its owner. A slot is not given back: a late count of a process whose row
+ * user space dropped lands in a slot nobody reads. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32); /* tgid */
+	__type(value, __u32); /* index in proc_counters */
+} proc_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__type(value, __u32);
+} free_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__type(key, __u32); /* slot */
 	__type(value, struct tt_proc_counters);
 } proc_counters SEC(".maps");
 
@@ -94,6 +116,22 @@ struct {
 	__type(key, struct tt_listener_key);
 	__type(value, struct tt_owner);
 } listeners SEC(".maps");
+
+/* A listener that a thread is closing, from its move to CLOSE to its
+ * destruction in the same close(): the kernel destroys the connections
+ * still in its accept queue in between, in that thread (see
+ * is_unaccepted_child). */
+struct stopping_listener {
+	__u64 sk;
+	struct tt_listener_key key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64); /* pid_tgid of the closing thread */
+	__type(value, struct stopping_listener);
+} stopping_listeners SEC(".maps");
 
 /* The owners of timewait sockets. Not an LRU map, whose inserts cost
  * several times a plain one (bench/README.md): user space deletes the
@@ -173,28 +211,66 @@ struct {
 	__type(value, __u64);
 } drop_counts SEC(".maps");
 
+/* Every counter is bumped atomically: a program in a process's syscall
+ * (close(), connect()) can be interrupted on its CPU by a softirq whose
+ * program bumps the same per-CPU counter, and a plain ++ would then lose
+ * one of the two. */
+static __always_inline void bump(__u64 *counter)
+{
+	__sync_fetch_and_add(counter, 1);
+}
+
 static __always_inline void count_drop(enum tt_drop drop)
 {
 	__u32 key = drop;
 	__u64 *count = bpf_map_lookup_elem(&drop_counts, &key);
 
 	if (count)
-		(*count)++;
+		bump(count);
+}
+
+/* The slot of process tgid, given at its first need; TT_NO_SLOT when
+ * every slot is taken. */
+static __always_inline __u32 slot_of_process(__u32 tgid)
+{
+	__u32 *slot = bpf_map_lookup_elem(&proc_slots, &tgid);
+	__u32 fresh;
+
+	if (slot)
+		return *slot;
+	if (bpf_map_pop_elem(&free_slots, &fresh))
+		return TT_NO_SLOT;
+	if (!bpf_map_update_elem(&proc_slots, &tgid, &fresh, BPF_NOEXIST))
+		return fresh;
+	/* A racing CPU gave tgid a slot first: this one goes back. */
+	bpf_map_push_elem(&free_slots, &fresh, 0);
+	slot = bpf_map_lookup_elem(&proc_slots, &tgid);
+	return slot ? *slot : TT_NO_SLOT;
+}
+
+static __always_inline struct tt_proc_counters *counters_at(__u32 slot)
+{
+	struct tt_proc_counters *c = bpf_map_lookup_elem(&proc_counters, &slot);
+
+	if (!c)
+		count_drop(TT_DROP_PROC_MAP_FULL);
+	return c;
 }
 
 static __always_inline struct tt_proc_counters *counters_of(__u32 tgid)
 {
-	struct tt_proc_counters *c = bpf_map_lookup_elem(&proc_counters, &tgid);
-	struct tt_proc_counters zero = {};
+	return counters_at(slot_of_process(tgid));
+}
 
-	if (c)
-		return c;
-	/* EEXIST from a racing CPU is fine: the lookup below finds its entry. */
-	bpf_map_update_elem(&proc_counters, &tgid, &zero, BPF_NOEXIST);
-	c = bpf_map_lookup_elem(&proc_counters, &tgid);
-	if (!c)
-		count_drop(TT_DROP_PROC_MAP_FULL);
-	return c;
+/* The counters of a followed socket's owner. A socket accepted from a
+ * shared listener gets its slot with its owner, at its first touch (or at
+ * its first count if it ends untouched): the listener's owner gets no row
+ * for connections it did not accept. */
+static __always_inline struct tt_proc_counters *counters_of_sock(struct tt_sock *s)
+{
+	if (s->slot == TT_NO_SLOT)
+		s->slot = slot_of_process(s->tgid);
+	return counters_at(s->slot);
 }
 
 /* Copies a struct sock_common, up to a timewait socket's tw_snd_nxt,
@@ -341,9 +417,10 @@ static __always_inline struct tt_sock *find(const struct sock *sk)
 
 /* Every entry of sock_owner is added here. Returns whether sk is
  * followed from now on. */
-static __always_inline bool track(const struct sock *sk, __u32 tgid, __u8 side, __u16 flags)
+static __always_inline bool track(const struct sock *sk, __u32 tgid, __u32 slot, __u8 side,
+				  __u16 flags)
 {
-	struct tt_sock value = { .tgid = tgid, .side = side, .flags = flags };
+	struct tt_sock value = { .tgid = tgid, .slot = slot, .side = side, .flags = flags };
 	__u64 key = (__u64)sk;
 	struct tt_sock *s;
 	long err;
@@ -366,7 +443,7 @@ static __always_inline bool track(const struct sock *sk, __u32 tgid, __u8 side, 
 	count_drop(TT_DROP_SOCK_MAP_FULL);
 	struct tt_proc_counters *c = counters_of(tgid);
 	if (c)
-		c->untracked++;
+		bump(&c->untracked);
 	return false;
 }
 
@@ -384,7 +461,8 @@ static __always_inline struct tt_sock *adopt_seed(const struct sock *sk)
 	seed = bpf_map_lookup_elem(&seeds, &cookie);
 	if (!seed)
 		return NULL;
-	bool followed = track(sk, seed->tgid, seed->side, seed->flags);
+	__u32 slot = seed->flags & TT_SK_PROVISIONAL ? TT_NO_SLOT : slot_of_process(seed->tgid);
+	bool followed = track(sk, seed->tgid, slot, seed->side, seed->flags);
 	__u64 key = (__u64)sk;
 
 	bpf_map_delete_elem(&seeds, &cookie);
@@ -464,8 +542,11 @@ static __always_inline void mark_listener_shared(const struct sock *sk)
 }
 
 /* The first syscall touching an accepted socket names the process that
- * accepted it. From a shared listener, that is when the socket gets its
- * owner and conn_in is counted. From a listener thought to be its owner's
+ * accepted it: a read (tcp_rcv_space_adjust), its close() or shutdown()
+ * (FIN_WAIT1, LAST_ACK), or, for one that close() aborts or that ended
+ * before (an RST from the peer, a timeout), its destruction in that
+ * close(). From a shared listener, that is when the socket gets its owner
+ * and conn_in is counted. From a listener thought to be its owner's
  * alone, a touch by another traced process shows it shared: connections
  * accepted from it later wait for their first touch too. */
 static __always_inline void on_touch(const struct sock *sk, struct tt_sock *s)
@@ -479,13 +560,15 @@ static __always_inline void on_touch(const struct sock *sk, struct tt_sock *s)
 			mark_listener_shared(sk);
 		return;
 	}
-	if (other)
+	if (other) {
 		s->tgid = tgid;
+		s->slot = TT_NO_SLOT;
+	}
 	s->flags &= ~TT_SK_PROVISIONAL;
 	if ((s->flags & (TT_SK_ESTABLISHED | TT_SK_COUNTED)) == TT_SK_ESTABLISHED) {
-		struct tt_proc_counters *c = counters_of(s->tgid);
+		struct tt_proc_counters *c = counters_of_sock(s);
 		if (c)
-			c->conn[TT_SIDE_IN]++;
+			bump(&c->conn[TT_SIDE_IN]);
 		s->flags |= TT_SK_COUNTED;
 	}
 }
@@ -505,14 +588,14 @@ static __always_inline void count_reason(const struct tt_sock *s)
 
 	count = bpf_map_lookup_elem(&rst_reasons, &key);
 	if (count) {
-		(*count)++;
+		bump(count);
 		return;
 	}
 	if (bpf_map_update_elem(&rst_reasons, &key, &one, BPF_NOEXIST) == 0)
 		return;
 	count = bpf_map_lookup_elem(&rst_reasons, &key);
 	if (count)
-		(*count)++;
+		bump(count);
 	else
 		count_drop(TT_DROP_REASON_MAP_FULL);
 }
@@ -528,38 +611,38 @@ static __always_inline void finish(const struct sock *sk, struct tt_sock *s)
 
 	if (!(s->flags & TT_SK_ESTABLISHED))
 		return;
-	c = counters_of(s->tgid);
+	c = counters_of_sock(s);
 	if (!c)
 		return;
 	d = dest_of(sk, s);
 	if (!d)
 		d = &scratch;
 	if (!(s->flags & TT_SK_COUNTED)) {
-		c->conn[side]++;
-		d->conn++;
+		bump(&c->conn[side]);
+		bump(&d->conn);
 	}
 	/* An RST we send wins: on data arriving after shutdown the kernel
 	 * runs its RST-received path and then sends the RST itself. */
 	if (s->flags & TT_SK_RST_SENT) {
-		c->rst_sent[side]++;
-		d->rst_sent++;
+		bump(&c->rst_sent[side]);
+		bump(&d->rst_sent);
 		count_reason(s);
 	} else if (s->flags & TT_SK_RST_RECV) {
-		c->rst_recv[side]++;
-		d->rst_recv++;
+		bump(&c->rst_recv[side]);
+		bump(&d->rst_recv);
 	} else if (s->flags & TT_SK_FIN_FIRST) {
-		c->fin_active[side]++;
-		d->fin_active++;
+		bump(&c->fin_active[side]);
+		bump(&d->fin_active);
 		if (s->flags & TT_SK_TW) {
-			c->tw[side]++;
-			d->tw++;
+			bump(&c->tw[side]);
+			bump(&d->tw);
 		}
 	} else if (s->flags & TT_SK_FIN_PEER) {
-		c->fin_passive[side]++;
-		d->fin_passive++;
+		bump(&c->fin_passive[side]);
+		bump(&d->fin_passive);
 	} else {
-		c->timeout[side]++;
-		d->timeout++;
+		bump(&c->timeout[side]);
+		bump(&d->timeout);
 	}
 }
 
@@ -582,13 +665,14 @@ static __always_inline void on_connect(const struct sock *sk)
 	struct tt_sock *old = find(sk);
 
 	if (old) {
+		touch(sk, old); /* connect() after connect(AF_UNSPEC) by its owner */
 		finish(sk, old);
 		forget(sk, old);
 	}
 	/* Most connects on a machine are of processes not traced: the
 	 * verdict, one lookup, comes before the socket's two reads. */
 	if (current_is_traced(tgid) && is_inet_tcp(sk))
-		track(sk, tgid, TT_SIDE_OUT, 0);
+		track(sk, tgid, slot_of_process(tgid), TT_SIDE_OUT, 0);
 }
 
 static __always_inline void on_listen(const struct sock *sk)
@@ -605,14 +689,52 @@ static __always_inline void on_listen(const struct sock *sk)
 
 static __always_inline void on_unlisten(const struct sock *sk)
 {
-	struct tt_listener_key key;
+	struct stopping_listener stopping = { .sk = (__u64)sk };
+	__u64 thread = bpf_get_current_pid_tgid();
 	struct tt_owner *owner;
 
-	listener_key_of_sk(sk, &key);
-	owner = bpf_map_lookup_elem(&listeners, &key);
+	listener_key_of_sk(sk, &stopping.key);
+	owner = bpf_map_lookup_elem(&listeners, &stopping.key);
+	if (!owner)
+		return;
 	/* Another process may listen on the same port (SO_REUSEPORT). */
-	if (owner && owner->tgid == current_tgid())
-		bpf_map_delete_elem(&listeners, &key);
+	if (owner->tgid == current_tgid())
+		bpf_map_delete_elem(&listeners, &stopping.key);
+	if (!bpf_map_update_elem(&stopping_listeners, &thread, &stopping, BPF_NOEXIST))
+		__sync_fetch_and_add(&listeners_stopping, 1);
+	else
+		bpf_map_update_elem(&stopping_listeners, &thread, &stopping, BPF_ANY);
+}
+
+/* A listener's destruction ends its close(). */
+static __always_inline void listener_destroyed(const struct sock *sk)
+{
+	__u64 thread = bpf_get_current_pid_tgid();
+	struct stopping_listener *stopping;
+
+	stopping = bpf_map_lookup_elem(&stopping_listeners, &thread);
+	if (stopping && stopping->sk == (__u64)sk &&
+	    !bpf_map_delete_elem(&stopping_listeners, &thread))
+		__sync_fetch_and_add(&listeners_stopping, -1);
+}
+
+/* Whether sk, destroyed before any syscall touched it, is a connection
+ * still in the accept queue of a listener this thread is closing: no
+ * process accepted it, and it stays its listener's owner's. */
+static __always_inline bool is_unaccepted_child(const struct sock *sk)
+{
+	__u64 thread = bpf_get_current_pid_tgid();
+	struct stopping_listener *stopping;
+
+	if (!listeners_stopping)
+		return false;
+	stopping = bpf_map_lookup_elem(&stopping_listeners, &thread);
+	if (!stopping)
+		return false;
+	/* Not skc_num, which the kernel may have zeroed by now (see
+	 * sk_local_port_of). */
+	return sk_netns_of(sk) == stopping->key.netns &&
+	       sk_local_port_of(sk) == stopping->key.port;
 }
 
 /* A connection accepted from a listener of a traced process has reached
@@ -625,6 +747,7 @@ static __always_inline void adopt_child(const struct sock *sk)
 	struct tt_owner *owner;
 	struct sock_common c;
 	bool shared;
+	__u32 slot;
 
 	if (sk_protocol_of(sk) != IPPROTO_TCP || !read_skc(&c, sk) ||
 	    (c.skc_family != AF_INET && c.skc_family != AF_INET6))
@@ -634,12 +757,13 @@ static __always_inline void adopt_child(const struct sock *sk)
 	if (!owner)
 		return;
 	shared = owner->flags & TT_LISTENER_SHARED;
-	if (track(sk, owner->tgid, TT_SIDE_IN,
+	slot = shared ? TT_NO_SLOT : slot_of_process(owner->tgid);
+	if (track(sk, owner->tgid, slot, TT_SIDE_IN,
 		  TT_SK_ESTABLISHED | (shared ? TT_SK_PROVISIONAL : TT_SK_COUNTED)) && !shared) {
-		struct tt_proc_counters *counters = counters_of(owner->tgid);
+		struct tt_proc_counters *counters = counters_at(slot);
 
 		if (counters)
-			counters->conn[TT_SIDE_IN]++;
+			bump(&counters->conn[TT_SIDE_IN]);
 	}
 }
 
@@ -743,7 +867,7 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 	int err;
 
 	if (oldstate == TCP_SYN_SENT) {
-		struct tt_proc_counters *c = counters_of(s->tgid);
+		struct tt_proc_counters *c = counters_of_sock(s);
 		struct tt_dest_counters *d = dest_of(sk, s), scratch = {};
 
 		if (!c)
@@ -753,11 +877,11 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 		/* No local port was ever assigned: inet_hash_connect found
 		 * none free and connect() returns EADDRNOTAVAIL. */
 		if (sk_local_port_of(sk) == 0) {
-			c->eaddrnotavail++;
-			d->eaddrnotavail++;
+			bump(&c->eaddrnotavail);
+			bump(&d->eaddrnotavail);
 		} else {
-			c->connfail++;
-			d->connfail++;
+			bump(&c->connfail);
+			bump(&d->connfail);
 		}
 		return;
 	}
@@ -834,13 +958,13 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 	case TCP_ESTABLISHED:
 		s->flags |= TT_SK_ESTABLISHED;
 		if (!(s->flags & TT_SK_PROVISIONAL)) {
-			struct tt_proc_counters *c = counters_of(s->tgid);
+			struct tt_proc_counters *c = counters_of_sock(s);
 			struct tt_dest_counters *d = dest_of(sk, s);
 
 			if (c)
-				c->conn[s->side & 1]++;
+				bump(&c->conn[s->side & 1]);
 			if (d)
-				d->conn++;
+				bump(&d->conn);
 			s->flags |= TT_SK_COUNTED;
 		}
 		break;
@@ -869,14 +993,14 @@ static __always_inline void count_other_rst(__u32 netns, __u32 reason)
 	__u64 one = 1, *count = bpf_map_lookup_elem(&other_rsts, &key);
 
 	if (count) {
-		(*count)++;
+		bump(count);
 		return;
 	}
 	if (bpf_map_update_elem(&other_rsts, &key, &one, BPF_NOEXIST) == 0)
 		return;
 	count = bpf_map_lookup_elem(&other_rsts, &key); /* a racing CPU made it */
 	if (count)
-		(*count)++;
+		bump(count);
 }
 
 /* A timewait socket answering a segment with an RST (a stray data
@@ -898,7 +1022,7 @@ static __always_inline bool count_timewait_rst(const struct sock_common *tw)
 		return false;
 	c = counters_of(owner->tgid);
 	if (c)
-		c->tw_rst++;
+		bump(&c->tw_rst);
 	return true;
 }
 
@@ -982,9 +1106,12 @@ int BPF_PROG(handle_receive_reset, struct sock *sk)
 	return 0;
 }
 
-/* tcp_recvmsg, in the reader's own syscall: often the first touch of an
- * accepted socket (see on_touch). It runs on every read that returns data,
- * of every TCP socket: most leave at the filter. */
+/* tcp_recvmsg, in the reader's own syscall: the first touch of an accepted
+ * socket that is read before it is closed (see on_touch). It runs on every
+ * read of every TCP socket, most of which leave at the filter. It stays
+ * because conn_in must be exact at every snapshot: without it, a
+ * connection from a shared listener that stays open (a proxy's idle
+ * upstream pool) would be counted only at its close. */
 SEC("raw_tp/tcp_rcv_space_adjust")
 int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 {
@@ -1048,8 +1175,15 @@ int BPF_PROG(handle_destroy_sock, struct sock *sk)
 		*ahead = 0;
 
 	drop_seed(sk);
-	if (!s)
+	if (!s) {
+		if (listeners_stopping)
+			listener_destroyed(sk);
 		return 0;
+	}
+	/* Untouched, the socket is not orphaned: only its holder's close()
+	 * destroys it, in that process (see on_touch). */
+	if (awaits_touch(s) && !is_unaccepted_child(sk))
+		touch(sk, s);
 	finish(sk, s);
 	forget(sk, s);
 	return 0;

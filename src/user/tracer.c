@@ -157,6 +157,8 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 	err = err ?: bpf_map__set_max_entries(skel->maps.tw_owners, 2 * opts->max_sockets);
 	err = err ?: bpf_map__set_max_entries(skel->maps.seeds, opts->max_sockets);
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_counters, opts->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.proc_slots, opts->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.free_slots, opts->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_comms, opts->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.verdicts,
 					      skel->rodata->trace_comms ? 4 * opts->max_procs : 64);
@@ -188,9 +190,14 @@ static uint64_t next_tw_stamp(struct tracer *t)
 int tracer_load(struct tracer *t)
 {
 	int err = tcptrace_bpf__load(t->skel);
+	int fd = bpf_map__fd(t->skel->maps.free_slots);
+	__u32 slots = bpf_map__max_entries(t->skel->maps.free_slots);
 
 	if (err)
 		return fail(t, err, "cannot load BPF programs");
+	for (__u32 slot = 0; slot < slots; slot++)
+		if (bpf_map_update_elem(fd, NULL, &slot, BPF_ANY))
+			return fail(t, errno, "cannot fill the process slots");
 	next_tw_stamp(t);
 	return 0;
 }
@@ -646,7 +653,7 @@ static void sum_percpu_words(void *dst, const void *percpu, size_t size, int ncp
 
 int tracer_map_fd(struct tracer *t)
 {
-	return bpf_map__fd(t->skel->maps.proc_counters);
+	return bpf_map__fd(t->skel->maps.proc_slots);
 }
 
 int tracer_trace_pid(struct tracer *t, uint32_t pid)
@@ -663,6 +670,7 @@ int tracer_counters_of(struct tracer *t, uint32_t pid, struct tt_proc_counters *
 {
 	int ncpus = libbpf_num_possible_cpus();
 	struct tt_proc_counters *percpu;
+	__u32 slot;
 
 	memset(out, 0, sizeof(*out));
 	if (ncpus < 0)
@@ -670,7 +678,8 @@ int tracer_counters_of(struct tracer *t, uint32_t pid, struct tt_proc_counters *
 	percpu = calloc(ncpus, sizeof(*percpu));
 	if (!percpu)
 		return fail(t, ENOMEM, "cannot read counters");
-	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.proc_counters), &pid, percpu))
+	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.proc_slots), &pid, &slot) &&
+	    !bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.proc_counters), &slot, percpu))
 		sum_percpu_words(out, percpu, sizeof(*out), ncpus);
 	else if (errno != ENOENT)
 		return free(percpu), fail(t, errno, "cannot read counters");
@@ -702,7 +711,8 @@ void tracer_forget_pid(struct tracer *t, uint32_t pid)
 {
 	struct tcptrace_bpf *skel = t->skel;
 
-	bpf_map_delete_elem(bpf_map__fd(skel->maps.proc_counters), &pid);
+	/* Its slot is not reused: a late count of its sockets lands there. */
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.proc_slots), &pid);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.proc_comms), &pid);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.traced_pids), &pid);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.verdicts), &pid);
@@ -713,9 +723,10 @@ void tracer_forget_pid(struct tracer *t, uint32_t pid)
 
 static int read_counters(struct tracer *t, struct tt_snapshot *snap, size_t *cap, int ncpus)
 {
-	int fd = bpf_map__fd(t->skel->maps.proc_counters);
+	int fd = bpf_map__fd(t->skel->maps.proc_slots);
+	int counters_fd = bpf_map__fd(t->skel->maps.proc_counters);
 	struct tt_proc_counters *percpu = calloc(ncpus, sizeof(*percpu));
-	__u32 key, *prev = NULL;
+	__u32 key, slot, *prev = NULL;
 
 	int err = 0;
 
@@ -728,9 +739,13 @@ static int read_counters(struct tracer *t, struct tt_snapshot *snap, size_t *cap
 		struct tt_row *row;
 
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, percpu)) {
+		if (bpf_map_lookup_elem(fd, &key, &slot)) {
 			if (errno == ENOENT)
 				continue; /* deleted meanwhile (the self-check's rows) */
+			err = -errno;
+			break;
+		}
+		if (bpf_map_lookup_elem(counters_fd, &slot, percpu)) {
 			err = -errno;
 			break;
 		}

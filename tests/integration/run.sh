@@ -565,6 +565,69 @@ case_nginx_reload() {
 	expect_eq "summary written" 1 "$(grep -c '^Totals over' "$WORK/tracer.out")"
 }
 
+# A listener nginx's processes share: each connection is counted on the
+# worker that accepted it, known when a syscall of that worker first
+# touches the socket. A connection the client aborts (RST) after its
+# request was read is touched by that read; one aborted before any data
+# only by nginx's close(), which finds it ended and destroys it. Each
+# worker's share comes from nginx's own logs, by PID.
+case_nginx_shared_listener_client_aborts() {
+	local prefix=$WORK/nginx n=40 i pid workers expected total=0
+	ns_new || return 1
+	mkdir -p "$prefix/tmp"
+	cat >"$prefix/nginx.conf" <<-EOF
+		worker_processes 2;
+		pid nginx.pid;
+		error_log error.log info;
+		events { worker_connections 1024; }
+		http {
+			log_format by_pid \$pid;
+			access_log access.log by_pid;
+			client_body_temp_path tmp;
+			server { listen 127.0.0.1:8081; location / { return 200 "ok\\n"; } }
+		}
+	EOF
+	ip netns exec "$NS" nginx -p "$prefix/" -c "$prefix/nginx.conf" -g 'daemon off;' \
+		>"$WORK/nginx.out" 2>&1 &
+	SRV=$!
+	for i in $(seq 100); do [ -s "$prefix/nginx.pid" ] && [ "$(pgrep -c -P "$SRV")" -ge 2 ] && break; sleep 0.05; done
+	workers=$(pgrep -P "$SRV" | paste -sd' ')
+	tracer_start "$WORK/t.csv" -p nginx || return 1
+	in_ns python3 - "$n" >"$WORK/client.out" 2>&1 <<-'EOF' || { log "client: $(cat "$WORK/client.out")"; return 1; }
+		import socket, struct, sys
+		def abort(s):
+		    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+		    s.close()
+		for _ in range(int(sys.argv[1])):
+		    s = socket.create_connection(("127.0.0.1", 8081), timeout=10)
+		    s.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+		    data = b""
+		    while not data.endswith(b"ok\n"):
+		        data += s.recv(4096)
+		    abort(s)
+		for _ in range(int(sys.argv[1])):
+		    abort(socket.create_connection(("127.0.0.1", 8081), timeout=10))
+	EOF
+	for i in $(seq 200); do
+		[ "$(grep -c 'recv() failed (104' "$prefix/error.log")" -ge "$n" ] && break
+		sleep 0.05
+	done
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	expect_eq "requests logged" "$n" "$(wc -l <"$prefix/access.log")"
+	expect_eq "connections reset before a request, logged" "$n" "$(grep -c 'recv() failed (104' "$prefix/error.log")"
+	expect_eq "TcpPassiveOpens = connections opened" "$((2 * n))" "$(nstat_of TcpPassiveOpens)"
+	for pid in $workers; do
+		expected=$(($(grep -cx "$pid" "$prefix/access.log") + $(grep -c " $pid#[0-9]*: .*recv() failed (104" "$prefix/error.log")))
+		expect_eq "worker $pid: conn_in = its connections in nginx's logs" "$expected" \
+			"$(csv_sum "$csv" "$pid" conn_in)"
+		expect_eq "worker $pid: rst_recv_in = conn_in" "$expected" "$(csv_sum "$csv" "$pid" rst_recv_in)"
+		total=$((total + $(csv_sum "$csv" "$pid" conn_in)))
+	done
+	expect_eq "workers' conn_in = connections opened" "$((2 * n))" "$total"
+	expect_eq "master accepted nothing" 0 "$(csv_sum "$csv" "$SRV" conn_in)"
+}
+
 # A haproxy reload (-sf): a new process takes the port over and the old one
 # leaves. Traced by name, both are followed and the totals are the kernel's.
 case_haproxy_reload() {
@@ -967,6 +1030,7 @@ run_case "socket map full: counted, and the limit named" case_socket_map_full
 run_case "102,000 concurrent connections, exact" case_102k_concurrent_connections
 run_case "two instances at once" case_two_instances
 run_case "nginx -s reload: new workers followed, totals exact" case_nginx_reload
+run_case "nginx, shared listener: connections the client aborts land on their worker" case_nginx_shared_listener_client_aborts
 run_case "haproxy reload (-sf): both followed, totals exact" case_haproxy_reload
 run_case "run mode: -- COMMAND, exact, its exit status" case_run_mode
 run_case "bad input is refused in one line" case_bad_input
