@@ -12,16 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "compare.h"
+#include "csv_fixtures.h"
 
-#define HEADER                                                                               \
-	"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"             \
-	"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,"  \
-	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"   \
-	"tw_rst,rst_sent_reasons\n"
-#define T1 "2026-11-22T16:45:01.000Z"
-#define T2 "2026-11-22T16:45:02.000Z"
 #define T3 "2026-11-22T16:45:03.000Z"
-#define ZEROS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
 
 /* A row with the counts a proxy's TIME_WAIT story needs; the rest 0. */
 #define ROW(t, e, pid, comm, cin, cout, fa_in, fa_out, tw_in, tw_out, tw_now)                 \
@@ -89,27 +82,6 @@ static char *csv_of(const struct compare_run *runs, size_t n)
 	assert_int_equal(compare_write_csv(m, runs, n), 0);
 	assert_int_equal(fclose(m), 0);
 	return text;
-}
-
-/* The line of text that starts with prefix, without its '\n'. */
-static const char *line_of(const char *text, const char *prefix)
-{
-	static char line[512];
-	const char *p = text;
-
-	for (;;) {
-		size_t len = strcspn(p, "\n");
-
-		if (!strncmp(p, prefix, strlen(prefix))) {
-			assert_true(len < sizeof(line));
-			memcpy(line, p, len);
-			line[len] = '\0';
-			return line;
-		}
-		if (!p[len])
-			fail_msg("no line starts with '%s' in:\n%s", prefix, text);
-		p += len + 1;
-	}
 }
 
 static void test_two_runs_default_vs_keepalive(void **state)

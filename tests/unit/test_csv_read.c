@@ -14,19 +14,9 @@
 #include <sys/socket.h>
 #include "csv.h"
 #include "csv_read.h"
+#include "csv_fixtures.h"
 
-#define HEADER                                                                               \
-	"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"             \
-	"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,"  \
-	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"   \
-	"tw_rst,rst_sent_reasons\n"
-#define T1 "2026-11-22T16:45:01.000Z"
-#define ZEROS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
 #define NOT_OURS "not a tcptrace CSV (header does not start with time,elapsed_s,pid,comm)"
-#define DEST_HEADER                                                                          \
-	"time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,rst_sent_out,"  \
-	"rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,eaddrnotavail,ports_held,"       \
-	"ports_free,runout_s\n"
 #define BOTH (TT_CSV_PER_PROCESS | TT_CSV_PER_DEST)
 
 /* Reads every record of text; returns how many, or -1 with err filled.

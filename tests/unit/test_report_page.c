@@ -19,18 +19,8 @@
 #include "json.h"
 #include "report_cli.h"
 #include "report_page.h"
+#include "csv_fixtures.h"
 
-#define HEADER                                                                               \
-	"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"             \
-	"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,"  \
-	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"   \
-	"tw_rst,rst_sent_reasons\n"
-#define DEST_HEADER                                                                          \
-	"time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,rst_sent_out,"  \
-	"rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,eaddrnotavail,ports_held,"       \
-	"ports_free,runout_s\n"
-#define T1 "2026-11-22T16:45:01.000Z"
-#define T2 "2026-11-22T16:45:02.000Z"
 
 /* A default nginx: 300 upstream connections in 2 s, each left in TIME_WAIT. */
 #define DEFAULT_CSV                                                                          \
@@ -88,27 +78,6 @@ static char *page_of(const struct runs *r)
 	assert_int_equal(report_page_write(m, r->sums, r->tls, r->n, LIB, strlen(LIB)), 0);
 	assert_int_equal(fclose(m), 0);
 	return text;
-}
-
-/* The line of text that starts with prefix, without its '\n'. */
-static const char *line_of(const char *text, const char *prefix)
-{
-	static char line[4096];
-	const char *p = text;
-
-	for (;;) {
-		size_t len = strcspn(p, "\n");
-
-		if (!strncmp(p, prefix, strlen(prefix))) {
-			assert_true(len < sizeof(line));
-			memcpy(line, p, len);
-			line[len] = '\0';
-			return line;
-		}
-		if (!p[len])
-			fail_msg("no line starts with '%s'", prefix);
-		p += len + 1;
-	}
 }
 
 static size_t count_of(const char *text, const char *needle)

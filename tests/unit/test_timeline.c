@@ -12,18 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "timeline.h"
+#include "csv_fixtures.h"
 
-#define HEADER                                                                               \
-	"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"             \
-	"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,"  \
-	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"   \
-	"tw_rst,rst_sent_reasons\n"
-#define DEST_HEADER                                                                          \
-	"time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,rst_sent_out,"  \
-	"rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,eaddrnotavail,ports_held,"       \
-	"ports_free,runout_s\n"
-#define T1 "2026-11-22T16:45:01.000Z"
-#define T2 "2026-11-22T16:45:02.000Z"
 
 /* Two processes over two intervals, the second interval's rows first. */
 #define TWO_PROCS                                                                            \
