@@ -495,3 +495,67 @@ int BPF_PROG(tpbtf_direct_netns, struct sock *sk, int oldstate, int newstate)
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Per-socket bookkeeping in an open-addressed table held in an array:
+ * a slot is claimed by a compare-and-swap of the socket's address and
+ * found by probing a few slots on; no lock, no free list, no allocation.
+ * A deleted slot becomes a tombstone that a later claim may take. */
+#define TABLE_SLOTS (SOCKETS * 4)
+#define TABLE_PROBES 8
+#define TOMBSTONE 1
+
+struct table_entry {
+	__u64 sk;
+	struct sock_state s;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TABLE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct table_entry);
+} table SEC(".maps");
+
+static __always_inline void table_follow_sk(struct sock *sk, int newstate)
+{
+	struct sock_state value = { .tgid = 1 };
+	__u64 key = (__u64)sk;
+	__u32 h = (key * 0x9E3779B97F4A7C15ull) >> (64 - 19);
+
+	for (int i = 0; i < TABLE_PROBES; i++) {
+		__u32 idx = (h + i) & (TABLE_SLOTS - 1);
+		struct table_entry *e = bpf_map_lookup_elem(&table, &idx);
+		__u64 cur;
+
+		if (!e)
+			return;
+		cur = e->sk;
+		if (cur == key) {
+			if (newstate == TCP_CLOSE) {
+				e->sk = TOMBSTONE;
+				return;
+			}
+			e->s.flags |= 1 << newstate;
+			return;
+		}
+		if (cur == 0) {
+			if (newstate == TCP_CLOSE)
+				return;
+			if (__sync_val_compare_and_swap(&e->sk, 0, key) == 0) {
+				e->s = value;
+				return;
+			}
+		} else if (cur == TOMBSTONE && newstate != TCP_CLOSE &&
+			   __sync_val_compare_and_swap(&e->sk, TOMBSTONE, key) == TOMBSTONE) {
+			e->s = value;
+			return;
+		}
+	}
+}
+
+SEC("raw_tp/inet_sock_set_state")
+int BPF_PROG(table_follow, struct sock *sk, int oldstate, int newstate)
+{
+	table_follow_sk(sk, newstate);
+	return 0;
+}

@@ -26,7 +26,7 @@ struct tt_proc_counters {
 	__u64 tw[TT_SIDES];          /* timewait sockets left behind */
 	__u64 connfail;              /* connect() got a port but never established */
 	__u64 eaddrnotavail;         /* connect() found no free local port */
-	__u64 untracked;             /* sockets not followed: sock_owner map full */
+	__u64 untracked;             /* sockets not followed: the socket table full */
 	__u64 tw_rst;                /* RSTs sent by its timewait sockets */
 };
 
@@ -74,7 +74,8 @@ struct tt_other_rst_key {
 /* Kernels before 6.10 pass no reason to tcp_send_reset. */
 #define TT_REASON_UNKNOWN 0xffff
 
-/* Value of sock_owner, keyed by the kernel's struct sock address. */
+/* A followed socket's entry in the socket table, keyed by the kernel's
+ * struct sock address. */
 struct tt_sock {
 	__u32 tgid;
 	__u16 flags; /* TT_SK_* */

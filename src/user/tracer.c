@@ -152,7 +152,10 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 	bpf_program__set_autoload(skel->progs.handle_task_rename, skel->rodata->trace_comms);
 	bpf_program__set_autoload(skel->progs.handle_task_newtask, skel->rodata->trace_comms);
 
-	err = bpf_map__set_max_entries(skel->maps.sock_owner, opts->max_sockets);
+	/* The socket table's buckets: see sock_table in socks.bpf.h. */
+	skel->rodata->sock_buckets = (opts->max_sockets + 1) / 2;
+	err = bpf_map__set_max_entries(skel->maps.sock_table, skel->rodata->sock_buckets);
+	err = err ?: bpf_map__set_max_entries(skel->maps.sock_spill, opts->max_sockets / 4);
 	/* Twice as large: a timewait socket outlives its connection's socket. */
 	err = err ?: bpf_map__set_max_entries(skel->maps.tw_owners, 2 * opts->max_sockets);
 	err = err ?: bpf_map__set_max_entries(skel->maps.seeds, opts->max_sockets);

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* --by dest: an `out` socket's counts per destination as well. Part of tcptrace.bpf.c. */
+#ifndef TT_DESTS_BPF_H
+#define TT_DESTS_BPF_H
+
+/* Only with --by dest; allocated on demand, so empty costs nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct tt_dest_key);
+	__type(value, struct tt_dest_counters);
+} dest_counters SEC(".maps");
+
+/* The --by dest counters of an `out` socket's owner toward its peer, or
+ * NULL (not --by dest, an `in` socket, or the map is full). */
+static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk,
+							 const struct tt_sock *s)
+{
+	struct tt_dest_key key = { .tgid = s->tgid };
+	struct tt_dest_counters zero = {}, *d;
+	struct sock_common c;
+
+	if (!by_dest || s->side != TT_SIDE_OUT)
+		return NULL;
+	if (!read_skc(&c, sk))
+		__builtin_memset(&c, 0, sizeof(c));
+	key.netns = netns_of(c.skc_net.net);
+	key.family = c.skc_family;
+	key.port = bpf_ntohs(c.skc_dport);
+	if (key.family == AF_INET)
+		__builtin_memcpy(key.addr, &c.skc_daddr, 4);
+	else
+		__builtin_memcpy(key.addr, &c.skc_v6_daddr, 16);
+	d = bpf_map_lookup_elem(&dest_counters, &key);
+	if (d)
+		return d;
+	bpf_map_update_elem(&dest_counters, &key, &zero, BPF_NOEXIST);
+	d = bpf_map_lookup_elem(&dest_counters, &key);
+	if (!d)
+		count_drop(TT_DROP_DEST_MAP_FULL);
+	return d;
+}
+
+#endif /* TT_DESTS_BPF_H */

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Listeners of traced processes, and the accepted connections they hand
+ * over: which process accepted each (see on_touch). Part of tcptrace.bpf.c. */
+#ifndef TT_LISTENERS_BPF_H
+#define TT_LISTENERS_BPF_H
+
+/* Listeners being closed (entries of stopping_listeners): while zero, a
+ * destroyed socket costs one lookup less. */
+__u64 listeners_stopping = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct tt_listener_key);
+	__type(value, struct tt_owner);
+} listeners SEC(".maps");
+
+/* A listener that a thread is closing, from its move to CLOSE to its
+ * destruction in the same close(): the kernel destroys the connections
+ * still in its accept queue in between, in that thread (see
+ * is_unaccepted_child). */
+struct stopping_listener {
+	__u64 sk;
+	struct tt_listener_key key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64); /* pid_tgid of the closing thread */
+	__type(value, struct stopping_listener);
+} stopping_listeners SEC(".maps");
+
+static __always_inline void listener_key_of(const struct sock_common *c,
+					    struct tt_listener_key *key)
+{
+	key->netns = netns_of(c->skc_net.net);
+	key->port = c->skc_num;
+	key->pad = 0;
+}
+
+static __always_inline void listener_key_of_sk(const struct sock *sk, struct tt_listener_key *key)
+{
+	struct sock_common c;
+
+	if (!read_skc(&c, sk))
+		__builtin_memset(&c, 0, sizeof(c));
+	listener_key_of(&c, key);
+}
+
+static __always_inline void mark_listener_shared(const struct sock *sk)
+{
+	struct tt_listener_key key;
+	struct tt_owner *owner;
+
+	listener_key_of_sk(sk, &key);
+	owner = bpf_map_lookup_elem(&listeners, &key);
+	if (owner)
+		owner->flags |= TT_LISTENER_SHARED;
+}
+
+/* The first syscall touching an accepted socket names the process that
+ * accepted it: a read (tcp_rcv_space_adjust), its close() or shutdown()
+ * (FIN_WAIT1, LAST_ACK), or, for one that close() aborts or that ended
+ * before (an RST from the peer, a timeout), its destruction in that
+ * close(). From a shared listener, that is when the socket gets its owner
+ * and conn_in is counted. From a listener thought to be its owner's
+ * alone, a touch by another traced process shows it shared: connections
+ * accepted from it later wait for their first touch too. */
+static __always_inline void on_touch(const struct sock *sk, struct tt_sock *s)
+{
+	__u32 tgid = current_tgid();
+	bool other = tgid != s->tgid && current_is_traced(tgid);
+
+	s->flags |= TT_SK_TOUCHED;
+	if (!(s->flags & TT_SK_PROVISIONAL)) {
+		if (other)
+			mark_listener_shared(sk);
+		return;
+	}
+	if (other) {
+		s->tgid = tgid;
+		s->slot = TT_NO_SLOT;
+	}
+	s->flags &= ~TT_SK_PROVISIONAL;
+	if ((s->flags & (TT_SK_ESTABLISHED | TT_SK_COUNTED)) == TT_SK_ESTABLISHED) {
+		struct tt_proc_counters *c = counters_of_sock(s);
+		if (c)
+			bump(&c->conn[TT_SIDE_IN]);
+		s->flags |= TT_SK_COUNTED;
+	}
+}
+
+static __always_inline void touch(const struct sock *sk, struct tt_sock *s)
+{
+	if (awaits_touch(s)) {
+		on_touch(sk, s);
+		__sync_fetch_and_add(&untouched_slots[slot_of(sk)], -1);
+	}
+}
+
+static __always_inline void on_listen(const struct sock *sk)
+{
+	__u32 tgid = current_tgid();
+	struct tt_listener_key key;
+	struct tt_owner owner = { .tgid = tgid };
+
+	if (!current_is_traced(tgid))
+		return;
+	listener_key_of_sk(sk, &key);
+	bpf_map_update_elem(&listeners, &key, &owner, BPF_ANY);
+}
+
+static __always_inline void on_unlisten(const struct sock *sk)
+{
+	struct stopping_listener stopping = { .sk = (__u64)sk };
+	__u64 thread = bpf_get_current_pid_tgid();
+	struct tt_owner *owner;
+
+	listener_key_of_sk(sk, &stopping.key);
+	owner = bpf_map_lookup_elem(&listeners, &stopping.key);
+	if (!owner)
+		return;
+	/* Another process may listen on the same port (SO_REUSEPORT). */
+	if (owner->tgid == current_tgid())
+		bpf_map_delete_elem(&listeners, &stopping.key);
+	if (!bpf_map_update_elem(&stopping_listeners, &thread, &stopping, BPF_NOEXIST))
+		__sync_fetch_and_add(&listeners_stopping, 1);
+	else
+		bpf_map_update_elem(&stopping_listeners, &thread, &stopping, BPF_ANY);
+}
+
+/* A listener's destruction ends its close(). */
+static __always_inline void listener_destroyed(const struct sock *sk)
+{
+	__u64 thread = bpf_get_current_pid_tgid();
+	struct stopping_listener *stopping;
+
+	stopping = bpf_map_lookup_elem(&stopping_listeners, &thread);
+	if (stopping && stopping->sk == (__u64)sk &&
+	    !bpf_map_delete_elem(&stopping_listeners, &thread))
+		__sync_fetch_and_add(&listeners_stopping, -1);
+}
+
+/* Whether sk, destroyed before any syscall touched it, is a connection
+ * still in the accept queue of a listener this thread is closing: no
+ * process accepted it, and it stays its listener's owner's. */
+static __always_inline bool is_unaccepted_child(const struct sock *sk)
+{
+	__u64 thread = bpf_get_current_pid_tgid();
+	struct stopping_listener *stopping;
+
+	if (!listeners_stopping)
+		return false;
+	stopping = bpf_map_lookup_elem(&stopping_listeners, &thread);
+	if (!stopping)
+		return false;
+	/* Not skc_num, which the kernel may have zeroed by now (see
+	 * sk_local_port_of). */
+	return sk_netns_of(sk) == stopping->key.netns &&
+	       sk_local_port_of(sk) == stopping->key.port;
+}
+
+/* A connection accepted from a listener of a traced process has reached
+ * ESTABLISHED: its socket is followed from now on, its entry complete
+ * from the start. conn_in waits for the first touch if the listener is
+ * shared (see on_touch). */
+static __always_inline void adopt_child(const struct sock *sk)
+{
+	struct tt_listener_key lkey;
+	struct tt_owner *owner;
+	struct sock_common c;
+	bool shared;
+	__u32 slot;
+
+	if (sk_protocol_of(sk) != IPPROTO_TCP || !read_skc(&c, sk) ||
+	    (c.skc_family != AF_INET && c.skc_family != AF_INET6))
+		return;
+	listener_key_of(&c, &lkey);
+	owner = bpf_map_lookup_elem(&listeners, &lkey);
+	if (!owner)
+		return;
+	shared = owner->flags & TT_LISTENER_SHARED;
+	slot = shared ? TT_NO_SLOT : slot_of_process(owner->tgid);
+	if (track(sk, owner->tgid, slot, TT_SIDE_IN,
+		  TT_SK_ESTABLISHED | (shared ? TT_SK_PROVISIONAL : TT_SK_COUNTED)) && !shared) {
+		struct tt_proc_counters *counters = counters_at(slot);
+
+		if (counters)
+			bump(&counters->conn[TT_SIDE_IN]);
+	}
+}
+
+#endif /* TT_LISTENERS_BPF_H */

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Processes: which are traced (by PID, by name through a verdict per
+ * process), their names, and their counters, one block per slot of a
+ * per-CPU array. Part of tcptrace.bpf.c. */
+#ifndef TT_PROCS_BPF_H
+#define TT_PROCS_BPF_H
+
+/* Per-process counters, one block per slot: a socket's entry holds its
+ * owner's slot, so counting costs an array index, not a hash lookup.
+ * proc_slots gives each traced process its slot, taken from free_slots
+ * (filled by user space at load), and is looked up only when a socket gets
+ * its owner. A slot is not given back: a late count of a process whose row
+ * user space dropped lands in a slot nobody reads. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__type(key, __u32); /* tgid */
+	__type(value, __u32); /* index in proc_counters */
+} proc_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__type(value, __u32);
+} free_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__type(key, __u32); /* slot */
+	__type(value, struct tt_proc_counters);
+} proc_counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__type(key, __u32); /* tgid */
+	__type(value, char[TT_COMM_LEN]);
+} proc_comms SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TT_MAX_TRACED);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TT_MAX_TRACED);
+	__type(key, char[TT_COMM_LEN]);
+	__type(value, __u8);
+} traced_comms SEC(".maps");
+
+/* Whether each process is traced, by tgid, when --pid names processes by
+ * name: a connect() then costs one lookup instead of reading the name and
+ * matching it (bench/README.md). A name changes only in __set_task_comm
+ * (exec, prctl PR_SET_NAME, /proc/PID/comm), whose tracepoint task_rename
+ * gives the new name; a tgid names a new process only after a fork
+ * (task_newtask). Least recently used out: an entry evicted, or one of a
+ * process that was there before start-up, is worked out again. User space
+ * attaches the two hooks only with names to match. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4 * TT_DEFAULT_MAX_PROCS);
+	__type(key, __u32); /* tgid */
+	__type(value, __u8); /* 1 traced, 0 not */
+} verdicts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TT_DROPS);
+	__type(key, __u32);
+	__type(value, __u64);
+} drop_counts SEC(".maps");
+
+/* Every counter is bumped atomically: a program in a process's syscall
+ * (close(), connect()) can be interrupted on its CPU by a softirq whose
+ * program bumps the same per-CPU counter, and a plain ++ would then lose
+ * one of the two. */
+static __always_inline void bump(__u64 *counter)
+{
+	__sync_fetch_and_add(counter, 1);
+}
+
+static __always_inline void count_drop(enum tt_drop drop)
+{
+	__u32 key = drop;
+	__u64 *count = bpf_map_lookup_elem(&drop_counts, &key);
+
+	if (count)
+		bump(count);
+}
+
+/* The slot of process tgid, given at its first need; TT_NO_SLOT when
+ * every slot is taken. */
+static __always_inline __u32 slot_of_process(__u32 tgid)
+{
+	__u32 *slot = bpf_map_lookup_elem(&proc_slots, &tgid);
+	__u32 fresh;
+
+	if (slot)
+		return *slot;
+	if (bpf_map_pop_elem(&free_slots, &fresh))
+		return TT_NO_SLOT;
+	if (!bpf_map_update_elem(&proc_slots, &tgid, &fresh, BPF_NOEXIST))
+		return fresh;
+	/* A racing CPU gave tgid a slot first: this one goes back. */
+	bpf_map_push_elem(&free_slots, &fresh, 0);
+	slot = bpf_map_lookup_elem(&proc_slots, &tgid);
+	return slot ? *slot : TT_NO_SLOT;
+}
+
+static __always_inline struct tt_proc_counters *counters_at(__u32 slot)
+{
+	struct tt_proc_counters *c = bpf_map_lookup_elem(&proc_counters, &slot);
+
+	if (!c)
+		count_drop(TT_DROP_PROC_MAP_FULL);
+	return c;
+}
+
+static __always_inline struct tt_proc_counters *counters_of(__u32 tgid)
+{
+	return counters_at(slot_of_process(tgid));
+}
+
+/* The process name: the thread group leader's comm (threads of envoy or
+ * haproxy may carry their own). */
+static __always_inline void read_process_name(char (*comm)[TT_COMM_LEN])
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	BPF_CORE_READ_STR_INTO(comm, task, group_leader, comm);
+}
+
+/* Records the name of a traced process, once. */
+static __always_inline void record_name(__u32 tgid, char (*comm)[TT_COMM_LEN], bool known)
+{
+	if (bpf_map_lookup_elem(&proc_comms, &tgid))
+		return;
+	if (!known)
+		read_process_name(comm);
+	bpf_map_update_elem(&proc_comms, &tgid, comm, BPF_ANY);
+}
+
+/* Whether --pid names the process tgid, called comm. */
+static __always_inline bool named_by_pid_option(__u32 tgid, const char (*comm)[TT_COMM_LEN])
+{
+	return (trace_pids && bpf_map_lookup_elem(&traced_pids, &tgid)) ||
+	       bpf_map_lookup_elem(&traced_comms, comm);
+}
+
+/* Whether the current process is traced; records its name when it is.
+ * Reading the name costs more than a map lookup (bench/README.md): it is
+ * read only when a name must be matched or recorded. */
+static __always_inline bool current_is_traced(__u32 tgid)
+{
+	char comm[TT_COMM_LEN] = {};
+	__u8 *verdict, traced;
+
+	if (trace_all) {
+		record_name(tgid, &comm, false);
+		return true;
+	}
+	if (!trace_comms) {
+		if (!bpf_map_lookup_elem(&traced_pids, &tgid))
+			return false;
+		record_name(tgid, &comm, false);
+		return true;
+	}
+	verdict = bpf_map_lookup_elem(&verdicts, &tgid);
+	if (verdict)
+		return *verdict;
+	read_process_name(&comm);
+	traced = named_by_pid_option(tgid, &comm);
+	/* Not over a verdict that handle_task_rename stored meanwhile: it
+	 * knew the new name before the kernel stored it. */
+	bpf_map_update_elem(&verdicts, &tgid, &traced, BPF_NOEXIST);
+	if (traced)
+		record_name(tgid, &comm, true);
+	return traced;
+}
+
+static __always_inline __u32 current_tgid(void)
+{
+	return bpf_get_current_pid_tgid() >> 32;
+}
+
+#endif /* TT_PROCS_BPF_H */

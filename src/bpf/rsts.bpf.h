@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* RSTs: the kernel's reason per connection's end, RSTs of timewait
+ * sockets and of no socket, and the RST predicted at a move to CLOSE. Part of tcptrace.bpf.c. */
+#ifndef TT_RSTS_BPF_H
+#define TT_RSTS_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct tt_reason_key);
+	__type(value, __u64);
+} rst_reasons SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct tt_other_rst_key);
+	__type(value, __u64);
+} other_rsts SEC(".maps");
+
+/* The socket whose RST was counted ahead at its move to CLOSE (abort on
+ * data): the kernel sends that RST on the same CPU right after. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} rst_counted_ahead SEC(".maps");
+
+static __always_inline void count_reason(const struct tt_sock *s)
+{
+	struct tt_reason_key key = { .tgid = s->tgid, .reason = s->rst_reason, .side = s->side };
+	__u64 one = 1, *count;
+
+	count = bpf_map_lookup_elem(&rst_reasons, &key);
+	if (count) {
+		bump(count);
+		return;
+	}
+	if (bpf_map_update_elem(&rst_reasons, &key, &one, BPF_NOEXIST) == 0)
+		return;
+	count = bpf_map_lookup_elem(&rst_reasons, &key);
+	if (count)
+		bump(count);
+	else
+		count_drop(TT_DROP_REASON_MAP_FULL);
+}
+
+static __always_inline __u32 reason_abort_on_data(void)
+{
+	if (bpf_core_enum_value_exists(enum sk_rst_reason, SK_RST_REASON_TCP_ABORT_ON_DATA))
+		return bpf_core_enum_value(enum sk_rst_reason, SK_RST_REASON_TCP_ABORT_ON_DATA);
+	return TT_REASON_UNKNOWN;
+}
+
+static __always_inline void count_other_rst(__u32 netns, __u32 reason)
+{
+	struct tt_other_rst_key key = { .netns = netns, .reason = reason };
+	__u64 one = 1, *count = bpf_map_lookup_elem(&other_rsts, &key);
+
+	if (count) {
+		bump(count);
+		return;
+	}
+	if (bpf_map_update_elem(&other_rsts, &key, &one, BPF_NOEXIST) == 0)
+		return;
+	count = bpf_map_lookup_elem(&other_rsts, &key); /* a racing CPU made it */
+	if (count)
+		bump(count);
+}
+
+/* A timewait socket answering a segment with an RST (a stray data
+ * segment, a SYN it refuses): the connection has already ended and been
+ * counted, so this RST goes to the owner's tw_rst. */
+static __always_inline bool count_timewait_rst(const struct sock_common *tw)
+{
+	struct tt_proc_counters *c;
+	struct tt_tw_owner *owner;
+	struct tt_tw_key key;
+	struct sock_common me;
+
+	if (!read_skc(&me, tw))
+		return false;
+	flow_of(&me, me.skc_num, &key.flow);
+	key.snd_nxt = me.skc_tw_snd_nxt;
+	owner = bpf_map_lookup_elem(&tw_owners, &key);
+	if (!owner)
+		return false;
+	c = counters_of(owner->tgid);
+	if (c)
+		bump(&c->tw_rst);
+	return true;
+}
+
+/* Whether this RST ends a followed connection, and records it if so. An
+ * RST with no incoming segment (skb NULL) always ends the connection; one
+ * answering a segment does only once the socket is CLOSE (a SYN_SENT
+ * socket answers a stray ACK with an RST and carries on). */
+static __always_inline bool count_connection_rst(const struct sock *sk, const struct sk_buff *skb,
+						 __u32 reason)
+{
+	struct tt_sock *s = lookup_sock(sk);
+
+	if (!s)
+		return false;
+	/* The RST expected at the move to CLOSE, here before the socket's end
+	 * (tcp_disconnect from FIN_WAIT): counted already, the kernel's reason. */
+	if (s->flags & TT_SK_RST_AHEAD) {
+		s->flags &= ~TT_SK_RST_AHEAD;
+		s->rst_reason = reason;
+		return true;
+	}
+	if (s->flags & TT_SK_RST_SENT)
+		return false;
+	if (skb && BPF_CORE_READ(sk, __sk_common.skc_state) != TCP_CLOSE)
+		return false;
+	s->flags |= TT_SK_RST_SENT;
+	s->rst_reason = reason;
+	return true;
+}
+
+/* Every RST the kernel sends lands in one place: a connection's end
+ * (rst_sent), a timewait socket's owner (tw_rst), or other_rsts. */
+static __always_inline void on_send_reset(const struct sock *sk, const struct sk_buff *skb,
+					  __u32 reason)
+{
+	__u32 zero = 0;
+	__u64 key = (__u64)sk, *ahead = bpf_map_lookup_elem(&rst_counted_ahead, &zero);
+
+	if (ahead && sk && *ahead == key) {
+		*ahead = 0;
+		/* Counted at the socket's end, unless it is still followed. */
+		if (!find(sk))
+			return;
+	}
+	if (!sk) {
+		count_other_rst(BPF_CORE_READ(skb, dev, nd_net.net, ns.inum), reason);
+		return;
+	}
+	if (BPF_CORE_READ(sk, __sk_common.skc_state) == TCP_TIME_WAIT) {
+		if (!count_timewait_rst((const struct sock_common *)sk))
+			count_other_rst(sk_netns_of(sk), reason);
+		return;
+	}
+	if (!count_connection_rst(sk, skb, reason))
+		count_other_rst(sk_netns_of(sk), reason);
+}
+
+#endif /* TT_RSTS_BPF_H */

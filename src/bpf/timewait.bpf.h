@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Timewait sockets: the proof that the kernel made one at an active
+ * close, and its owner, kept for user space's tw_now and for tw_rst. Part of tcptrace.bpf.c. */
+#ifndef TT_TIMEWAIT_BPF_H
+#define TT_TIMEWAIT_BPF_H
+
+/* The owners of timewait sockets. Not an LRU map, whose inserts cost
+ * several times a plain one (bench/README.md): user space deletes the
+ * entries of timewait sockets that have ended, those older than tw_stamp
+ * that sock_diag no longer lists. It sizes the map to twice --max-sockets. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS);
+	__type(key, struct tt_tw_key);
+	__type(value, struct tt_tw_owner);
+} tw_owners SEC(".maps");
+
+/* Written by user space at each snapshot, before it lists timewait
+ * sockets; copied into each new entry of tw_owners. */
+__u64 tw_stamp = 0;
+
+/* The flow key of a socket from a copy of its head; lport is given
+ * because where to read it depends on the kind of socket (see
+ * sk_local_port_of). */
+static __always_inline void flow_of(const struct sock_common *c, __u16 lport,
+				    struct tt_flow_key *k)
+{
+	__u16 family = c->skc_family;
+
+	__builtin_memset(k, 0, sizeof(*k));
+	k->netns = netns_of(c->skc_net.net);
+	k->family = family;
+	k->lport = lport;
+	k->rport = bpf_ntohs(c->skc_dport);
+	if (family == AF_INET) {
+		__builtin_memcpy(k->laddr, &c->skc_rcv_saddr, 4);
+		__builtin_memcpy(k->raddr, &c->skc_daddr, 4);
+	} else {
+		__builtin_memcpy(k->laddr, &c->skc_v6_rcv_saddr, 16);
+		__builtin_memcpy(k->raddr, &c->skc_v6_daddr, 16);
+	}
+}
+
+/* Steps of the walk for the timewait socket: ehash chains are a few
+ * entries long, the hash table being sized to the socket count; the rest
+ * is room for restarts. */
+#define TT_EHASH_STEPS 24
+
+/* The head of struct inet_hashinfo: where the connection hash (ehash)
+ * is and its size, read in one go. */
+struct inet_hashinfo___head {
+	struct inet_ehash_bucket *ehash;
+	spinlock_t *ehash_locks;
+	unsigned int ehash_mask;
+} __attribute__((preserve_access_index));
+
+union hashinfo_head {
+	struct inet_hashinfo___head h;
+	__u8 room[64];
+};
+
+/* a and b are copies (read_skc); b's family decides which addresses. */
+static __always_inline bool same_addresses(const struct sock_common *a,
+					   const struct sock_common *b)
+{
+	if (b->skc_family == AF_INET)
+		return a->skc_addrpair == b->skc_addrpair;
+	for (int i = 0; i < 4; i++)
+		if (a->skc_v6_daddr.in6_u.u6_addr32[i] != b->skc_v6_daddr.in6_u.u6_addr32[i] ||
+		    a->skc_v6_rcv_saddr.in6_u.u6_addr32[i] !=
+			    b->skc_v6_rcv_saddr.in6_u.u6_addr32[i])
+			return false;
+	return true;
+}
+
+/* Whether the kernel has just put a timewait socket in the place of the
+ * socket whose head me copies: one with the same addresses in the same
+ * connection hash chain; its tw_snd_nxt goes to *snd_nxt. The full
+ * socket's own port was already released (skc_num is 0), so the local
+ * port is given (see sk_local_port_of). The new timewait socket is added
+ * at the head of its chain: one step of the walk usually finds it. */
+static __always_inline bool timewait_replaced(const struct sock_common *me, __u16 lport,
+					      struct inet_timewait_death_row *dr, __u32 *snd_nxt)
+{
+	struct inet_hashinfo *hinfo = BPF_CORE_READ(dr, hashinfo);
+	__u32 len = bpf_core_field_offset(struct inet_hashinfo___head, ehash_mask) +
+		    sizeof(unsigned int);
+	__u64 node_offset = bpf_core_field_offset(struct sock_common, skc_nulls_node);
+	struct hlist_nulls_node *node = NULL;
+	struct inet_ehash_bucket *ehash;
+	union hashinfo_head head;
+	struct sock_common other;
+	__u32 slot;
+
+	if (len > sizeof(head))
+		len = sizeof(head);
+	if (bpf_probe_read_kernel(&head, len, hinfo))
+		return false;
+	ehash = head.h.ehash;
+	slot = me->skc_hash & head.h.ehash_mask;
+
+	bpf_probe_read_kernel(&node, sizeof(node), &ehash[slot].chain.first);
+	for (int i = 0; i < TT_EHASH_STEPS; i++) {
+		if (!node)
+			return false;
+		/* The chain ends in a "nulls" marker carrying its bucket. Sockets
+		 * are freed and reused under RCU, so a walk can drift into
+		 * another chain: like the kernel's own lookup, start again. */
+		if ((unsigned long)node & 1) {
+			if (((unsigned long)node >> 1) == slot)
+				return false;
+			bpf_probe_read_kernel(&node, sizeof(node), &ehash[slot].chain.first);
+			continue;
+		}
+		if (!read_skc(&other, (const void *)node - node_offset))
+			return false;
+		if (other.skc_state == TCP_TIME_WAIT && other.skc_hash == me->skc_hash &&
+		    other.skc_dport == me->skc_dport && other.skc_num == lport &&
+		    other.skc_net.net == me->skc_net.net && same_addresses(&other, me)) {
+			*snd_nxt = other.skc_tw_snd_nxt;
+			return true;
+		}
+		node = other.skc_nulls_node.next;
+	}
+	return false;
+}
+
+#endif /* TT_TIMEWAIT_BPF_H */
