@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Kernel-version differences in what tcptrace reads from a socket, each
  * variant with the reason it exists. Choices between whole programs (the
- * RST reason argument) are made in user space before load, not here. */
+ * RST reason argument) are made in user space before load, not here.
+ * The programs are tp_btf ones: their arguments are typed pointers,
+ * read by direct loads that CO-RE relocates (a probe read costs about
+ * 50 ns, a direct load nothing measurable: bench/README.md). */
 #ifndef TT_COMPAT_BPF_H
 #define TT_COMPAT_BPF_H
 
@@ -13,22 +16,25 @@
  * that this read cannot relocate to, so the load fails there. */
 static __always_inline __u16 sk_protocol_of(const struct sock *sk)
 {
-	return BPF_CORE_READ(sk, sk_protocol);
+	return sk->sk_protocol;
 }
 
 /* Network namespace inode number, as /proc/PID/ns/net shows it. */
 static __always_inline __u32 sk_netns_of(const struct sock *sk)
 {
-	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
+	return sk->__sk_common.skc_net.net->ns.inum;
 }
 
 /* Local port in host order as the connection had it. Not skc_num: on the
  * way to CLOSE the kernel releases the port (inet_put_port zeroes
  * inet_num) before the state-change tracepoint fires, while inet_sport
- * keeps the port until the socket is reused. */
+ * keeps the port until the socket is reused. It lies past struct sock,
+ * which a typed pointer to one cannot reach: through the TCP socket. */
 static __always_inline __u16 sk_local_port_of(const struct sock *sk)
 {
-	return bpf_ntohs(BPF_CORE_READ((const struct inet_sock *)sk, inet_sport));
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
+
+	return tp ? bpf_ntohs(tp->inet_conn.icsk_inet.inet_sport) : 0;
 }
 
 /* A network namespace's TCP death row, which counts its timewait sockets
@@ -52,13 +58,13 @@ struct inet_timewait_death_row___old {
  * (tcp_max_tw_buckets reached: TcpExtTCPTimeWaitOverflow). */
 static __always_inline bool death_row_full(struct inet_timewait_death_row *dr)
 {
-	int max = BPF_CORE_READ(dr, sysctl_max_tw_buckets);
+	int max = dr->sysctl_max_tw_buckets;
 	int n;
 
 	if (bpf_core_field_exists(dr->tw_refcount))
-		n = BPF_CORE_READ(dr, tw_refcount.refs.counter) - 1;
+		n = dr->tw_refcount.refs.counter - 1;
 	else
-		n = BPF_CORE_READ((struct inet_timewait_death_row___old *)dr, tw_count.counter);
+		n = ((struct inet_timewait_death_row___old *)dr)->tw_count.counter;
 	return n >= max;
 }
 

@@ -18,20 +18,18 @@ static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk,
 							 const struct tt_sock *s)
 {
 	struct tt_dest_key key = { .tgid = s->tgid };
+	const struct sock_common *c = &sk->__sk_common;
 	struct tt_dest_counters zero = {}, *d;
-	struct sock_common c;
 
 	if (!by_dest || s->side != TT_SIDE_OUT)
 		return NULL;
-	if (!read_skc(&c, sk))
-		__builtin_memset(&c, 0, sizeof(c));
-	key.netns = netns_of(c.skc_net.net);
-	key.family = c.skc_family;
-	key.port = bpf_ntohs(c.skc_dport);
+	key.netns = sk_netns_of(sk);
+	key.family = c->skc_family;
+	key.port = bpf_ntohs(c->skc_dport);
 	if (key.family == AF_INET)
-		__builtin_memcpy(key.addr, &c.skc_daddr, 4);
+		__builtin_memcpy(key.addr, &c->skc_daddr, 4);
 	else
-		__builtin_memcpy(key.addr, &c.skc_v6_daddr, 16);
+		__builtin_memcpy(key.addr, &c->skc_v6_daddr, 16);
 	d = bpf_map_lookup_elem(&dest_counters, &key);
 	if (d)
 		return d;

@@ -31,21 +31,11 @@ struct {
 	__type(value, struct stopping_listener);
 } stopping_listeners SEC(".maps");
 
-static __always_inline void listener_key_of(const struct sock_common *c,
-					    struct tt_listener_key *key)
-{
-	key->netns = netns_of(c->skc_net.net);
-	key->port = c->skc_num;
-	key->pad = 0;
-}
-
 static __always_inline void listener_key_of_sk(const struct sock *sk, struct tt_listener_key *key)
 {
-	struct sock_common c;
-
-	if (!read_skc(&c, sk))
-		__builtin_memset(&c, 0, sizeof(c));
-	listener_key_of(&c, key);
+	key->netns = sk_netns_of(sk);
+	key->port = sk->__sk_common.skc_num;
+	key->pad = 0;
 }
 
 static __always_inline void mark_listener_shared(const struct sock *sk)
@@ -169,14 +159,12 @@ static __always_inline void adopt_child(const struct sock *sk)
 {
 	struct tt_listener_key lkey;
 	struct tt_owner *owner;
-	struct sock_common c;
 	bool shared;
 	__u32 slot;
 
-	if (sk_protocol_of(sk) != IPPROTO_TCP || !read_skc(&c, sk) ||
-	    (c.skc_family != AF_INET && c.skc_family != AF_INET6))
+	if (!is_inet_tcp(sk))
 		return;
-	listener_key_of(&c, &lkey);
+	listener_key_of_sk(sk, &lkey);
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
 	if (!owner)
 		return;

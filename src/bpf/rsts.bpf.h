@@ -79,12 +79,9 @@ static __always_inline bool count_timewait_rst(const struct sock_common *tw)
 	struct tt_proc_counters *c;
 	struct tt_tw_owner *owner;
 	struct tt_tw_key key;
-	struct sock_common me;
 
-	if (!read_skc(&me, tw))
-		return false;
-	flow_of(&me, me.skc_num, &key.flow);
-	key.snd_nxt = me.skc_tw_snd_nxt;
+	flow_of(tw, tw->skc_num, &key.flow);
+	key.snd_nxt = tw->skc_tw_snd_nxt;
 	owner = bpf_map_lookup_elem(&tw_owners, &key);
 	if (!owner)
 		return false;
@@ -114,7 +111,7 @@ static __always_inline bool count_connection_rst(const struct sock *sk, const st
 	}
 	if (s->flags & TT_SK_RST_SENT)
 		return false;
-	if (skb && BPF_CORE_READ(sk, __sk_common.skc_state) != TCP_CLOSE)
+	if (skb && sk->__sk_common.skc_state != TCP_CLOSE)
 		return false;
 	s->flags |= TT_SK_RST_SENT;
 	s->rst_reason = reason;
@@ -136,10 +133,11 @@ static __always_inline void on_send_reset(const struct sock *sk, const struct sk
 			return;
 	}
 	if (!sk) {
-		count_other_rst(BPF_CORE_READ(skb, dev, nd_net.net, ns.inum), reason);
+		if (skb)
+			count_other_rst(skb->dev->nd_net.net->ns.inum, reason);
 		return;
 	}
-	if (BPF_CORE_READ(sk, __sk_common.skc_state) == TCP_TIME_WAIT) {
+	if (sk->__sk_common.skc_state == TCP_TIME_WAIT) {
 		if (!count_timewait_rst((const struct sock_common *)sk))
 			count_other_rst(sk_netns_of(sk), reason);
 		return;

@@ -19,10 +19,31 @@ __u64 seeds_pending = 0;
 __u32 tracked_slots[TT_FILTER_SLOTS];
 __u32 untouched_slots[TT_FILTER_SLOTS];
 
+/* The programs' arguments are typed pointers (tp_btf), on which the
+ * verifier allows no arithmetic: an address becomes a number to hash by
+ * a trip through a per-CPU word. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} addr_scratch SEC(".maps");
+
+static __always_inline __u64 addr_of(const void *p)
+{
+	__u32 zero = 0;
+	volatile __u64 *word = bpf_map_lookup_elem(&addr_scratch, &zero);
+
+	if (!word)
+		return 0;
+	*word = (__u64)p;
+	return *word;
+}
+
 /* Fibonacci hashing of the socket's address. */
 static __always_inline __u64 hash_of(const struct sock *sk)
 {
-	return (__u64)sk * 0x9E3779B97F4A7C15ull;
+	return addr_of(sk) * 0x9E3779B97F4A7C15ull;
 }
 
 static __always_inline __u32 slot_of(const struct sock *sk)
@@ -116,10 +137,11 @@ static __always_inline struct tt_proc_counters *counters_of_sock(struct tt_sock 
 
 /* Copies a struct sock_common, up to a timewait socket's tw_snd_nxt,
  * into c: addresses, hash, ports, family, state, namespace, the link in
- * the connection hash. A probe read costs about as much whatever its size
- * (bench/README.md), and these fields sit together: one read gets them
- * all. c's fields are then read like any other, at the offsets CO-RE
- * relocates to the running kernel's. */
+ * the connection hash. For sockets reached through a plain address (the
+ * timewait walk), where no direct load is allowed: a probe read costs
+ * about as much whatever its size (bench/README.md), and these fields sit
+ * together, so one read gets them all. c's fields are then read like any
+ * other, at the offsets CO-RE relocates to the running kernel's. */
 static __always_inline bool read_skc(struct sock_common *c, const void *skc)
 {
 	__u32 len = bpf_core_field_offset(struct sock_common, skc_tw_snd_nxt) +
@@ -128,11 +150,6 @@ static __always_inline bool read_skc(struct sock_common *c, const void *skc)
 	if (len > sizeof(*c))
 		len = sizeof(*c);
 	return bpf_probe_read_kernel(c, len, skc) == 0;
-}
-
-static __always_inline __u32 netns_of(struct net *net)
-{
-	return BPF_CORE_READ(net, ns.inum);
 }
 
 static __always_inline bool awaits_touch(const struct tt_sock *s)
@@ -240,7 +257,7 @@ static __always_inline struct tt_sock *adopt_seed(const struct sock *sk)
 
 	if (!seeds_pending)
 		return NULL;
-	cookie = BPF_CORE_READ(sk, __sk_common.skc_cookie.counter);
+	cookie = sk->__sk_common.skc_cookie.counter;
 	if (!cookie)
 		return NULL;
 	seed = bpf_map_lookup_elem(&seeds, &cookie);
@@ -263,7 +280,7 @@ static __always_inline void drop_seed(const struct sock *sk)
 
 	if (!seeds_pending)
 		return;
-	cookie = BPF_CORE_READ(sk, __sk_common.skc_cookie.counter);
+	cookie = sk->__sk_common.skc_cookie.counter;
 	if (cookie && !bpf_map_delete_elem(&seeds, &cookie))
 		__sync_fetch_and_add(&seeds_pending, -1);
 }
@@ -284,7 +301,7 @@ static __always_inline bool is_inet_tcp(const struct sock *sk)
 
 	if (sk_protocol_of(sk) != IPPROTO_TCP)
 		return false;
-	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	family = sk->__sk_common.skc_family;
 	return family == AF_INET || family == AF_INET6;
 }
 

@@ -100,7 +100,7 @@ static __always_inline void on_connect(const struct sock *sk)
 static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, int oldstate)
 {
 	struct inet_timewait_death_row *dr;
-	struct sock_common me;
+	const struct sock_common *me;
 	__u32 snd_nxt = 0;
 	__u16 lport;
 	int err;
@@ -128,19 +128,18 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 		return;
 	if (oldstate != TCP_FIN_WAIT1 && oldstate != TCP_FIN_WAIT2 && oldstate != TCP_CLOSING)
 		return;
-	if (!read_skc(&me, sk))
-		return;
-	dr = death_row_of(me.skc_net.net);
+	me = &sk->__sk_common;
+	dr = death_row_of(me->skc_net.net);
 	lport = sk_local_port_of(sk);
 	/* The active closer's socket moves to CLOSE when the kernel hands the
 	 * connection to a timewait socket, which never shows up as a state
 	 * change of its own: look for it. */
-	if (timewait_replaced(&me, lport, dr, &snd_nxt)) {
+	if (timewait_replaced(me, lport, dr, &snd_nxt)) {
 		struct tt_tw_key key = { .snd_nxt = snd_nxt };
 		struct tt_tw_owner owner = { .stamp = tw_stamp, .tgid = s->tgid, .side = s->side };
 
 		s->flags |= TT_SK_TW;
-		flow_of(&me, lport, &key.flow);
+		flow_of(me, lport, &key.flow);
 		if (bpf_map_update_elem(&tw_owners, &key, &owner, BPF_ANY))
 			count_drop(TT_DROP_TW_MAP_FULL);
 		return;
@@ -149,7 +148,7 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 	 * (tcp_max_tw_buckets), or data reached the socket after close(),
 	 * which the kernel answers with an RST once the socket is destroyed,
 	 * too late for handle_send_reset to find it. A timeout sets sk_err. */
-	err = BPF_CORE_READ(sk, sk_err);
+	err = sk->sk_err;
 	if (oldstate != TCP_CLOSING && !err && !death_row_full(dr)) {
 		__u32 zero = 0;
 		__u64 *ahead = bpf_map_lookup_elem(&rst_counted_ahead, &zero);
@@ -161,7 +160,7 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 	}
 }
 
-SEC("raw_tp/inet_sock_set_state")
+SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 {
 	struct tt_sock *s;
@@ -226,7 +225,7 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 	return 0;
 }
 
-SEC("raw_tp/tcp_send_reset")
+SEC("tp_btf/tcp_send_reset")
 int BPF_PROG(handle_send_reset, const struct sock *sk, const struct sk_buff *skb, __u32 reason)
 {
 	on_send_reset(sk, skb, reason);
@@ -235,14 +234,14 @@ int BPF_PROG(handle_send_reset, const struct sock *sk, const struct sk_buff *skb
 
 /* Kernels before 6.10: the tracepoint has no reason argument, and reading
  * one would make the attach fail. User space loads one of the two. */
-SEC("raw_tp/tcp_send_reset")
+SEC("tp_btf/tcp_send_reset")
 int BPF_PROG(handle_send_reset_noreason, const struct sock *sk, const struct sk_buff *skb)
 {
 	on_send_reset(sk, skb, TT_REASON_UNKNOWN);
 	return 0;
 }
 
-SEC("raw_tp/tcp_receive_reset")
+SEC("tp_btf/tcp_receive_reset")
 int BPF_PROG(handle_receive_reset, struct sock *sk)
 {
 	struct tt_sock *s = lookup_sock(sk);
@@ -258,7 +257,7 @@ int BPF_PROG(handle_receive_reset, struct sock *sk)
  * because conn_in must be exact at every snapshot: without it, a
  * connection from a shared listener that stays open (a proxy's idle
  * upstream pool) would be counted only at its close. */
-SEC("raw_tp/tcp_rcv_space_adjust")
+SEC("tp_btf/tcp_rcv_space_adjust")
 int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 {
 	struct sock_bucket *b;
@@ -276,12 +275,12 @@ int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 /* A process named anew (exec, prctl PR_SET_NAME), before the kernel
  * stores the name: the verdict follows the new name. Only the thread group
  * leader's name is the process name. */
-SEC("raw_tp/task_rename")
+SEC("tp_btf/task_rename")
 int BPF_PROG(handle_task_rename, struct task_struct *task, const char *name)
 {
 	char comm[TT_COMM_LEN] = {};
-	__u32 pid = BPF_CORE_READ(task, pid);
-	__u32 tgid = BPF_CORE_READ(task, tgid);
+	__u32 pid = task->pid;
+	__u32 tgid = task->tgid;
 	__u8 traced;
 
 	if (pid != tgid)
@@ -297,19 +296,19 @@ int BPF_PROG(handle_task_rename, struct task_struct *task, const char *name)
 
 /* A new process: its tgid may be that of one gone, whose verdict was for
  * another name. A new thread changes nothing. */
-SEC("raw_tp/task_newtask")
+SEC("tp_btf/task_newtask")
 int BPF_PROG(handle_task_newtask, struct task_struct *task, __u64 clone_flags)
 {
 	__u32 tgid;
 
 	if (clone_flags & CLONE_THREAD)
 		return 0;
-	tgid = BPF_CORE_READ(task, tgid);
+	tgid = task->tgid;
 	bpf_map_delete_elem(&verdicts, &tgid);
 	return 0;
 }
 
-SEC("raw_tp/tcp_destroy_sock")
+SEC("tp_btf/tcp_destroy_sock")
 int BPF_PROG(handle_destroy_sock, struct sock *sk)
 {
 	struct tt_sock *s = lookup_sock(sk);

@@ -19,16 +19,15 @@ struct {
  * sockets; copied into each new entry of tw_owners. */
 __u64 tw_stamp = 0;
 
-/* The flow key of a socket from a copy of its head; lport is given
- * because where to read it depends on the kind of socket (see
- * sk_local_port_of). */
+/* The flow key of a socket from its head; lport is given because where
+ * to read it depends on the kind of socket (see sk_local_port_of). */
 static __always_inline void flow_of(const struct sock_common *c, __u16 lport,
 				    struct tt_flow_key *k)
 {
 	__u16 family = c->skc_family;
 
 	__builtin_memset(k, 0, sizeof(*k));
-	k->netns = netns_of(c->skc_net.net);
+	k->netns = c->skc_net.net->ns.inum;
 	k->family = family;
 	k->lport = lport;
 	k->rport = bpf_ntohs(c->skc_dport);
@@ -46,20 +45,8 @@ static __always_inline void flow_of(const struct sock_common *c, __u16 lport,
  * is room for restarts. */
 #define TT_EHASH_STEPS 24
 
-/* The head of struct inet_hashinfo: where the connection hash (ehash)
- * is and its size, read in one go. */
-struct inet_hashinfo___head {
-	struct inet_ehash_bucket *ehash;
-	spinlock_t *ehash_locks;
-	unsigned int ehash_mask;
-} __attribute__((preserve_access_index));
-
-union hashinfo_head {
-	struct inet_hashinfo___head h;
-	__u8 room[64];
-};
-
-/* a and b are copies (read_skc); b's family decides which addresses. */
+/* a is a copy (read_skc), b a socket's head; b's family decides which
+ * addresses. */
 static __always_inline bool same_addresses(const struct sock_common *a,
 					   const struct sock_common *b)
 {
@@ -74,7 +61,7 @@ static __always_inline bool same_addresses(const struct sock_common *a,
 }
 
 /* Whether the kernel has just put a timewait socket in the place of the
- * socket whose head me copies: one with the same addresses in the same
+ * socket whose head is me: one with the same addresses in the same
  * connection hash chain; its tw_snd_nxt goes to *snd_nxt. The full
  * socket's own port was already released (skc_num is 0), so the local
  * port is given (see sk_local_port_of). The new timewait socket is added
@@ -82,22 +69,17 @@ static __always_inline bool same_addresses(const struct sock_common *a,
 static __always_inline bool timewait_replaced(const struct sock_common *me, __u16 lport,
 					      struct inet_timewait_death_row *dr, __u32 *snd_nxt)
 {
-	struct inet_hashinfo *hinfo = BPF_CORE_READ(dr, hashinfo);
-	__u32 len = bpf_core_field_offset(struct inet_hashinfo___head, ehash_mask) +
-		    sizeof(unsigned int);
+	struct inet_hashinfo *hinfo = dr->hashinfo;
 	__u64 node_offset = bpf_core_field_offset(struct sock_common, skc_nulls_node);
 	struct hlist_nulls_node *node = NULL;
 	struct inet_ehash_bucket *ehash;
-	union hashinfo_head head;
 	struct sock_common other;
 	__u32 slot;
 
-	if (len > sizeof(head))
-		len = sizeof(head);
-	if (bpf_probe_read_kernel(&head, len, hinfo))
-		return false;
-	ehash = head.h.ehash;
-	slot = me->skc_hash & head.h.ehash_mask;
+	/* A bucket at a variable index and the sockets found from their
+	 * links are plain addresses: probe reads. */
+	ehash = (struct inet_ehash_bucket *)addr_of(hinfo->ehash);
+	slot = me->skc_hash & hinfo->ehash_mask;
 
 	bpf_probe_read_kernel(&node, sizeof(node), &ehash[slot].chain.first);
 	for (int i = 0; i < TT_EHASH_STEPS; i++) {
