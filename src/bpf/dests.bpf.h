@@ -30,11 +30,7 @@ static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk,
 		__builtin_memcpy(key.addr, &c->skc_daddr, 4);
 	else
 		__builtin_memcpy(key.addr, &c->skc_v6_daddr, 16);
-	d = bpf_map_lookup_elem(&dest_counters, &key);
-	if (d)
-		return d;
-	bpf_map_update_elem(&dest_counters, &key, &zero, BPF_NOEXIST);
-	d = bpf_map_lookup_elem(&dest_counters, &key);
+	d = lookup_or_init(&dest_counters, &key, &zero);
 	if (!d)
 		count_drop(TT_DROP_DEST_MAP_FULL);
 	return d;

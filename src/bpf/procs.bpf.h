@@ -74,15 +74,6 @@ struct {
 	__type(value, __u64);
 } drop_counts SEC(".maps");
 
-/* Every counter is bumped atomically: a program in a process's syscall
- * (close(), connect()) can be interrupted on its CPU by a softirq whose
- * program bumps the same per-CPU counter, and a plain ++ would then lose
- * one of the two. */
-static __always_inline void bump(__u64 *counter)
-{
-	__sync_fetch_and_add(counter, 1);
-}
-
 static __always_inline void count_drop(enum tt_drop drop)
 {
 	__u32 key = drop;

@@ -32,16 +32,8 @@ struct {
 static __always_inline void count_reason(const struct tt_sock *s)
 {
 	struct tt_reason_key key = { .tgid = s->tgid, .reason = s->rst_reason, .side = s->side };
-	__u64 one = 1, *count;
+	__u64 zero = 0, *count = lookup_or_init(&rst_reasons, &key, &zero);
 
-	count = bpf_map_lookup_elem(&rst_reasons, &key);
-	if (count) {
-		bump(count);
-		return;
-	}
-	if (bpf_map_update_elem(&rst_reasons, &key, &one, BPF_NOEXIST) == 0)
-		return;
-	count = bpf_map_lookup_elem(&rst_reasons, &key);
 	if (count)
 		bump(count);
 	else
@@ -58,15 +50,8 @@ static __always_inline __u32 reason_abort_on_data(void)
 static __always_inline void count_other_rst(__u32 netns, __u32 reason)
 {
 	struct tt_other_rst_key key = { .netns = netns, .reason = reason };
-	__u64 one = 1, *count = bpf_map_lookup_elem(&other_rsts, &key);
+	__u64 zero = 0, *count = lookup_or_init(&other_rsts, &key, &zero);
 
-	if (count) {
-		bump(count);
-		return;
-	}
-	if (bpf_map_update_elem(&other_rsts, &key, &one, BPF_NOEXIST) == 0)
-		return;
-	count = bpf_map_lookup_elem(&other_rsts, &key); /* a racing CPU made it */
 	if (count)
 		bump(count);
 }

@@ -18,7 +18,6 @@
 #define AF_INET 2
 #define AF_INET6 10
 #define ECONNRESET 104
-#define EEXIST 17
 #define CLONE_THREAD 0x00010000
 
 /* Set by user space between open and load: every process, or the ones
@@ -28,6 +27,7 @@ const volatile bool trace_pids = false;
 const volatile bool trace_comms = false;
 const volatile bool by_dest = false; /* --by dest: also count per destination */
 
+#include "maps.bpf.h"
 #include "procs.bpf.h"
 #include "socks.bpf.h"
 #include "dests.bpf.h"
