@@ -74,6 +74,59 @@ struct {
 	__type(value, __u64);
 } drop_counts SEC(".maps");
 
+/* What each CPU last learnt of a few processes, by tgid modulo
+ * TT_PROC_CACHE: the verdict, the slot. The connects and first reads of a
+ * proxy's few processes then cost an array index instead of one or two
+ * hash lookups. A word holds only under the procs_gen it was made under:
+ * whatever changes a verdict or a slot (task_rename, task_newtask, user
+ * space adding or forgetting a process) bumps procs_gen. One word per
+ * entry, so that a program nested on the CPU (a softirq's) sees either
+ * the old word or the new, never half of each. */
+#define TT_PROC_CACHE 16
+#define PC_TGID_MASK ((1ull << 22) - 1) /* pid_max is at most 2^22 */
+#define PC_SLOT_SHIFT 22
+#define PC_SLOT_MASK ((1ull << 20) - 1) /* --max-procs is at most 2^20 */
+#define PC_SLOT_KNOWN (1ull << 42)
+#define PC_VERDICT_KNOWN (1ull << 43)
+#define PC_TRACED (1ull << 44)
+#define PC_GEN_SHIFT 45
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TT_PROC_CACHE);
+	__type(key, __u32);
+	__type(value, __u64);
+} proc_cache SEC(".maps");
+
+__u32 procs_gen = 0;
+
+struct proc_memo {
+	__u64 *word;
+	__u64 known; /* the word's bits when it is tgid's under gen, else 0 */
+	__u64 head;  /* tgid and gen, for a new word */
+};
+
+static __always_inline void memo_of(__u32 tgid, struct proc_memo *m)
+{
+	__u32 i = tgid % TT_PROC_CACHE;
+
+	m->head = tgid | ((__u64)procs_gen << PC_GEN_SHIFT);
+	m->word = bpf_map_lookup_elem(&proc_cache, &i);
+	m->known = 0;
+	if (m->word) {
+		__u64 w = *m->word;
+
+		if ((w & PC_TGID_MASK) == tgid && (w >> PC_GEN_SHIFT) == (m->head >> PC_GEN_SHIFT))
+			m->known = w;
+	}
+}
+
+static __always_inline void memo_keep(struct proc_memo *m, __u64 bits)
+{
+	if (m->word)
+		*m->word = m->head | (m->known & ~(PC_TGID_MASK | (~0ull << PC_GEN_SHIFT))) | bits;
+}
+
 static __always_inline void count_drop(enum tt_drop drop)
 {
 	__u32 key = drop;
@@ -85,7 +138,7 @@ static __always_inline void count_drop(enum tt_drop drop)
 
 /* The slot of process tgid, given at its first need; TT_NO_SLOT when
  * every slot is taken. */
-static __always_inline __u32 slot_of_process(__u32 tgid)
+static __always_inline __u32 find_slot(__u32 tgid)
 {
 	__u32 *slot = bpf_map_lookup_elem(&proc_slots, &tgid);
 	__u32 fresh;
@@ -100,6 +153,20 @@ static __always_inline __u32 slot_of_process(__u32 tgid)
 	bpf_map_push_elem(&free_slots, &fresh, 0);
 	slot = bpf_map_lookup_elem(&proc_slots, &tgid);
 	return slot ? *slot : TT_NO_SLOT;
+}
+
+static __always_inline __u32 slot_of_process(__u32 tgid)
+{
+	struct proc_memo m;
+	__u32 slot;
+
+	memo_of(tgid, &m);
+	if (m.known & PC_SLOT_KNOWN)
+		return (m.known >> PC_SLOT_SHIFT) & PC_SLOT_MASK;
+	slot = find_slot(tgid);
+	if (slot != TT_NO_SLOT)
+		memo_keep(&m, PC_SLOT_KNOWN | ((__u64)(slot & PC_SLOT_MASK) << PC_SLOT_SHIFT));
+	return slot;
 }
 
 static __always_inline struct tt_proc_counters *counters_at(__u32 slot)
@@ -145,7 +212,7 @@ static __always_inline bool named_by_pid_option(__u32 tgid, const char (*comm)[T
 /* Whether the current process is traced; records its name when it is.
  * Reading the name costs more than a map lookup (bench/README.md): it is
  * read only when a name must be matched or recorded. */
-static __always_inline bool current_is_traced(__u32 tgid)
+static __always_inline bool work_out_verdict(__u32 tgid)
 {
 	char comm[TT_COMM_LEN] = {};
 	__u8 *verdict, traced;
@@ -170,6 +237,19 @@ static __always_inline bool current_is_traced(__u32 tgid)
 	bpf_map_update_elem(&verdicts, &tgid, &traced, BPF_NOEXIST);
 	if (traced)
 		record_name(tgid, &comm, true);
+	return traced;
+}
+
+static __always_inline bool current_is_traced(__u32 tgid)
+{
+	struct proc_memo m;
+	bool traced;
+
+	memo_of(tgid, &m);
+	if (m.known & PC_VERDICT_KNOWN)
+		return m.known & PC_TRACED;
+	traced = work_out_verdict(tgid);
+	memo_keep(&m, PC_VERDICT_KNOWN | (traced ? PC_TRACED : 0));
 	return traced;
 }
 

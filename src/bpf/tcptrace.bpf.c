@@ -291,6 +291,7 @@ int BPF_PROG(handle_task_rename, struct task_struct *task, const char *name)
 	/* Over a name recorded before: the row takes the new one. */
 	if (traced)
 		bpf_map_update_elem(&proc_comms, &tgid, &comm, BPF_ANY);
+	__sync_fetch_and_add(&procs_gen, 1);
 	return 0;
 }
 
@@ -305,6 +306,7 @@ int BPF_PROG(handle_task_newtask, struct task_struct *task, __u64 clone_flags)
 		return 0;
 	tgid = task->tgid;
 	bpf_map_delete_elem(&verdicts, &tgid);
+	__sync_fetch_and_add(&procs_gen, 1);
 	return 0;
 }
 

@@ -666,6 +666,7 @@ int tracer_trace_pid(struct tracer *t, uint32_t pid)
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.traced_pids), &pid, &one, BPF_ANY) ||
 	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.verdicts), &pid, &one, BPF_ANY))
 		return fail(t, errno, "cannot store the self-check's processes");
+	__atomic_fetch_add(&t->skel->bss->procs_gen, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
@@ -719,6 +720,7 @@ void tracer_forget_pid(struct tracer *t, uint32_t pid)
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.proc_comms), &pid);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.traced_pids), &pid);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.verdicts), &pid);
+	__atomic_fetch_add(&skel->bss->procs_gen, 1, __ATOMIC_SEQ_CST);
 	delete_entries_of(bpf_map__fd(skel->maps.rst_reasons), sizeof(struct tt_reason_key), false, pid);
 	delete_entries_of(bpf_map__fd(skel->maps.dest_counters), sizeof(struct tt_dest_key), false, pid);
 	delete_entries_of(bpf_map__fd(skel->maps.tw_owners), sizeof(struct tt_tw_key), true, pid);
