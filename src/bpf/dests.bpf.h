@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* --by dest: an `out` socket's counts per destination as well. Part of tcptrace.bpf.c. */
+/* --by dest: an `out` socket's counts per destination as well. */
 #ifndef TT_DESTS_BPF_H
 #define TT_DESTS_BPF_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Listeners of traced processes, and the accepted connections they hand
- * over: which process accepted each (see on_touch). Part of tcptrace.bpf.c. */
+ * over: which process accepted each (see on_touch). */
 #ifndef TT_LISTENERS_BPF_H
 #define TT_LISTENERS_BPF_H
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Processes: which are traced (by PID, by name through a verdict per
  * process), their names, and their counters, one block per slot of a
- * per-CPU array. Part of tcptrace.bpf.c. */
+ * per-CPU array. */
 #ifndef TT_PROCS_BPF_H
 #define TT_PROCS_BPF_H
 

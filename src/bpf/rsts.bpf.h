@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* RSTs: the kernel's reason per connection's end, RSTs of timewait
- * sockets and of no socket, and the RST predicted at a move to CLOSE. Part of tcptrace.bpf.c. */
+ * sockets and of no socket, and the RST predicted at a move to CLOSE. */
 #ifndef TT_RSTS_BPF_H
 #define TT_RSTS_BPF_H
 

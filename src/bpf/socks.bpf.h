@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The socket table: the owner and story of every followed socket, from
- * its creation (connect, accept, a seed from start-up) to its destruction. Part of tcptrace.bpf.c. */
+ * its creation (connect, accept, a seed from start-up) to its destruction. */
 #ifndef TT_SOCKS_BPF_H
 #define TT_SOCKS_BPF_H
 

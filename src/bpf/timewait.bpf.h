@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Timewait sockets: the proof that the kernel made one at an active
- * close, and its owner, kept for user space's tw_now and for tw_rst. Part of tcptrace.bpf.c. */
+ * close, and its owner, kept for user space's tw_now and for tw_rst. */
 #ifndef TT_TIMEWAIT_BPF_H
 #define TT_TIMEWAIT_BPF_H
 
