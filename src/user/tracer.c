@@ -24,13 +24,11 @@
 #include "sockdiag.h"
 #include "tcptrace.skel.h"
 #include "tracer.h"
+#include "tracer_priv.h"
 
 #define REASON_PREFIX "SK_RST_REASON_"
 
-static int fail(struct tracer *t, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct tracer *t, int err, const char *fmt, ...)
+int tracer_fail(struct tracer *t, int err, const char *fmt, ...)
 {
 	va_list ap;
 	size_t len;
@@ -120,12 +118,12 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
-		return fail(t, errno, "cannot read kernel BTF (/sys/kernel/btf/vmlinux)");
+		return tracer_fail(t, errno, "cannot read kernel BTF (/sys/kernel/btf/vmlinux)");
 	if (!death_row_embedded(btf)) {
 		btf__free(btf);
-		return fail(t, ENOTSUP, "this kernel keeps a network namespace's timewait "
-			    "accounting (tcp_death_row) apart, as Linux 5.17 to 6.0 did; tcptrace "
-			    "supports 5.10 to 5.16 and 6.1 or later");
+		return tracer_fail(t, ENOTSUP, "this kernel keeps a network namespace's timewait "
+				   "accounting (tcp_death_row) apart, as Linux 5.17 to 6.0 did; "
+				   "tcptrace supports 5.10 to 5.16 and 6.1 or later");
 	}
 	t->reasons_available = probe_rst_reason(btf);
 	if (t->reasons_available)
@@ -136,7 +134,7 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 
 	skel = tcptrace_bpf__open();
 	if (!skel)
-		return fail(t, errno, "cannot open BPF object");
+		return tracer_fail(t, errno, "cannot open BPF object");
 	t->skel = skel;
 	skel->rodata->trace_all = opts->n_targets == 0;
 	for (size_t i = 0; i < opts->n_targets; i++) {
@@ -165,7 +163,7 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 	err = err ?: bpf_map__set_max_entries(skel->maps.rst_reasons, opts->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.dest_counters, opts->max_procs);
 	if (err)
-		return fail(t, err, "cannot size BPF maps");
+		return tracer_fail(t, err, "cannot size BPF maps");
 	return 0;
 }
 
@@ -178,7 +176,7 @@ static uint64_t monotonic_ms(void)
 }
 
 /* Each snapshot's tw_stamp, later than the one before. */
-static uint64_t next_tw_stamp(struct tracer *t)
+uint64_t next_tw_stamp(struct tracer *t)
 {
 	uint64_t now = monotonic_ms();
 
@@ -194,10 +192,10 @@ int tracer_load(struct tracer *t)
 	__u32 slots = bpf_map__max_entries(t->skel->maps.free_slots);
 
 	if (err)
-		return fail(t, err, "cannot load BPF programs");
+		return tracer_fail(t, err, "cannot load BPF programs");
 	for (__u32 slot = 0; slot < slots; slot++)
 		if (bpf_map_update_elem(fd, NULL, &slot, BPF_ANY))
-			return fail(t, errno, "cannot fill the process slots");
+			return tracer_fail(t, errno, "cannot fill the process slots");
 	next_tw_stamp(t);
 	return 0;
 }
@@ -220,7 +218,7 @@ int tracer_set_targets(struct tracer *t, const struct tt_options *opts)
 			err = bpf_map_update_elem(comms_fd, comm, &one, BPF_ANY);
 		}
 		if (err)
-			return fail(t, errno, "cannot store traced process");
+			return tracer_fail(t, errno, "cannot store traced process");
 	}
 	return 0;
 }
@@ -238,7 +236,7 @@ static int netns_of_pid(uint32_t pid, uint32_t *inum)
 }
 
 /* The files of pid's network namespace, opened on first use. */
-static struct tt_netns *netns_for_pid(struct tracer *t, uint32_t pid)
+struct tt_netns *netns_for_pid(struct tracer *t, uint32_t pid)
 {
 	uint32_t inum = 0;
 	int err;
@@ -263,7 +261,7 @@ static struct tt_netns *netns_for_pid(struct tracer *t, uint32_t pid)
 }
 
 /* The namespace's port sysctls as they are now (defaults where unreadable). */
-static void read_port_policy(const struct tt_netns *ns, struct tt_port_policy *p)
+void read_port_policy(const struct tt_netns *ns, struct tt_port_policy *p)
 {
 	char text[4096];
 
@@ -597,11 +595,11 @@ int tracer_attach(struct tracer *t)
 		if (!bpf_program__autoload(prog) || (skip && !strcmp(skip, bpf_program__name(prog))))
 			continue;
 		if (t->n_links == sizeof(t->links) / sizeof(t->links[0]))
-			return fail(t, E2BIG, "too many BPF programs to attach");
+			return tracer_fail(t, E2BIG, "too many BPF programs to attach");
 		link = bpf_program__attach(prog);
 		if (!link)
-			return fail(t, errno, "cannot attach to %s",
-				    strchr(bpf_program__section_name(prog), '/') + 1);
+			return tracer_fail(t, errno, "cannot attach to %s",
+					   strchr(bpf_program__section_name(prog), '/') + 1);
 		t->links[t->n_links++] = link;
 	}
 	return 0;
@@ -609,7 +607,7 @@ int tracer_attach(struct tracer *t)
 
 /* The row of pid: binary search over the sorted part, then the few rows
  * appended since the last sort. */
-static struct tt_row *row_for(struct tt_snapshot *snap, size_t sorted, size_t *cap, uint32_t pid)
+struct tt_row *row_for(struct tt_snapshot *snap, size_t sorted, size_t *cap, uint32_t pid)
 {
 	size_t lo = 0, hi = sorted;
 
@@ -662,7 +660,7 @@ int tracer_trace_pid(struct tracer *t, uint32_t pid)
 
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.traced_pids), &pid, &one, BPF_ANY) ||
 	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.verdicts), &pid, &one, BPF_ANY))
-		return fail(t, errno, "cannot store the self-check's processes");
+		return tracer_fail(t, errno, "cannot store the self-check's processes");
 	return 0;
 }
 
@@ -674,15 +672,15 @@ int tracer_counters_of(struct tracer *t, uint32_t pid, struct tt_proc_counters *
 
 	memset(out, 0, sizeof(*out));
 	if (ncpus < 0)
-		return fail(t, ncpus, "cannot count CPUs");
+		return tracer_fail(t, ncpus, "cannot count CPUs");
 	percpu = calloc(ncpus, sizeof(*percpu));
 	if (!percpu)
-		return fail(t, ENOMEM, "cannot read counters");
+		return tracer_fail(t, ENOMEM, "cannot read counters");
 	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.proc_slots), &pid, &slot) &&
 	    !bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.proc_counters), &slot, percpu))
 		sum_percpu_words(out, percpu, sizeof(*out), ncpus);
 	else if (errno != ENOENT)
-		return free(percpu), fail(t, errno, "cannot read counters");
+		return free(percpu), tracer_fail(t, errno, "cannot read counters");
 	free(percpu);
 	return 0;
 }
@@ -1012,7 +1010,7 @@ static void list_timewait(struct tracer *t, size_t i, unsigned int bits, unsigne
 		listed[i] |= 2;
 }
 
-static void read_timewait(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap)
+void read_timewait(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap)
 {
 	int fd = bpf_map__fd(t->skel->maps.tw_owners);
 	unsigned int want[TT_MAX_NETNS] = {}, listed[TT_MAX_NETNS] = {};
@@ -1218,13 +1216,13 @@ int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap)
 
 	memset(snap, 0, sizeof(*snap));
 	if (ncpus < 0)
-		return fail(t, ncpus, "cannot count CPUs");
+		return tracer_fail(t, ncpus, "cannot count CPUs");
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	snap->mono_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 
 	err = read_counters(t, snap, &cap, ncpus);
 	if (err)
-		return fail(t, err, "cannot read counters");
+		return tracer_fail(t, err, "cannot read counters");
 	for (size_t i = 0; i < t->n_selected; i++)
 		row_for(snap, 0, &cap, t->selected[i]);
 	rows_sort(snap->rows, snap->n);
