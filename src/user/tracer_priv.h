@@ -13,6 +13,7 @@
 int tracer_fail(struct tracer *t, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* seed.c */
 struct tt_netns *netns_for_pid(struct tracer *t, uint32_t pid);
 void read_port_policy(const struct tt_netns *ns, struct tt_port_policy *p);
 
