@@ -19,6 +19,7 @@ void read_port_policy(const struct tt_netns *ns, struct tt_port_policy *p);
 
 struct tt_row *row_for(struct tt_snapshot *snap, size_t sorted, size_t *cap, uint32_t pid);
 
+/* timewait.c */
 uint64_t next_tw_stamp(struct tracer *t);
 void read_timewait(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap);
 
