@@ -17,6 +17,7 @@ int tracer_fail(struct tracer *t, int err, const char *fmt, ...)
 struct tt_netns *netns_for_pid(struct tracer *t, uint32_t pid);
 void read_port_policy(const struct tt_netns *ns, struct tt_port_policy *p);
 
+/* snapshot.c */
 struct tt_row *row_for(struct tt_snapshot *snap, size_t sorted, size_t *cap, uint32_t pid);
 
 /* timewait.c */
