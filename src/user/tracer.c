@@ -1,27 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The BPF side's life cycle (open, probe, configure, load, attach, seed)
- * and the only module that reads its maps, into plain snapshots. */
+/* The BPF side's life cycle: open (the kernel's BTF probed for what it
+ * offers), configure, load, set the targets, attach and close, and what the
+ * loaded object says of itself (map memory, lost events). Seeding is
+ * seed.c's job, reading the maps snapshot.c's and timewait.c's. */
 #define _GNU_SOURCE
-#include <dirent.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <errno.h>
-#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "ports.h"
 #include "proc_match.h"
-#include "sockdiag.h"
 #include "tcptrace.skel.h"
 #include "tracer.h"
 #include "tracer_priv.h"
