@@ -224,13 +224,6 @@ static unsigned int family_bit(uint16_t family)
  * ten minutes. */
 #define TT_TW_UNLISTED_MS (10ull * 60 * 1000)
 
-/* tw_now, and the end of the owners of timewait sockets that have gone.
- * Every entry of tw_owners is matched to the kernel's own list of timewait
- * sockets (sock_diag) in its namespace and family: a listed one in
- * TIME_WAIT counts in its owner's tw_now; an unlisted one made before this
- * snapshot's tw_stamp belongs to a timewait socket that has ended, and is
- * deleted. Without --by dest only the namespaces and families holding
- * entries are listed; with it every namespace is, whole, for the ports. */
 /* Lists the timewait sockets of namespace i for the families in bits not
  * listed yet; with --by dest, every socket of both families at once. */
 static void list_timewait(struct tracer *t, size_t i, unsigned int bits, unsigned int *listed,
@@ -258,6 +251,13 @@ static void list_timewait(struct tracer *t, size_t i, unsigned int bits, unsigne
 		listed[i] |= 2;
 }
 
+/* tw_now, and the end of the owners of timewait sockets that have gone.
+ * Every entry of tw_owners is matched to the kernel's own list of timewait
+ * sockets (sock_diag) in its namespace and family: a listed one in
+ * TIME_WAIT counts in its owner's tw_now; an unlisted one made before this
+ * snapshot's tw_stamp belongs to a timewait socket that has ended, and is
+ * deleted. Without --by dest only the namespaces and families holding
+ * entries are listed; with it every namespace is, whole, for the ports. */
 void read_timewait(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap)
 {
 	int fd = bpf_map__fd(t->skel->maps.tw_owners);
