@@ -19,7 +19,9 @@ LIBS := -lbpf -lelf -lz
 # Pure modules: unit-tested without root and without libbpf.
 PURE := stats options table csv proc_match csv_read compare ports utf8 json metrics http \
 	timeline html report_page report_cli
-USER := $(PURE) sockdiag netns tracer selfcheck report privileges command exporter main
+# The tracer's files: they include the BPF skeleton.
+TRACER := tracer seed snapshot timewait
+USER := $(PURE) sockdiag netns $(TRACER) selfcheck report privileges command exporter main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))
 
 ifeq ($(V),1)
@@ -58,7 +60,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(patsubst %,$(OUTPUT)/%.bpf.o,tcptrace hookcost)
 
 # The skeleton must exist before any user object that includes it is built.
-$(OUTPUT)/user/tracer.o: $(OUTPUT)/tcptrace.skel.h
+$(patsubst %,$(OUTPUT)/user/%.o,$(TRACER)): $(OUTPUT)/tcptrace.skel.h
 
 # The report page's own style and script, compiled in as strings.
 REPORT_ASSETS := src/user/page/report.css src/user/page/report.js
@@ -184,7 +186,7 @@ LINT_CFLAGS := -std=gnu11 $(INCLUDES) -DTCPTRACE_VERSION='"$(VERSION)"'
 $(ASAN_OUTPUT)/user $(FUZZ_OUTPUT)/user:
 	$(Q)mkdir -p $@
 
-$(ASAN_OUTPUT)/user/tracer.o: $(OUTPUT)/tcptrace.skel.h
+$(patsubst %,$(ASAN_OUTPUT)/user/%.o,$(TRACER)): $(OUTPUT)/tcptrace.skel.h
 $(ASAN_OUTPUT)/user/report_page.o: $(OUTPUT)/report_assets.h
 
 $(ASAN_OUTPUT)/user/%.o: src/user/%.c | $(ASAN_OUTPUT)/user

@@ -141,7 +141,7 @@ struct tt_tw_key {
 
 /* Value of tw_owners: the owner of a timewait socket. stamp is tw_stamp
  * when the entry was made: user space deletes the entries of timewait
- * sockets that have ended (see tracer.c). */
+ * sockets that have ended (see timewait.c). */
 struct tt_tw_owner {
 	__u64 stamp;
 	__u32 tgid;

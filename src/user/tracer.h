@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The BPF side's life cycle and the only module that reads its maps. */
+/* The BPF side's life cycle and the only module that reads its maps
+ * (tracer.c, seed.c, snapshot.c, timewait.c; tracer_priv.h is what they
+ * share). */
 #ifndef TT_TRACER_H
 #define TT_TRACER_H
 

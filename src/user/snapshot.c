@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The reading of the BPF side's maps into a plain snapshot (stats.h): the
+ * per-process counters, RST reasons, the RSTs of no process, destinations
+ * and drops, each row named; timewait.c adds tw_now. Also the self-check's
+ * reads of its own processes and the removal of every trace of them. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "proc_match.h"
+#include "tcptrace.skel.h"
+#include "tracer.h"
+#include "tracer_priv.h"
+
+/* The row of pid: binary search over the sorted part, then the few rows
+ * appended since the last sort. */
+struct tt_row *row_for(struct tt_snapshot *snap, size_t sorted, size_t *cap, uint32_t pid)
+{
+	size_t lo = 0, hi = sorted;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (snap->rows[mid].pid == pid)
+			return &snap->rows[mid];
+		if (snap->rows[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = sorted; i < snap->n; i++)
+		if (snap->rows[i].pid == pid)
+			return &snap->rows[i];
+	if (snap->n == *cap) {
+		size_t new_cap = *cap ? *cap * 2 : 64;
+		struct tt_row *rows = realloc(snap->rows, new_cap * sizeof(*rows));
+
+		if (!rows)
+			return NULL;
+		snap->rows = rows;
+		*cap = new_cap;
+	}
+	memset(&snap->rows[snap->n], 0, sizeof(snap->rows[0]));
+	snap->rows[snap->n].pid = pid;
+	return &snap->rows[snap->n++];
+}
+
+/* Add ncpus per-CPU copies of a struct of __u64 words (size bytes each) to dst. */
+static void sum_percpu_words(void *dst, const void *percpu, size_t size, int ncpus)
+{
+	const __u64 *src = percpu;
+	__u64 *out = dst;
+
+	for (int cpu = 0; cpu < ncpus; cpu++)
+		for (size_t i = 0; i < size / sizeof(__u64); i++)
+			out[i] += src[(size_t)cpu * (size / sizeof(__u64)) + i];
+}
+
+int tracer_trace_pid(struct tracer *t, uint32_t pid)
+{
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.traced_pids), &pid, &one, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.verdicts), &pid, &one, BPF_ANY))
+		return tracer_fail(t, errno, "cannot store the self-check's processes");
+	__atomic_fetch_add(&t->skel->bss->procs_gen, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int tracer_counters_of(struct tracer *t, uint32_t pid, struct tt_proc_counters *out)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct tt_proc_counters *percpu;
+	__u32 slot;
+
+	memset(out, 0, sizeof(*out));
+	if (ncpus < 0)
+		return tracer_fail(t, ncpus, "cannot count CPUs");
+	percpu = calloc(ncpus, sizeof(*percpu));
+	if (!percpu)
+		return tracer_fail(t, ENOMEM, "cannot read counters");
+	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.proc_slots), &pid, &slot) &&
+	    !bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.proc_counters), &slot, percpu))
+		sum_percpu_words(out, percpu, sizeof(*out), ncpus);
+	else if (errno != ENOENT)
+		return free(percpu), tracer_fail(t, errno, "cannot read counters");
+	free(percpu);
+	return 0;
+}
+
+/* Every entry of a map whose key starts with tgid (rst_reasons,
+ * dest_counters), or whose value does (tw_owners' owner), deleted. */
+static void delete_entries_of(int fd, size_t key_size, bool by_value, uint32_t tgid)
+{
+	__u8 key[sizeof(struct tt_tw_key)] = {}, next[sizeof(struct tt_tw_key)];
+	struct tt_tw_owner owner;
+	bool first = true;
+
+	while (bpf_map_get_next_key(fd, first ? NULL : key, next) == 0) {
+		uint32_t head;
+
+		memcpy(key, next, key_size);
+		memcpy(&head, key, sizeof(head));
+		if (by_value)
+			head = bpf_map_lookup_elem(fd, key, &owner) ? 0 : owner.tgid;
+		/* After a delete the walk starts over: the key is gone. */
+		first = head == tgid && !bpf_map_delete_elem(fd, key);
+	}
+}
+
+void tracer_forget_pid(struct tracer *t, uint32_t pid)
+{
+	struct tcptrace_bpf *skel = t->skel;
+
+	/* Its slot is not reused: a late count of its sockets lands there. */
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.proc_slots), &pid);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.proc_comms), &pid);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.traced_pids), &pid);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.verdicts), &pid);
+	__atomic_fetch_add(&skel->bss->procs_gen, 1, __ATOMIC_SEQ_CST);
+	delete_entries_of(bpf_map__fd(skel->maps.rst_reasons), sizeof(struct tt_reason_key), false, pid);
+	delete_entries_of(bpf_map__fd(skel->maps.dest_counters), sizeof(struct tt_dest_key), false, pid);
+	delete_entries_of(bpf_map__fd(skel->maps.tw_owners), sizeof(struct tt_tw_key), true, pid);
+}
+
+static int read_counters(struct tracer *t, struct tt_snapshot *snap, size_t *cap, int ncpus)
+{
+	int fd = bpf_map__fd(t->skel->maps.proc_slots);
+	int counters_fd = bpf_map__fd(t->skel->maps.proc_counters);
+	struct tt_proc_counters *percpu = calloc(ncpus, sizeof(*percpu));
+	__u32 key, slot, *prev = NULL;
+
+	int err = 0;
+
+	if (!percpu)
+		return -ENOMEM;
+	/* A refused read must not pass for an empty map: a table of zeros
+	 * would follow (bpf() refuses map reads to a process without CAP_BPF
+	 * on some kernels, see privileges.h). */
+	while (!(err = bpf_map_get_next_key(fd, prev, &key) ? -errno : 0)) {
+		struct tt_row *row;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &slot)) {
+			if (errno == ENOENT)
+				continue; /* deleted meanwhile (the self-check's rows) */
+			err = -errno;
+			break;
+		}
+		if (bpf_map_lookup_elem(counters_fd, &slot, percpu)) {
+			err = -errno;
+			break;
+		}
+		row = row_for(snap, 0, cap, key);
+		if (!row)
+			break;
+		sum_percpu_words(&row->c, percpu, sizeof(row->c), ncpus);
+	}
+	free(percpu);
+	return err == -ENOENT ? 0 : err;
+}
+
+/* The value of key in a per-CPU map of __u64, summed over CPUs; buf holds
+ * ncpus values. Returns -1 when the key is gone. */
+static int lookup_percpu_sum(int fd, const void *key, __u64 *buf, int ncpus, uint64_t *sum)
+{
+	if (bpf_map_lookup_elem(fd, key, buf))
+		return -1;
+	*sum = 0;
+	for (int cpu = 0; cpu < ncpus; cpu++)
+		*sum += buf[cpu];
+	return 0;
+}
+
+static void read_reasons(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap,
+			 int ncpus)
+{
+	int fd = bpf_map__fd(t->skel->maps.rst_reasons);
+	struct tt_reason_key key, *prev = NULL;
+	__u64 *percpu = calloc(ncpus, sizeof(*percpu));
+
+	if (!percpu)
+		return;
+	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+		struct tt_row *row;
+		uint64_t sum;
+
+		prev = &key;
+		if (lookup_percpu_sum(fd, &key, percpu, ncpus, &sum))
+			continue;
+		row = row_for(snap, sorted, cap, key.tgid);
+		if (row)
+			row->reasons[key.side & 1][reason_slot(key.reason)] += sum;
+	}
+	free(percpu);
+}
+
+static void read_other_rsts(struct tracer *t, struct tt_snapshot *snap, int ncpus)
+{
+	int fd = bpf_map__fd(t->skel->maps.other_rsts);
+	struct tt_other_rst_key key, *prev = NULL;
+	__u64 *percpu = calloc(ncpus, sizeof(*percpu));
+
+	if (!percpu)
+		return;
+	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+		struct tt_netns_rsts *ns = NULL;
+		uint64_t sum;
+
+		prev = &key;
+		if (lookup_percpu_sum(fd, &key, percpu, ncpus, &sum))
+			continue;
+		for (size_t i = 0; i < snap->n_other; i++)
+			if (snap->other[i].netns == key.netns)
+				ns = &snap->other[i];
+		if (!ns) {
+			struct tt_netns_rsts *v =
+				realloc(snap->other, (snap->n_other + 1) * sizeof(*v));
+
+			if (!v)
+				break;
+			snap->other = v;
+			ns = &v[snap->n_other++];
+			memset(ns, 0, sizeof(*ns));
+			ns->netns = key.netns;
+		}
+		ns->reasons[reason_slot(key.reason)] += sum;
+	}
+	free(percpu);
+}
+
+static void read_dests(struct tracer *t, struct tt_snapshot *snap, int ncpus)
+{
+	int fd = bpf_map__fd(t->skel->maps.dest_counters);
+	int comms_fd = bpf_map__fd(t->skel->maps.proc_comms);
+	struct tt_dest_counters *percpu = calloc(ncpus, sizeof(*percpu));
+	struct tt_dest_key key, *prev = NULL;
+	size_t cap = 0;
+
+	if (!percpu)
+		return;
+	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+		struct tt_dest_row *row;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, percpu))
+			continue;
+		if (snap->n_dests == cap) {
+			size_t new_cap = cap ? cap * 2 : 64;
+			struct tt_dest_row *v = realloc(snap->dests, new_cap * sizeof(*v));
+
+			if (!v)
+				break;
+			snap->dests = v;
+			cap = new_cap;
+		}
+		row = &snap->dests[snap->n_dests++];
+		memset(row, 0, sizeof(*row));
+		row->pid = key.tgid;
+		row->netns = key.netns;
+		row->family = key.family;
+		row->port = key.port;
+		memcpy(row->addr, key.addr, sizeof(row->addr));
+		if (bpf_map_lookup_elem(comms_fd, &key.tgid, row->comm))
+			snprintf(row->comm, sizeof(row->comm), "?");
+		row->comm[sizeof(row->comm) - 1] = '\0';
+		sum_percpu_words(&row->c, percpu, sizeof(row->c), ncpus);
+	}
+	free(percpu);
+	dests_sort(snap->dests, snap->n_dests);
+}
+
+static void read_drops(struct tracer *t, struct tt_snapshot *snap, int ncpus)
+{
+	int fd = bpf_map__fd(t->skel->maps.drop_counts);
+	__u64 *percpu = calloc(ncpus, sizeof(*percpu));
+
+	if (!percpu)
+		return;
+	for (__u32 key = 0; key < TT_DROPS; key++)
+		lookup_percpu_sum(fd, &key, percpu, ncpus, &snap->drops[key]);
+	free(percpu);
+}
+
+static void name_rows(struct tracer *t, struct tt_snapshot *snap)
+{
+	int fd = bpf_map__fd(t->skel->maps.proc_comms);
+
+	for (size_t i = 0; i < snap->n; i++) {
+		struct tt_row *row = &snap->rows[i];
+
+		/* Remember the name while the process lives: it may exit
+		 * before its last connections are counted. */
+		if (bpf_map_lookup_elem(fd, &row->pid, row->comm)) {
+			char comm[TT_COMM_LEN] = {};
+
+			if (proc_read_comm("/proc", row->pid, comm, sizeof(comm)) == 0)
+				bpf_map_update_elem(fd, &row->pid, comm, BPF_NOEXIST);
+			else
+				snprintf(comm, sizeof(comm), "?");
+			memcpy(row->comm, comm, sizeof(comm));
+		}
+		row->comm[sizeof(row->comm) - 1] = '\0';
+		for (size_t j = 0; j < t->n_selected; j++)
+			if (t->selected[j] == row->pid)
+				row->selected = true;
+	}
+}
+
+int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap)
+{
+	struct timespec now;
+	int ncpus = libbpf_num_possible_cpus();
+	size_t cap = 0, sorted;
+	int err;
+
+	memset(snap, 0, sizeof(*snap));
+	if (ncpus < 0)
+		return tracer_fail(t, ncpus, "cannot count CPUs");
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	snap->mono_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+
+	err = read_counters(t, snap, &cap, ncpus);
+	if (err)
+		return tracer_fail(t, err, "cannot read counters");
+	for (size_t i = 0; i < t->n_selected; i++)
+		row_for(snap, 0, &cap, t->selected[i]);
+	rows_sort(snap->rows, snap->n);
+	sorted = snap->n;
+	if (t->by_dest)
+		read_dests(t, snap, ncpus); /* before read_timewait, which fills tw_now */
+	read_reasons(t, snap, sorted, &cap, ncpus);
+	read_timewait(t, snap, sorted, &cap);
+	read_drops(t, snap, ncpus);
+	snap->lost = tracer_lost_events(t);
+	read_other_rsts(t, snap, ncpus);
+	rows_sort(snap->rows, snap->n);
+	name_rows(t, snap);
+	return 0;
+}
+
+void snapshot_free(struct tt_snapshot *snap)
+{
+	free(snap->rows);
+	free(snap->other);
+	free(snap->dests);
+	snap->rows = NULL;
+	snap->other = NULL;
+	snap->dests = NULL;
+	snap->n = snap->n_other = snap->n_dests = 0;
+}

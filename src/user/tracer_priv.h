@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* What the tracer's own files share and no other module uses: the public
+ * API is tracer.h. */
+#ifndef TT_TRACER_PRIV_H
+#define TT_TRACER_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ports.h"
+#include "tracer.h"
+
+/* t->err set to the failed step and why; returns -errno. */
+int tracer_fail(struct tracer *t, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* seed.c */
+struct tt_netns *netns_for_pid(struct tracer *t, uint32_t pid);
+void read_port_policy(const struct tt_netns *ns, struct tt_port_policy *p);
+
+/* snapshot.c */
+struct tt_row *row_for(struct tt_snapshot *snap, size_t sorted, size_t *cap, uint32_t pid);
+
+/* timewait.c */
+uint64_t next_tw_stamp(struct tracer *t);
+void read_timewait(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap);
+
+#endif /* TT_TRACER_PRIV_H */
