@@ -21,23 +21,36 @@ __u32 untouched_slots[TT_FILTER_SLOTS];
 
 /* The programs' arguments are typed pointers (tp_btf), on which the
  * verifier allows no arithmetic: an address becomes a number to hash by
- * a trip through a per-CPU word. */
+ * a trip through a per-CPU word. A program nested on the CPU (a
+ * softirq's, in a syscall's) runs to its end before the one it
+ * interrupted goes on: each nesting level takes its own word. */
+struct addr_words {
+	__u32 depth;
+	__u32 pad;
+	__u64 word[4];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct addr_words);
 } addr_scratch SEC(".maps");
 
 static __always_inline __u64 addr_of(const void *p)
 {
 	__u32 zero = 0;
-	volatile __u64 *word = bpf_map_lookup_elem(&addr_scratch, &zero);
+	struct addr_words *w = bpf_map_lookup_elem(&addr_scratch, &zero);
+	__u32 level;
+	__u64 addr;
 
-	if (!word)
+	if (!w)
 		return 0;
-	*word = (__u64)p;
-	return *word;
+	level = w->depth++ & 3;
+	w->word[level] = (__u64)p;
+	addr = *(volatile __u64 *)&w->word[level];
+	w->depth--;
+	return addr;
 }
 
 /* The socket's address, mixed. Sockets are objects of a few KiB carved
