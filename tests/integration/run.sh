@@ -169,8 +169,8 @@ case_fastopen_completed() {
 
 # Fast Open children that the server reads, answers and closes before the
 # handshake's last ACK: SYN_RECV -> FIN_WAIT1, never ESTABLISHED.
-case_fastopen_closed_in_syn_recv() {
-	ns_fastopen && drop_acks_to "$PORT" && run_pair 127.0.0.1 fin-server "$N" --fastopen || return 1
+case_fastopen_closed_in_syn_recv() { # addr
+	ns_fastopen && drop_acks_to "$PORT" && run_pair "$1" fin-server "$N" --fastopen || return 1
 	local csv=$WORK/t.csv
 	expect_eq "Fast Open children" $((N - 1)) "$(nstat_of TcpExtTCPFastOpenPassive)"
 	expect_eq "server's own count of sockets closed in SYN_RECV = TcpExtTCPFastOpenPassive" \
@@ -1167,7 +1167,8 @@ run_case "close with unread data: RST sent" case_close_with_unread_data
 run_case "FIN, then SO_LINGER 0 abort: RST sent once, the kernel's reason" case_halfclose_then_linger0
 run_case "RST received" case_rst_received
 run_case "TCP Fast Open, handshakes completed" case_fastopen_completed
-run_case "TCP Fast Open, closed in SYN_RECV: FIN" case_fastopen_closed_in_syn_recv
+run_case "TCP Fast Open, closed in SYN_RECV: FIN" case_fastopen_closed_in_syn_recv 127.0.0.1
+run_case "TCP Fast Open, IPv6: closed in SYN_RECV: FIN" case_fastopen_closed_in_syn_recv ::1
 run_case "TCP Fast Open, closed in SYN_RECV with data unread: RST sent" case_fastopen_aborted_in_syn_recv
 run_case "TCP Fast Open, RST received in SYN_RECV" case_fastopen_reset_in_syn_recv
 run_case "TCP Fast Open, listener closed with children in SYN_RECV" case_fastopen_listener_closed
