@@ -11,7 +11,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 packages=(
 	make gcc clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
-	iproute2 haproxy nginx-light libnginx-mod-stream apache2-utils wrk procps util-linux python3
+	iproute2 nftables haproxy nginx-light libnginx-mod-stream apache2-utils wrk procps util-linux python3
 	apache2 hitch openssl
 	clang-19 libclang-rt-19-dev clang-tidy-19 cppcheck valgrind
 	qemu-system-x86 busybox-static cpio xz-utils

@@ -151,32 +151,87 @@ static __always_inline bool is_unaccepted_child(const struct sock *sk)
 	       sk_local_port_of(sk) == stopping->key.port;
 }
 
+/* Follows a connection accepted from a listener of process tgid, its entry
+ * complete from the start. conn_in waits for the first touch if the
+ * listener is shared (see on_touch). */
+static __always_inline bool follow_child(const struct sock *sk, __u32 tgid, bool shared)
+{
+	__u32 slot = shared ? TT_NO_SLOT : slot_of_process(tgid);
+	struct tt_proc_counters *counters;
+
+	if (!track(sk, tgid, slot, TT_SIDE_IN,
+		   TT_SK_ESTABLISHED | (shared ? TT_SK_PROVISIONAL : TT_SK_COUNTED)))
+		return false;
+	if (!shared) {
+		counters = counters_at(slot);
+		if (counters)
+			bump(&counters->conn[TT_SIDE_IN]);
+	}
+	return true;
+}
+
 /* A connection accepted from a listener of a traced process has reached
- * ESTABLISHED: its socket is followed from now on, its entry complete
- * from the start. conn_in waits for the first touch if the listener is
- * shared (see on_touch). */
+ * ESTABLISHED: its socket is followed from now on. */
 static __always_inline void adopt_child(const struct sock *sk)
 {
 	struct tt_listener_key lkey;
 	struct tt_owner *owner;
-	bool shared;
-	__u32 slot;
 
 	if (!is_inet_tcp(sk))
 		return;
 	listener_key_of_sk(sk, &lkey);
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
-	if (!owner)
-		return;
-	shared = owner->flags & TT_LISTENER_SHARED;
-	slot = shared ? TT_NO_SLOT : slot_of_process(owner->tgid);
-	if (track(sk, owner->tgid, slot, TT_SIDE_IN,
-		  TT_SK_ESTABLISHED | (shared ? TT_SK_PROVISIONAL : TT_SK_COUNTED)) && !shared) {
-		struct tt_proc_counters *counters = counters_at(slot);
+	if (owner)
+		follow_child(sk, owner->tgid, owner->flags & TT_LISTENER_SHARED);
+}
 
-		if (counters)
-			bump(&counters->conn[TT_SIDE_IN]);
-	}
+/* A socket leaving SYN_RECV for anything but ESTABLISHED, not followed:
+ * a TCP Fast Open child, which the kernel makes at the SYN and queues for
+ * accept() at once (tcp_fastopen_create_child). Its owner may read, write
+ * and close it before the handshake's last ACK comes, and then it never
+ * reaches ESTABLISHED: it goes to FIN_WAIT1 (close, shutdown), or to
+ * CLOSE (an abort in close(), an RST from the peer, SYN-ACKs unanswered,
+ * its listener's close()). It is followed from that move on, as if it had
+ * reached ESTABLISHED. Returns its entry, or NULL if it is not followed.
+ * Other sockets that take this way are children the kernel throws away
+ * at birth (inet_ehash_nolisten: a second child made for one connection),
+ * which were never connections. */
+static __always_inline struct tt_sock *adopt_fastopen_child(const struct sock *sk, int newstate)
+{
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
+	struct tt_listener_key lkey;
+	struct tt_owner *owner;
+	bool followed = false;
+	struct tt_sock *s;
+	bool reset;
+
+	if (!tp)
+		return NULL;
+	/* tcp_reset sets sk_err, then moves the socket to CLOSE; the RST came
+	 * to handle_receive_reset while the socket was not followed yet. */
+	reset = newstate == TCP_CLOSE && sk->sk_err == ECONNRESET;
+	/* The request a Fast Open child keeps until the handshake's last ACK;
+	 * an RST from the peer drops it just before the move to CLOSE. */
+	if (!tp->fastopen_rsk && !reset)
+		return NULL;
+	/* Not skc_num, which the kernel has zeroed by a move to CLOSE (see
+	 * sk_local_port_of). */
+	lkey.netns = sk_netns_of(sk);
+	lkey.port = sk_local_port_of(sk);
+	lkey.pad = 0;
+	owner = bpf_map_lookup_elem(&listeners, &lkey);
+	if (owner)
+		followed = follow_child(sk, owner->tgid, owner->flags & TT_LISTENER_SHARED);
+	else if (is_unaccepted_child(sk))
+		/* Its listener's owner is closing the listener, which it has
+		 * forgotten already (on_unlisten): the child stays its. */
+		followed = follow_child(sk, current_tgid(), false);
+	if (!followed)
+		return NULL;
+	s = find(sk);
+	if (s && reset)
+		s->flags |= TT_SK_RST_RECV;
+	return s;
 }
 
 #endif /* TT_LISTENERS_BPF_H */

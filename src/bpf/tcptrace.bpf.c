@@ -187,9 +187,17 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 
 	s = lookup_sock(sk);
 	if (!s) {
-		if (oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED)
+		if (oldstate != TCP_SYN_RECV)
+			return 0;
+		if (newstate == TCP_ESTABLISHED) {
 			adopt_child(sk);
-		return 0;
+			return 0;
+		}
+		/* Closed before the handshake ended: handled below as a
+		 * followed socket's same move would be. */
+		s = adopt_fastopen_child(sk, newstate);
+		if (!s)
+			return 0;
 	}
 
 	switch (newstate) {

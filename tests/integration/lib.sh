@@ -43,10 +43,10 @@ ns_new() {
 in_ns() { ip netns exec "$NS" "$@"; }
 
 # Start a server in the namespace; sets SRV to its PID once it listens.
-server_start() { # addr port count mode
+server_start() { # addr port count mode [scenario options...]
 	local ready=$WORK/ready.$RANDOM i
 	ip netns exec "$NS" "$SCENARIO" server --addr "$1" --port "$2" --count "$3" --mode "$4" \
-		--ready "$ready" >"$WORK/server.out" 2>&1 &
+		--ready "$ready" "${@:5}" >"$WORK/server.out" 2>&1 &
 	SRV=$!
 	for i in $(seq 400); do [ -s "$ready" ] && return 0; sleep 0.05; done
 	log "server did not start: $(cat "$WORK/server.out")"

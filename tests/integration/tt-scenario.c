@@ -3,7 +3,10 @@
  * TCP scenario that ends connections in exactly one way (FIN from either
  * side, RST from either side, an RST after the server's FIN, port
  * exhaustion, refused connects, held connections). It counts what it saw and prints one key=value summary line
- * so a test can compare a tracer's numbers with it.
+ * so a test can compare a tracer's numbers with it. --fastopen runs any
+ * mode over TCP Fast Open: the client's first message rides in its SYN
+ * once the kernel has a cookie for the server, which the first connection
+ * fetches (net.ipv4.tcp_fastopen must allow both ends).
  *
  * Exit codes: 0 the scenario went as its mode expects, 1 it did not (one
  * line on stderr says why), 2 usage. Every blocking call has a timeout. */
@@ -32,6 +35,7 @@
 #define HOLD_LIMIT_S 60		/* hold: longest wait for SIGUSR1 */
 #define MAX_COUNT 100000
 #define LISTEN_BACKLOG 1024
+#define FASTOPEN_QUEUE 1024	/* Fast Open children not yet handshaken, at most */
 
 enum mode {
 	MODE_FIN_SERVER,
@@ -69,6 +73,7 @@ struct config {
 	long count;
 	const char *ready_path; /* server --ready */
 	const char *hold_path;  /* client --hold */
+	bool fastopen;
 };
 
 struct server_counts {
@@ -76,6 +81,7 @@ struct server_counts {
 	long rst_seen;
 	long eof;
 	long errors;
+	long closed_in_syn_recv; /* Fast Open children closed before the handshake's last ACK */
 };
 
 struct client_counts {
@@ -104,7 +110,9 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: tt-scenario server --addr ADDR --port PORT --count N --mode MODE [--ready FILE] [--name NAME]\n"
+		"                          [--fastopen]\n"
 		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE] [--name NAME]\n"
+		"                          [--fastopen]\n"
 		"modes: fin-server halfclose-server fin-client linger0-server unread-server linger0-client\n"
 		"       halfclose-linger0-server\n"
 		"       hold (both), exhaust refused (client only)\n");
@@ -155,6 +163,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		{ "ready", required_argument, NULL, 'r' },
 		{ "hold", required_argument, NULL, 'H' },
 		{ "name", required_argument, NULL, 'N' },
+		{ "fastopen", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -215,6 +224,9 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 				fprintf(stderr, "tt-scenario: --name '%s': %s\n", optarg, strerror(errno));
 				return 2;
 			}
+			break;
+		case 'F':
+			cfg->fastopen = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -458,6 +470,14 @@ static int open_listener(const struct config *cfg)
 		note_error("bind: %s", strerror(errno));
 		goto fail;
 	}
+	if (cfg->fastopen) {
+		int qlen = FASTOPEN_QUEUE;
+
+		if (setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN, &qlen, sizeof(qlen))) {
+			note_error("TCP_FASTOPEN on listener: %s", strerror(errno));
+			goto fail;
+		}
+	}
 	if (listen(fd, LISTEN_BACKLOG)) {
 		note_error("listen: %s", strerror(errno));
 		goto fail;
@@ -487,6 +507,16 @@ static int wait_readable(int fd, long i)
 		return -1;
 	}
 	return 0;
+}
+
+/* Whether FD is still in SYN_RECV: a Fast Open child whose handshake's
+ * last ACK has not come yet. */
+static bool in_syn_recv(int fd)
+{
+	struct tcp_info info;
+	socklen_t len = sizeof(info);
+
+	return !getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) && info.tcpi_state == TCP_SYN_RECV;
 }
 
 /* One accepted connection of a sequential mode, closed on return. */
@@ -563,6 +593,8 @@ static void serve_one(const struct config *cfg, int fd, long i, struct server_co
 		break;
 	}
 out:
+	if (in_syn_recv(fd))
+		sc->closed_in_syn_recv++;
 	close(fd);
 }
 
@@ -703,8 +735,9 @@ static int run_server(const struct config *cfg)
 
 summary:
 	free(held);
-	printf("role=server mode=%s accepted=%ld rst_seen=%ld eof=%ld errors=%ld\n",
-	       mode_names[cfg->mode], sc.accepted, sc.rst_seen, sc.eof, sc.errors);
+	printf("role=server mode=%s accepted=%ld rst_seen=%ld eof=%ld errors=%ld closed_in_syn_recv=%ld\n",
+	       mode_names[cfg->mode], sc.accepted, sc.rst_seen, sc.eof, sc.errors,
+	       sc.closed_in_syn_recv);
 	fflush(stdout);
 	if (server_as_expected(cfg, &sc))
 		return 0;
@@ -730,6 +763,15 @@ static int connect_one(const struct config *cfg, long i, struct client_counts *c
 	}
 	if (set_timeouts(fd)) {
 		note_error("client connection %ld: setsockopt: %s", i, strerror(errno));
+		cc->other_errors++;
+		close(fd);
+		return -1;
+	}
+	/* With a cookie, connect() sends nothing: the first send carries
+	 * the SYN and the data. Without one, the SYN asks for a cookie. */
+	if (cfg->fastopen &&
+	    setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &(int){ 1 }, sizeof(int))) {
+		note_error("client connection %ld: TCP_FASTOPEN_CONNECT: %s", i, strerror(errno));
 		cc->other_errors++;
 		close(fd);
 		return -1;
