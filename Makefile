@@ -35,7 +35,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: all clean unit integration kernel-test test install uninstall hookcost
 
-all: tcptrace $(OUTPUT)/tt-scenario
+all: tcptrace $(OUTPUT)/tt-scenario $(OUTPUT)/tt-stall
 
 $(OUTPUT) $(OUTPUT)/user:
 	$(Q)mkdir -p $@
@@ -48,6 +48,10 @@ $(OUTPUT)/%.tmp.bpf.o: bench/%.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+$(OUTPUT)/%.tmp.bpf.o: tests/integration/%.bpf.c | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
 $(OUTPUT)/%.bpf.o: $(OUTPUT)/%.tmp.bpf.o
 	$(call msg,GEN-OBJ,$@)
 	$(Q)$(BPFTOOL) gen object $@ $<
@@ -56,8 +60,8 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-.SECONDARY: $(patsubst %,$(OUTPUT)/%.tmp.bpf.o,tcptrace hookcost) \
-	$(patsubst %,$(OUTPUT)/%.bpf.o,tcptrace hookcost)
+.SECONDARY: $(patsubst %,$(OUTPUT)/%.tmp.bpf.o,tcptrace hookcost tt_stall) \
+	$(patsubst %,$(OUTPUT)/%.bpf.o,tcptrace hookcost tt_stall)
 
 # The skeleton must exist before any user object that includes it is built.
 $(patsubst %,$(OUTPUT)/user/%.o,$(TRACER)): $(OUTPUT)/tcptrace.skel.h
@@ -94,10 +98,15 @@ $(OUTPUT)/tt-scenario: tests/integration/tt-scenario.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -std=gnu11 $(WARNINGS) -MMD -MP $< -o $@
 
+# Holds a CPU at a socket's move to CLOSE, for one integration case.
+$(OUTPUT)/tt-stall: tests/integration/tt-stall.c $(OUTPUT)/tt_stall.skel.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -std=gnu11 $(WARNINGS) -I$(OUTPUT) $(DEPFLAGS) $< $(LIBS) -o $@
+
 unit: $(UNIT_TESTS)
 	$(Q)tests/run-unit.sh $(UNIT_TESTS)
 
-integration: tcptrace $(OUTPUT)/tt-scenario
+integration: tcptrace $(OUTPUT)/tt-scenario $(OUTPUT)/tt-stall
 	$(Q)tests/integration/run.sh
 
 # tcptrace in Debian's stock kernels under qemu, one series after the

@@ -20,14 +20,48 @@ struct {
 	__type(value, __u64);
 } other_rsts SEC(".maps");
 
-/* The socket whose RST was counted ahead at its move to CLOSE (abort on
- * data): the kernel sends that RST on the same CPU right after. */
+/* Sockets whose RST, counted at their end, the kernel sends after it: an
+ * orphan aborted in tcp_rcv_state_process (data after close(), linger2 < 0)
+ * is destroyed first. Keyed by socket, not a slot per CPU: a softirq or
+ * another task may end other sockets in between, and the task may change
+ * CPU. LRU: a predicted RST may never come (no memory for a timewait socket). */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} rst_counted_ahead SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);   /* struct sock address */
+	__type(value, __u64); /* its seq_mark_of */
+} rsts_after_end SEC(".maps");
+
+/* Tells a socket from a later one at the same address: the sequence
+ * numbers of both directions, which start at random and which neither the
+ * socket's destruction nor the RST changes. */
+static __always_inline __u64 seq_mark_of(const struct sock *sk)
+{
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
+
+	return tp ? (__u64)tp->snd_nxt << 32 | tp->rcv_nxt : 0;
+}
+
+/* At the end of a socket whose RST was counted ahead and not seen yet. */
+static __always_inline void expect_rst_after_end(const struct sock *sk)
+{
+	__u64 key = (__u64)sk, mark = seq_mark_of(sk);
+
+	bpf_map_update_elem(&rsts_after_end, &key, &mark, BPF_ANY);
+}
+
+/* Whether the RST of a socket no longer followed was counted at its end. */
+static __always_inline bool rst_counted_at_end(const struct sock *sk)
+{
+	__u64 key = (__u64)sk, *mark = bpf_map_lookup_elem(&rsts_after_end, &key);
+	bool same;
+
+	if (!mark)
+		return false;
+	same = *mark == seq_mark_of(sk);
+	bpf_map_delete_elem(&rsts_after_end, &key);
+	return same;
+}
 
 static __always_inline void count_reason(const struct tt_sock *s)
 {
@@ -108,15 +142,6 @@ static __always_inline bool count_connection_rst(const struct sock *sk, const st
 static __always_inline void on_send_reset(const struct sock *sk, const struct sk_buff *skb,
 					  __u32 reason)
 {
-	__u32 zero = 0;
-	__u64 key = (__u64)sk, *ahead = bpf_map_lookup_elem(&rst_counted_ahead, &zero);
-
-	if (ahead && sk && *ahead == key) {
-		*ahead = 0;
-		/* Counted at the socket's end, unless it is still followed. */
-		if (!find(sk))
-			return;
-	}
 	if (!sk) {
 		if (skb)
 			count_other_rst(skb->dev->nd_net.net->ns.inum, reason);
@@ -127,8 +152,12 @@ static __always_inline void on_send_reset(const struct sock *sk, const struct sk
 			count_other_rst(sk_netns_of(sk), reason);
 		return;
 	}
-	if (!count_connection_rst(sk, skb, reason))
-		count_other_rst(sk_netns_of(sk), reason);
+	if (count_connection_rst(sk, skb, reason))
+		return;
+	/* An orphan's abort on data, counted at its end. */
+	if (skb && sk->__sk_common.skc_state == TCP_CLOSE && rst_counted_at_end(sk))
+		return;
+	count_other_rst(sk_netns_of(sk), reason);
 }
 
 #endif /* TT_RSTS_BPF_H */

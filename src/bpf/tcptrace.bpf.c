@@ -147,16 +147,11 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 	/* No timewait socket: either the kernel's timewait table is full
 	 * (tcp_max_tw_buckets), or data reached the socket after close(),
 	 * which the kernel answers with an RST once the socket is destroyed,
-	 * too late for handle_send_reset to find it. A timeout sets sk_err. */
+	 * too late for the socket table (see rsts_after_end). A timeout sets sk_err. */
 	err = sk->sk_err;
 	if (oldstate != TCP_CLOSING && !err && !death_row_full(dr)) {
-		__u32 zero = 0;
-		__u64 *ahead = bpf_map_lookup_elem(&rst_counted_ahead, &zero);
-
 		s->flags |= TT_SK_RST_SENT | TT_SK_RST_AHEAD;
 		s->rst_reason = reason_abort_on_data();
-		if (ahead)
-			*ahead = (__u64)sk;
 	}
 }
 
@@ -322,13 +317,6 @@ SEC("tp_btf/tcp_destroy_sock")
 int BPF_PROG(handle_destroy_sock, struct sock *sk)
 {
 	struct tt_sock *s = lookup_sock(sk);
-	__u32 zero = 0;
-	__u64 *ahead = bpf_map_lookup_elem(&rst_counted_ahead, &zero);
-
-	/* The RST counted ahead follows its own socket's destruction at once:
-	 * another socket destroyed in between means it is not coming. */
-	if (ahead && *ahead && *ahead != (__u64)sk)
-		*ahead = 0;
 
 	drop_seed(sk);
 	if (!s) {
@@ -340,6 +328,8 @@ int BPF_PROG(handle_destroy_sock, struct sock *sk)
 	 * destroys it, in that process (see on_touch). */
 	if (awaits_touch(s) && !is_unaccepted_child(sk))
 		touch(sk, s);
+	if (s->flags & TT_SK_RST_AHEAD)
+		expect_rst_after_end(sk);
 	finish(sk, s);
 	forget(sk, s);
 	return 0;

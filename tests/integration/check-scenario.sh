@@ -382,6 +382,26 @@ check_halfclose_abort() {
 	report halfclose-linger0-server "$(scenario_summary)$(kernel_summary)"
 }
 
+# TCP_LINGER2 -1 on the server's socket: the client's ACK of the server's
+# FIN aborts the orphan (TcpExtTCPAbortOnData) with one RST per connection,
+# which moves the client from CLOSE_WAIT to CLOSE (TcpEstabResets); no
+# TIME_WAIT is left.
+check_linger2_abort() {
+	local n=20
+
+	run_case linger2-server 127.0.0.1 linger2-server linger2-server $n $n
+	expect_field "$cli_out" client connected $n
+	expect_field "$cli_out" client rst_seen $n
+	expect_field "$srv_out" server accepted $n
+	expect_opens $n $n
+	expect_counter TcpOutRsts = $n
+	expect_counter TcpExtTCPAbortOnData = $n
+	expect_counter TcpEstabResets = $n
+	expect_eq tw_total $((tw_srv + tw_other)) 0
+	expect_counter TcpExtTW = 0
+	report linger2-server "$(scenario_summary)$(kernel_summary)"
+}
+
 # 4 local ports for one destination: 4 connects succeed, 4 find no port and
 # never send a SYN (TcpActiveOpens counts only the 4).
 check_exhaust() {
@@ -431,6 +451,7 @@ check_abort linger0-server 127.0.0.1 linger0-server
 check_abort unread-server 127.0.0.1 unread-server
 check_abort linger0-client 127.0.0.1 linger0-client
 check_halfclose_abort
+check_linger2_abort
 check_exhaust
 check_refused
 check_hold

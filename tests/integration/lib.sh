@@ -13,6 +13,7 @@ SCENARIO_NAME=tts$$
 SCENARIO=$WORK/$SCENARIO_NAME
 [ -x "${TT_SCENARIO:-$TOP/build/tt-scenario}" ] && cp "${TT_SCENARIO:-$TOP/build/tt-scenario}" "$SCENARIO"
 NS=""
+NS_NOISE="" # a second namespace, for connections unrelated to the test's
 TRACER_PID=""
 PASSED=0
 FAILED=0
@@ -25,7 +26,12 @@ cleanup() {
 		for pid in $(ip netns pids "$NS" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
 		ip netns del "$NS" 2>/dev/null
 	fi
+	if [ -n "$NS_NOISE" ]; then
+		for pid in $(ip netns pids "$NS_NOISE" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
+		ip netns del "$NS_NOISE" 2>/dev/null
+	fi
 	NS=""
+	NS_NOISE=""
 	TRACER_PID=""
 }
 trap 'cleanup; [ -n "${KEEP:-}" ] && echo "kept $WORK" >&2 || rm -rf "$WORK"' EXIT

@@ -9,6 +9,7 @@ set -u
 
 N=20
 PORT=8080
+STALL=${TT_STALL:-$TOP/build/tt-stall}
 
 # Field of the scenario's own summary line (key=value pairs).
 field() { tr ' ' '\n' <"$1" | awk -F= -v k="$2" '$1 == k { print $2 }'; }
@@ -90,6 +91,85 @@ case_halfclose_then_linger0() {
 	expect_eq "client rst_recv_out" "$N" "$(csv_sum "$csv" "$CLI" rst_recv_out)"
 	expect_eq "RSTs in no process row of the namespace" 0 "$(other_rsts "$WORK/tracer.out" "$(ns_inum)")"
 	expect_eq "server RST reasons" "TCP_STATE=$N" "$(csv_reasons "$csv" "$SRV")"
+}
+
+# Connections in a second namespace, each opened and closed by one process
+# on CPU $2 and handled on CPU $1 (RPS on that namespace's loopback): their
+# ends interrupt whatever runs on CPU $1. Until noise_stop, 120 s at most.
+noise_start() { # handling-cpu running-cpu
+	NS_NOISE=tt-it-noise-$$-$RANDOM
+	ip netns add "$NS_NOISE" && ip -n "$NS_NOISE" link set lo up || return 1
+	ip netns exec "$NS_NOISE" sh -c "printf %x $((1 << $1)) >/sys/class/net/lo/queues/rx-0/rps_cpus" ||
+		return 1
+	ip netns exec "$NS_NOISE" taskset -c "$2" python3 -c '
+import os, socket, sys, time
+stop, deadline, n = sys.argv[1], time.monotonic() + 120, 0
+listener = socket.create_server(("127.0.0.1", 0))
+while not os.path.exists(stop) and time.monotonic() < deadline:
+    client = socket.create_connection(listener.getsockname(), timeout=10)
+    accepted, _ = listener.accept()
+    accepted.close()
+    client.close()
+    n += 1
+    time.sleep(0.0005)
+print(n)' "$WORK/noise.stop" >"$WORK/noise.out" 2>&1 &
+	NOISE=$!
+}
+
+noise_stop() {
+	touch "$WORK/noise.stop"
+	wait "$NOISE"
+}
+
+# An orphan aborted at the client's ACK of its FIN (TCP_LINGER2 -1): the
+# kernel destroys it, then sends the RST that tcptrace counted at the
+# destruction. A quickack route makes the client ACK the FIN at once,
+# within the server's close(): the ACK waits in the socket's backlog and
+# the abort runs in the server's task, which softirqs can interrupt.
+# tt-stall holds the server's CPU at each move to CLOSE while connections
+# of another namespace end on that CPU. The RST must be counted once: a
+# slot per CPU, cleared by any other socket's end, counted it twice.
+case_abort_after_destroy() {
+	local n=200 hold_us=1000 stall i held interleaved
+	[ "$(nproc)" -ge 2 ] || { log "    needs 2 CPUs, has $(nproc)"; return 1; }
+	ns_new || return 1
+	in_ns ip route replace local 127.0.0.1 dev lo table local proto kernel scope host \
+		src 127.0.0.1 quickack 1 || return 1
+	noise_start 0 1 || return 1
+	server_start 127.0.0.1 "$PORT" "$n" linger2-server || return 1
+	taskset -pc 0 "$SRV" >/dev/null || return 1
+	tracer_start "$WORK/t.csv" -p "$SCENARIO_NAME" || return 1
+	# Attached after tcptrace, so it holds the CPU once tcptrace has seen the move.
+	ip netns exec "$NS" "$STALL" "$(ns_inum)" "$PORT" "$hold_us" "$WORK/stall.ready" >"$WORK/stall.out" 2>&1 &
+	stall=$!
+	for i in $(seq 600); do [ -s "$WORK/stall.ready" ] || ! kill -0 "$stall" 2>/dev/null && break; sleep 0.05; done
+	[ -s "$WORK/stall.ready" ] || { log "tt-stall did not start: $(cat "$WORK/stall.out")"; return 1; }
+	ip netns exec "$NS" taskset -c 1 "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$n" \
+		--mode linger2-server >"$WORK/client.out" 2>&1 &
+	CLI=$!
+	wait "$CLI" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	kill -TERM "$stall"
+	wait "$stall"
+	noise_stop
+	tracer_stop || return 1
+	local csv=$WORK/t.csv rsts other
+	held=$(field "$WORK/stall.out" held)
+	interleaved=$(field "$WORK/stall.out" interleaved)
+	log "    during the holds, $interleaved sockets of the other namespace ended on the held CPU ($(cat "$WORK/noise.out") connections made there)"
+	expect_eq "moves to CLOSE held" "$n" "$held"
+	expect_eq "other sockets ended on the held CPU meanwhile" 1 "$((interleaved > 0))"
+	expect_eq "server aborts (TcpExtTCPAbortOnData)" "$n" "$(nstat_of TcpExtTCPAbortOnData)"
+	rsts=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ s += $c["rst_sent_in"] + $c["rst_sent_out"] + $c["tw_rst"] } END { print s + 0 }' "$csv")
+	other=$(other_rsts "$WORK/tracer.out" "$(ns_inum)")
+	expect_eq "rst_sent + tw_rst + RSTs in no process row of the namespace = TcpOutRsts" \
+		"$(nstat_of TcpOutRsts)" "$((rsts + other))"
+	expect_eq "server rst_sent_in" "$n" "$(csv_sum "$csv" "$SRV" rst_sent_in)"
+	expect_eq "RSTs in no process row of the namespace" 0 "$other"
+	expect_eq "server RST reasons" "TCP_ABORT_ON_DATA=$n" "$(csv_reasons "$csv" "$SRV")"
+	expect_eq "client saw the FIN, then the reset" "$n" "$(field "$WORK/client.out" rst_seen)"
+	expect_eq "client rst_recv_out" "$n" "$(csv_sum "$csv" "$CLI" rst_recv_out)"
 }
 
 case_close_with_unread_data() {
@@ -1123,7 +1203,7 @@ case_self_check() {
 }
 
 [ "$(id -u)" -eq 0 ] || { echo "integration tests need root"; echo "0 passed, 1 failed"; exit 1; }
-for bin in "$TCPTRACE" "$SCENARIO"; do
+for bin in "$TCPTRACE" "$SCENARIO" "$STALL"; do
 	[ -x "$bin" ] || { echo "missing $bin: run make first"; echo "0 passed, 1 failed"; exit 1; }
 done
 
@@ -1172,6 +1252,7 @@ run_case "TCP Fast Open, IPv6: closed in SYN_RECV: FIN" case_fastopen_closed_in_
 run_case "TCP Fast Open, closed in SYN_RECV with data unread: RST sent" case_fastopen_aborted_in_syn_recv
 run_case "TCP Fast Open, RST received in SYN_RECV" case_fastopen_reset_in_syn_recv
 run_case "TCP Fast Open, listener closed with children in SYN_RECV" case_fastopen_listener_closed
+run_case "abort on data after the socket's end: RST counted once" case_abort_after_destroy
 run_case "port exhaustion: exact EADDRNOTAVAIL" case_port_exhaustion
 run_case "connection refused" case_connection_refused
 run_case "--by dest: per destination, port headroom from the namespace's range" case_by_dest

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Ground truth for the integration tests: one side (server or client) of a
  * TCP scenario that ends connections in exactly one way (FIN from either
- * side, RST from either side, an RST after the server's FIN, port
+ * side, RST from either side, an RST after the server's FIN, an orphan
+ * aborted by the kernel at the client's ACK of that FIN, port
  * exhaustion, refused connects, held connections). It counts what it saw and prints one key=value summary line
  * so a test can compare a tracer's numbers with it. --fastopen runs any
  * mode over TCP Fast Open: the client's first message rides in its SYN
@@ -48,6 +49,7 @@ enum mode {
 	MODE_REFUSED,
 	MODE_HALFCLOSE_LINGER0_SERVER,
 	MODE_HALFCLOSE_SERVER,
+	MODE_LINGER2_SERVER,
 };
 
 static const char *const mode_names[] = {
@@ -61,6 +63,7 @@ static const char *const mode_names[] = {
 	[MODE_REFUSED] = "refused",
 	[MODE_HALFCLOSE_LINGER0_SERVER] = "halfclose-linger0-server",
 	[MODE_HALFCLOSE_SERVER] = "halfclose-server",
+	[MODE_LINGER2_SERVER] = "linger2-server",
 };
 
 #define N_MODES (sizeof(mode_names) / sizeof(mode_names[0]))
@@ -114,7 +117,7 @@ static void usage(FILE *out)
 		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE] [--name NAME]\n"
 		"                          [--fastopen]\n"
 		"modes: fin-server halfclose-server fin-client linger0-server unread-server linger0-client\n"
-		"       halfclose-linger0-server\n"
+		"       halfclose-linger0-server linger2-server\n"
 		"       hold (both), exhaust refused (client only)\n");
 }
 
@@ -317,6 +320,15 @@ static int set_linger0(int fd)
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
 	return setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+/* An orphan of this socket is not kept in FIN_WAIT2: the kernel aborts it
+ * with an RST when the peer acknowledges our FIN. */
+static int set_linger2_abort(int fd)
+{
+	int linger2 = -1;
+
+	return setsockopt(fd, IPPROTO_TCP, TCP_LINGER2, &linger2, sizeof(linger2));
 }
 
 /* Waits until the peer has acknowledged our FIN (FIN_WAIT2). 0, or -1
@@ -566,6 +578,21 @@ static void serve_one(const struct config *cfg, int fd, long i, struct server_co
 		if (shutdown(fd, SHUT_WR) || wait_fin_wait2(fd) || set_linger0(fd)) {
 			note_error("server connection %ld: FIN, then SO_LINGER 0: %s", i,
 				   errno_text(errno));
+			sc->errors++;
+		}
+		break;
+	case MODE_LINGER2_SERVER:
+		/* TCP_LINGER2 -1: the client's ACK of our FIN aborts the orphan
+		 * (TcpExtTCPAbortOnData); the kernel destroys it, then sends
+		 * the RST. */
+		err = wait_acked(fd);
+		if (err) {
+			note_error("server connection %ld: pong not acknowledged: %s", i,
+				   errno_text(-err));
+			sc->errors++;
+		}
+		if (set_linger2_abort(fd)) {
+			note_error("server connection %ld: TCP_LINGER2: %s", i, strerror(errno));
 			sc->errors++;
 		}
 		break;
@@ -835,6 +862,7 @@ static void client_one(const struct config *cfg, long i, struct client_counts *c
 	case MODE_FIN_CLIENT:
 		break;
 	case MODE_HALFCLOSE_LINGER0_SERVER:
+	case MODE_LINGER2_SERVER:
 		end = read_until_end(fd, "client", i);
 		if (end != END_EOF) {
 			if (end == END_RST)
@@ -935,6 +963,7 @@ static bool client_as_expected(const struct config *cfg, const struct client_cou
 	case MODE_LINGER0_SERVER:
 	case MODE_UNREAD_SERVER:
 	case MODE_HALFCLOSE_LINGER0_SERVER:
+	case MODE_LINGER2_SERVER:
 		return cc->connected == n && cc->rst_seen == n && !cc->refused &&
 		       !cc->eaddrnotavail;
 	default:

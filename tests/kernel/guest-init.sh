@@ -155,6 +155,7 @@ pair 8081 fin-server "$N"
 pair 8082 fin-client "$N"
 pair 8083 linger0-server "$N"
 pair 8084 linger0-client "$N"
+pair 8087 linger2-server "$N"
 # Past tcp_max_tw_buckets the kernel leaves no timewait socket
 # (TcpExtTCPTimeWaitOverflow): tcptrace must count no timewait and no RST.
 max_tw=$(cat /proc/sys/net/ipv4/tcp_max_tw_buckets)

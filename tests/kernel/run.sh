@@ -94,7 +94,7 @@ case_boot_and_load() {
 		"$(grep '^tcptrace: tracing' "$GUEST/tracer.err")"
 	expect_eq "tcptrace exit status" 0 "$(guest tcptrace-exit)"
 	local mode
-	for mode in fin-server fin-client linger0-server linger0-client tw-overflow held exhaust; do
+	for mode in fin-server fin-client linger0-server linger0-client linger2-server tw-overflow held exhaust; do
 		expect_eq "$mode scenario went as expected" "0 0" "$(pair_field "$mode" server_rc) $(pair_field "$mode" client_rc)"
 	done
 	[ "$CASE_FAILED" -eq 0 ] || log "    guest's tcptrace stderr: $(tail -3 "$GUEST/tracer.err")"
@@ -153,6 +153,19 @@ case_rst_sent_by_client() {
 	expect_eq "server rst_sent_in" 0 "$(csv_sum "$csv" "$srv" rst_sent_in)"
 }
 
+# TCP_LINGER2 -1: the client's ACK of the server's FIN aborts the orphan,
+# which the kernel destroys before it sends the RST. Counted at the
+# destruction; the RST, when it comes, is not counted again (totals case).
+case_rst_after_destroy() {
+	guest_ran || return 1
+	local csv=$GUEST/t.csv srv cli
+	srv=$(pair_field linger2-server server) cli=$(pair_field linger2-server client)
+	expect_eq "client saw the FIN, then the reset (its own count)" "$N" "$(scenario_field linger2-server client rst_seen)"
+	expect_eq "server rst_sent_in" "$N" "$(csv_sum "$csv" "$srv" rst_sent_in)"
+	expect_eq "server fin_active_in" 0 "$(csv_sum "$csv" "$srv" fin_active_in)"
+	expect_eq "client rst_recv_out" "$N" "$(csv_sum "$csv" "$cli" rst_recv_out)"
+}
+
 case_connected_before_start() {
 	guest_ran || return 1
 	local csv=$GUEST/t.csv srv cli
@@ -197,7 +210,7 @@ other_rsts() {
 
 case_totals_equal_kernel_counters() {
 	guest_ran || return 1
-	local opened=$((5 * N + EXHAUST_PORTS))
+	local opened=$((6 * N + EXHAUST_PORTS))
 	expect_eq "TcpPassiveOpens = connections the scenario opened" "$opened" "$(counter_delta TcpPassiveOpens)"
 	expect_eq "conn_in = TcpPassiveOpens" "$(counter_delta TcpPassiveOpens)" "$(csv_total conn_in)"
 	expect_eq "conn_out = TcpActiveOpens" "$(counter_delta TcpActiveOpens)" "$(csv_total conn_out)"
@@ -242,6 +255,7 @@ run_case "$SERIES: FIN, server closes first" case_fin_server_first
 run_case "$SERIES: FIN, client closes first" case_fin_client_first
 run_case "$SERIES: RST sent by the server (SO_LINGER 0)" case_rst_sent_by_server
 run_case "$SERIES: RST sent by the client (SO_LINGER 0)" case_rst_sent_by_client
+run_case "$SERIES: RST after the socket's end (TCP_LINGER2 -1), counted once" case_rst_after_destroy
 run_case "$SERIES: connected before tcptrace started" case_connected_before_start
 run_case "$SERIES: past tcp_max_tw_buckets, no timewait and no RST" case_timewait_overflow
 run_case "$SERIES: port exhaustion" case_port_exhaustion
