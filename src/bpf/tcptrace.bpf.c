@@ -181,6 +181,13 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 	}
 
 	s = lookup_sock(sk);
+	/* A connection just accepted has no entry of its own yet: one found
+	 * was left at this address by a socket whose end went unseen, and
+	 * the new one must not take its owner. */
+	if (s && oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED) {
+		forget(sk, s);
+		s = NULL;
+	}
 	if (!s) {
 		if (oldstate != TCP_SYN_RECV)
 			return 0;
