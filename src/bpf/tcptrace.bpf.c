@@ -155,6 +155,8 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 	}
 }
 
+/* Every connection's birth, close and end passes here: the one hook that
+ * sees them all. */
 SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 {
@@ -235,6 +237,7 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 	return 0;
 }
 
+/* RSTs sent and their reasons: no state change says that an RST left. */
 SEC("tp_btf/tcp_send_reset")
 int BPF_PROG(handle_send_reset, const struct sock *sk, const struct sk_buff *skb, __u32 reason)
 {
@@ -251,6 +254,7 @@ int BPF_PROG(handle_send_reset_noreason, const struct sock *sk, const struct sk_
 	return 0;
 }
 
+/* An RST received: the move to CLOSE that follows looks like any other. */
 SEC("tp_btf/tcp_receive_reset")
 int BPF_PROG(handle_receive_reset, struct sock *sk)
 {
@@ -320,6 +324,8 @@ int BPF_PROG(handle_task_newtask, struct task_struct *task, __u64 clone_flags)
 	return 0;
 }
 
+/* A connection's end is counted at its socket's destruction, after any
+ * RST that its move to CLOSE brings. */
 SEC("tp_btf/tcp_destroy_sock")
 int BPF_PROG(handle_destroy_sock, struct sock *sk)
 {
