@@ -21,7 +21,7 @@ static size_t slot_of(const struct tw_table *t, const struct tt_tw_key *key)
 {
 	size_t i = hash_of(key) & (t->cap - 1);
 
-	while (t->used[i] && memcmp(&t->slots[i].key, key, sizeof(*key)))
+	while (t->used[i] && memcmp(&t->slots[i].key, key, sizeof(*key)) != 0)
 		i = (i + 1) & (t->cap - 1);
 	return i;
 }

@@ -15,7 +15,7 @@ struct tw_owner {
 	uint64_t stamp; /* tw_stamp when the BPF side recorded it */
 	uint32_t tgid;
 	uint8_t side;
-	bool ended; /* its timewait socket has gone: removed at the next sweep */
+	bool ended; /* its timewait socket has gone */
 };
 
 struct tw_table {
