@@ -18,7 +18,7 @@ LIBS := -lbpf -lelf -lz
 
 # Pure modules: unit-tested without root and without libbpf.
 PURE := stats options table csv proc_match csv_read compare ports utf8 json metrics http \
-	timeline html report_page report_cli
+	timeline html report_page report_cli tw_table
 # The tracer's files: they include the BPF skeleton.
 TRACER := tracer seed snapshot timewait
 USER := $(PURE) sockdiag netns $(TRACER) selfcheck report privileges command exporter main

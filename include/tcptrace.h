@@ -130,23 +130,35 @@ struct tt_owner {
 	__u8 pad[2];
 };
 
-/* Key of tw_owners: one timewait socket. The four-tuple alone would not
- * do: it may leave a new timewait socket while user space deletes the
- * entry of the one before. The new one's sequence number differs (a new
+/* One timewait socket, the key of user space's table of owners. The
+ * four-tuple alone would not do: it may leave a new timewait socket while
+ * user space deletes the entry of the one before. The new one's sequence number differs (a new
  * connection's ISN follows the clock), so the delete cannot hit it. */
 struct tt_tw_key {
 	struct tt_flow_key flow;
 	__u32 snd_nxt; /* the timewait socket's tw_snd_nxt */
 };
 
-/* Value of tw_owners: the owner of a timewait socket. stamp is tw_stamp
- * when the entry was made: user space deletes the entries of timewait
- * sockets that have ended (see timewait.c). */
-struct tt_tw_owner {
-	__u64 stamp;
-	__u32 tgid;
-	__u8 side;
-	__u8 pad[3];
+/* What the BPF side tells user space about timewait sockets, through the
+ * tw_records ring buffer; user space resolves it at each snapshot (see
+ * src/user/timewait.c). */
+enum tt_tw_record_kind {
+	/* An active close left the timewait socket key, owned by tgid on
+	 * side; stamp is tw_stamp when it was written. */
+	TT_TW_OWNER = 1,
+	/* The timewait socket key sent an RST for reason: its owner's tw_rst
+	 * if user space knows the owner, else an other RST of key's netns. */
+	TT_TW_RST = 2,
+};
+
+struct tt_tw_record {
+	__u64 stamp; /* TT_TW_OWNER */
+	struct tt_tw_key key;
+	__u32 tgid;   /* TT_TW_OWNER */
+	__u16 reason; /* TT_TW_RST: enum sk_rst_reason, or TT_REASON_UNKNOWN */
+	__u8 kind;    /* enum tt_tw_record_kind */
+	__u8 side;    /* TT_TW_OWNER */
+	__u32 pad;
 };
 
 /* A listener held by several processes (nginx's master and workers): the
@@ -165,7 +177,7 @@ struct tt_seed {
 enum tt_drop {
 	TT_DROP_SOCK_MAP_FULL = 0, /* a socket of a traced process not followed */
 	TT_DROP_PROC_MAP_FULL,     /* a process's counters could not be created */
-	TT_DROP_TW_MAP_FULL,       /* a timewait owner could not be recorded */
+	TT_DROP_TW_MAP_FULL,       /* a timewait record (owner or RST) not written */
 	TT_DROP_REASON_MAP_FULL,   /* an RST reason could not be counted */
 	TT_DROP_DEST_MAP_FULL,     /* a destination row could not be created */
 	TT_DROPS,

@@ -92,22 +92,16 @@ static __always_inline void count_other_rst(__u32 netns, __u32 reason)
 
 /* A timewait socket answering a segment with an RST (a stray data
  * segment, a SYN it refuses): the connection has already ended and been
- * counted, so this RST goes to the owner's tw_rst. */
-static __always_inline bool count_timewait_rst(const struct sock_common *tw)
+ * counted. Its owner is known to user space only, which counts the RST in
+ * the owner's tw_rst, or as an other RST when it knows no owner. */
+static __always_inline void count_timewait_rst(const struct sock_common *tw, __u32 reason)
 {
-	struct tt_proc_counters *c;
-	struct tt_tw_owner *owner;
-	struct tt_tw_key key;
+	struct tt_tw_record r = { .kind = TT_TW_RST, .reason = reason };
 
-	flow_of(tw, tw->skc_num, &key.flow);
-	key.snd_nxt = tw->skc_tw_snd_nxt;
-	owner = bpf_map_lookup_elem(&tw_owners, &key);
-	if (!owner)
-		return false;
-	c = counters_of(owner->tgid);
-	if (c)
-		bump(&c->tw_rst);
-	return true;
+	flow_of(tw, tw->skc_num, &r.key.flow);
+	r.key.snd_nxt = tw->skc_tw_snd_nxt;
+	if (bpf_ringbuf_output(&tw_records, &r, sizeof(r), BPF_RB_NO_WAKEUP))
+		count_drop(TT_DROP_TW_MAP_FULL);
 }
 
 /* Whether this RST ends a followed connection, and records it if so. An
@@ -138,7 +132,8 @@ static __always_inline bool count_connection_rst(const struct sock *sk, const st
 }
 
 /* Every RST the kernel sends lands in one place: a connection's end
- * (rst_sent), a timewait socket's owner (tw_rst), or other_rsts. */
+ * (rst_sent), a timewait socket's record (its owner's tw_rst, or an other
+ * RST, resolved by user space), or other_rsts. */
 static __always_inline void on_send_reset(const struct sock *sk, const struct sk_buff *skb,
 					  __u32 reason)
 {
@@ -148,8 +143,7 @@ static __always_inline void on_send_reset(const struct sock *sk, const struct sk
 		return;
 	}
 	if (sk->__sk_common.skc_state == TCP_TIME_WAIT) {
-		if (!count_timewait_rst((const struct sock_common *)sk))
-			count_other_rst(sk_netns_of(sk), reason);
+		count_timewait_rst((const struct sock_common *)sk, reason);
 		return;
 	}
 	if (count_connection_rst(sk, skb, reason))

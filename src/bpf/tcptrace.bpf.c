@@ -136,12 +136,10 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 	 * change of its own: look for it. */
 	if (timewait_replaced(me, lport, dr, &snd_nxt)) {
 		struct tt_tw_key key = { .snd_nxt = snd_nxt };
-		struct tt_tw_owner owner = { .stamp = tw_stamp, .tgid = s->tgid, .side = s->side };
 
 		s->flags |= TT_SK_TW;
 		flow_of(me, lport, &key.flow);
-		if (bpf_map_update_elem(&tw_owners, &key, &owner, BPF_ANY))
-			count_drop(TT_DROP_TW_MAP_FULL);
+		record_tw_owner(&key, s);
 		return;
 	}
 	/* No timewait socket: either the kernel's timewait table is full

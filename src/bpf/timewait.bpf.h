@@ -1,23 +1,32 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Timewait sockets: the proof that the kernel made one at an active
- * close, and its owner, kept for user space's tw_now and for tw_rst. */
+ * close, and its owner, told to user space for tw_now and tw_rst. */
 #ifndef TT_TIMEWAIT_BPF_H
 #define TT_TIMEWAIT_BPF_H
 
-/* The owners of timewait sockets. Not an LRU map, whose inserts cost
- * several times a plain one (bench/README.md): user space deletes the
- * entries of timewait sockets that have ended, those older than tw_stamp
- * that sock_diag no longer lists. It sizes the map to twice --max-sockets. */
+/* Owners of timewait sockets and their RSTs (struct tt_tw_record), for
+ * user space to resolve at each snapshot: one ring write per active close
+ * instead of a hash insert, and no deletes. User space sizes it from
+ * --max-sockets and reads it without being woken. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS);
-	__type(key, struct tt_tw_key);
-	__type(value, struct tt_tw_owner);
-} tw_owners SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096 * 4096);
+} tw_records SEC(".maps");
 
-/* Written by user space at each snapshot, before it lists timewait
- * sockets; copied into each new entry of tw_owners. */
+/* Written by user space at each snapshot, before it drains tw_records;
+ * copied into each owner record. */
 __u64 tw_stamp = 0;
+
+static __always_inline void record_tw_owner(const struct tt_tw_key *key, const struct tt_sock *s)
+{
+	struct tt_tw_record r = {
+		.kind = TT_TW_OWNER, .stamp = tw_stamp, .tgid = s->tgid, .side = s->side
+	};
+
+	r.key = *key;
+	if (bpf_ringbuf_output(&tw_records, &r, sizeof(r), BPF_RB_NO_WAKEUP))
+		count_drop(TT_DROP_TW_MAP_FULL);
+}
 
 /* The flow key of a socket from its head; lport is given because where
  * to read it depends on the kind of socket (see sk_local_port_of). */

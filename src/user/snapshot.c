@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The reading of the BPF side's maps into a plain snapshot (stats.h): the
  * per-process counters, RST reasons, the RSTs of no process, destinations
- * and drops, each row named; timewait.c adds tw_now. Also the self-check's
- * reads of its own processes and the removal of every trace of them. */
+ * and drops, each row named; timewait.c adds tw_now and tw_rst. Also the
+ * self-check's reads of its own processes and the removal of every trace
+ * of them. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -89,15 +90,15 @@ int tracer_counters_of(struct tracer *t, uint32_t pid, struct tt_proc_counters *
 	else if (errno != ENOENT)
 		return free(percpu), tracer_fail(t, errno, "cannot read counters");
 	free(percpu);
+	out->tw_rst += tw_rst_of(t, pid);
 	return 0;
 }
 
 /* Every entry of a map whose key starts with tgid (rst_reasons,
- * dest_counters), or whose value does (tw_owners' owner), deleted. */
-static void delete_entries_of(int fd, size_t key_size, bool by_value, uint32_t tgid)
+ * dest_counters), deleted. */
+static void delete_entries_of(int fd, size_t key_size, uint32_t tgid)
 {
-	__u8 key[sizeof(struct tt_tw_key)] = {}, next[sizeof(struct tt_tw_key)];
-	struct tt_tw_owner owner;
+	__u8 key[sizeof(struct tt_dest_key)] = {}, next[sizeof(struct tt_dest_key)];
 	bool first = true;
 
 	while (bpf_map_get_next_key(fd, first ? NULL : key, next) == 0) {
@@ -105,8 +106,6 @@ static void delete_entries_of(int fd, size_t key_size, bool by_value, uint32_t t
 
 		memcpy(key, next, key_size);
 		memcpy(&head, key, sizeof(head));
-		if (by_value)
-			head = bpf_map_lookup_elem(fd, key, &owner) ? 0 : owner.tgid;
 		/* After a delete the walk starts over: the key is gone. */
 		first = head == tgid && !bpf_map_delete_elem(fd, key);
 	}
@@ -122,9 +121,9 @@ void tracer_forget_pid(struct tracer *t, uint32_t pid)
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.traced_pids), &pid);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.verdicts), &pid);
 	__atomic_fetch_add(&skel->bss->procs_gen, 1, __ATOMIC_SEQ_CST);
-	delete_entries_of(bpf_map__fd(skel->maps.rst_reasons), sizeof(struct tt_reason_key), false, pid);
-	delete_entries_of(bpf_map__fd(skel->maps.dest_counters), sizeof(struct tt_dest_key), false, pid);
-	delete_entries_of(bpf_map__fd(skel->maps.tw_owners), sizeof(struct tt_tw_key), true, pid);
+	delete_entries_of(bpf_map__fd(skel->maps.rst_reasons), sizeof(struct tt_reason_key), pid);
+	delete_entries_of(bpf_map__fd(skel->maps.dest_counters), sizeof(struct tt_dest_key), pid);
+	forget_tw_owners_of(t, pid);
 }
 
 static int read_counters(struct tracer *t, struct tt_snapshot *snap, size_t *cap, int ncpus)
@@ -199,38 +198,54 @@ static void read_reasons(struct tracer *t, struct tt_snapshot *snap, size_t sort
 	free(percpu);
 }
 
+/* The other RSTs of namespace netns in snap, added if missing. */
+static struct tt_netns_rsts *other_rsts_of(struct tt_snapshot *snap, uint32_t netns)
+{
+	struct tt_netns_rsts *v;
+
+	for (size_t i = 0; i < snap->n_other; i++)
+		if (snap->other[i].netns == netns)
+			return &snap->other[i];
+	v = realloc(snap->other, (snap->n_other + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	snap->other = v;
+	v = &v[snap->n_other++];
+	memset(v, 0, sizeof(*v));
+	v->netns = netns;
+	return v;
+}
+
+/* other_rsts, and the RSTs of timewait sockets whose owner user space did
+ * not know (timewait.c). */
 static void read_other_rsts(struct tracer *t, struct tt_snapshot *snap, int ncpus)
 {
 	int fd = bpf_map__fd(t->skel->maps.other_rsts);
 	struct tt_other_rst_key key, *prev = NULL;
 	__u64 *percpu = calloc(ncpus, sizeof(*percpu));
+	struct tt_netns_rsts *ns;
 
 	if (!percpu)
 		return;
 	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
-		struct tt_netns_rsts *ns = NULL;
 		uint64_t sum;
 
 		prev = &key;
 		if (lookup_percpu_sum(fd, &key, percpu, ncpus, &sum))
 			continue;
-		for (size_t i = 0; i < snap->n_other; i++)
-			if (snap->other[i].netns == key.netns)
-				ns = &snap->other[i];
-		if (!ns) {
-			struct tt_netns_rsts *v =
-				realloc(snap->other, (snap->n_other + 1) * sizeof(*v));
-
-			if (!v)
-				break;
-			snap->other = v;
-			ns = &v[snap->n_other++];
-			memset(ns, 0, sizeof(*ns));
-			ns->netns = key.netns;
-		}
+		ns = other_rsts_of(snap, key.netns);
+		if (!ns)
+			break;
 		ns->reasons[reason_slot(key.reason)] += sum;
 	}
 	free(percpu);
+	for (size_t i = 0; i < t->n_tw_other_rsts; i++) {
+		const struct tt_tw_count *c = &t->tw_other_rsts[i];
+
+		ns = other_rsts_of(snap, c->id);
+		if (ns)
+			ns->reasons[reason_slot(c->reason)] += c->count;
+	}
 }
 
 static void read_dests(struct tracer *t, struct tt_snapshot *snap, int ncpus)
@@ -284,6 +299,7 @@ static void read_drops(struct tracer *t, struct tt_snapshot *snap, int ncpus)
 	for (__u32 key = 0; key < TT_DROPS; key++)
 		lookup_percpu_sum(fd, &key, percpu, ncpus, &snap->drops[key]);
 	free(percpu);
+	snap->drops[TT_DROP_TW_MAP_FULL] += t->tw_unrecorded;
 }
 
 static void name_rows(struct tracer *t, struct tt_snapshot *snap)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Timewait reconciliation: the owners the BPF side recorded in tw_owners
- * for the timewait sockets it saw made, matched at each snapshot against
- * the kernel's own list of timewait sockets (sock_diag) for tw_now, and
- * deleted once their socket has ended. tw_stamp tells the entries made
- * before a snapshot from those made after it. With --by dest, the same
- * listing gives the ports still free toward each destination. */
+/* Timewait reconciliation: the records the BPF side writes to tw_records
+ * (struct tt_tw_record), drained at each snapshot into a table of owners
+ * and of timewait RSTs, matched against the kernel's own list of timewait
+ * sockets (sock_diag) for tw_now; an owner goes once its socket has ended.
+ * tw_stamp tells the owners recorded before a snapshot from those recorded
+ * after it. With --by dest, the same listing gives the ports still free
+ * toward each destination. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <bpf/libbpf.h>
 #include "ports.h"
 #include "sockdiag.h"
+#include "tw_table.h"
 #include "tcptrace.skel.h"
 #include "tracer.h"
 #include "tracer_priv.h"
@@ -39,48 +41,82 @@ uint64_t next_tw_stamp(struct tracer *t)
 	return t->tw_stamp;
 }
 
-/* Every entry of tw_owners, in batches: *keys and *vals (the caller frees
- * both). Returns how many. */
-static size_t read_tw_owners(int fd, struct tt_tw_key **keys, struct tt_tw_owner **vals)
+/* A process's or a namespace's count, grown one entry at a time. */
+static uint64_t *count_of(struct tt_tw_count **v, size_t *n, uint32_t id, uint16_t reason)
 {
-	size_t n = 0, cap = 0, chunk = 4096;
-	__u32 batch = 0;
-	bool first = true;
+	struct tt_tw_count *grown;
 
-	*keys = NULL;
-	*vals = NULL;
-	for (;;) {
-		__u32 count = (__u32)chunk;
-		int err;
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].id == id && (*v)[i].reason == reason)
+			return &(*v)[i].count;
+	grown = realloc(*v, (*n + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	*v = grown;
+	grown[*n] = (struct tt_tw_count){ .id = id, .reason = reason };
+	return &grown[(*n)++].count;
+}
 
-		if (cap - n < chunk) {
-			struct tt_tw_key *k = realloc(*keys, (n + chunk) * sizeof(*k));
-			struct tt_tw_owner *v = k ? realloc(*vals, (n + chunk) * sizeof(*v)) : NULL;
+/* One record of tw_records: an owner goes into the table; an RST to its
+ * owner's tw_rst, or, for a timewait socket whose owner is not known, to
+ * the other RSTs of its namespace, as the BPF side counts an RST of no
+ * followed socket. */
+int on_tw_record(void *ctx, void *data, size_t size)
+{
+	const struct tt_tw_record *r = data;
+	struct tracer *t = ctx;
+	struct tw_owner *owner;
+	uint64_t *count;
 
-			if (k)
-				*keys = k;
-			if (!v)
-				break;
-			*vals = v;
-			cap = n + chunk;
-		}
-		/* Defined for memory checkers, which do not know what the kernel writes. */
-		memset(*keys + n, 0, chunk * sizeof(**keys));
-		memset(*vals + n, 0, chunk * sizeof(**vals));
-		err = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, *keys + n, *vals + n,
-					   &count, NULL);
-		if (err && errno == ENOSPC && chunk < (1u << 20)) {
-			chunk *= 2; /* one hash bucket holds more than chunk entries */
-			continue;
-		}
-		if (err && errno != ENOENT)
-			break;
-		n += count;
-		if (err)
-			break; /* ENOENT: no more */
-		first = false;
+	if (size < sizeof(*r))
+		return 0;
+	if (r->kind == TT_TW_OWNER) {
+		struct tw_owner o = {
+			.key = r->key, .stamp = r->stamp, .tgid = r->tgid, .side = r->side
+		};
+
+		if (tw_table_put(&t->tw_owners, &o))
+			t->tw_unrecorded++;
+		return 0;
 	}
-	return n;
+	if (r->kind != TT_TW_RST)
+		return 0;
+	owner = tw_table_get(&t->tw_owners, &r->key);
+	if (owner)
+		count = count_of(&t->tw_rsts, &t->n_tw_rsts, owner->tgid, 0);
+	else
+		count = count_of(&t->tw_other_rsts, &t->n_tw_other_rsts, r->key.flow.netns,
+				 r->reason);
+	if (count)
+		++*count;
+	return 0;
+}
+
+static bool has_ended(const struct tw_owner *o, void *ctx)
+{
+	(void)ctx;
+	return o->ended;
+}
+
+static bool owned_by(const struct tw_owner *o, void *ctx)
+{
+	return o->tgid == *(const uint32_t *)ctx;
+}
+
+void forget_tw_owners_of(struct tracer *t, uint32_t pid)
+{
+	tw_table_remove_if(&t->tw_owners, owned_by, &pid);
+	for (size_t i = 0; i < t->n_tw_rsts; i++)
+		if (t->tw_rsts[i].id == pid)
+			t->tw_rsts[i] = t->tw_rsts[--t->n_tw_rsts];
+}
+
+uint64_t tw_rst_of(const struct tracer *t, uint32_t pid)
+{
+	for (size_t i = 0; i < t->n_tw_rsts; i++)
+		if (t->tw_rsts[i].id == pid)
+			return t->tw_rsts[i].count;
+	return 0;
 }
 
 /* A timewait socket listed by sock_diag, keyed as in tw_owners. */
@@ -183,22 +219,23 @@ static struct tt_dest_row *dest_row_of(struct tt_snapshot *snap, uint32_t pid, u
 	return dests_find(snap->dests, snap->n_dests, &key);
 }
 
-/* An entry of tw_owners, and the index of its namespace in t->netns. */
+/* An owner in the table, and the index of its namespace in t->netns. */
 struct tw_entry {
-	struct tt_tw_key key;
-	struct tt_tw_owner owner;
+	struct tw_owner *owner;
 	size_t ns;
 };
 
 static int cmp_entry_flow(const void *a, const void *b)
 {
-	return memcmp(a, b, sizeof(struct tt_flow_key));
+	const struct tw_entry *x = a, *y = b;
+
+	return memcmp(&x->owner->key.flow, &y->owner->key.flow, sizeof(struct tt_flow_key));
 }
 
 /* A timewait socket in TIME_WAIT: its owner's tw_now, and with --by dest
  * that of the destination it was connected to. */
 static void count_tw_now(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap,
-			 const struct tt_flow_key *key, const struct tt_tw_owner *owner)
+			 const struct tt_flow_key *key, const struct tw_owner *owner)
 {
 	struct tt_row *row = row_for(snap, sorted, cap, owner->tgid);
 	struct tt_dest_row *dest;
@@ -251,46 +288,59 @@ static void list_timewait(struct tracer *t, size_t i, unsigned int bits, unsigne
 		listed[i] |= 2;
 }
 
+/* Each process's tw_rst, counted here, added to its row. */
+static void add_tw_rsts(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap)
+{
+	for (size_t i = 0; i < t->n_tw_rsts; i++) {
+		struct tt_row *row = row_for(snap, sorted, cap, t->tw_rsts[i].id);
+
+		if (row)
+			row->c.tw_rst += t->tw_rsts[i].count;
+	}
+}
+
 /* tw_now, and the end of the owners of timewait sockets that have gone.
- * Every entry of tw_owners is matched to the kernel's own list of timewait
- * sockets (sock_diag) in its namespace and family: a listed one in
- * TIME_WAIT counts in its owner's tw_now; an unlisted one made before this
- * snapshot's tw_stamp belongs to a timewait socket that has ended, and is
- * deleted. Without --by dest only the namespaces and families holding
- * entries are listed; with it every namespace is, whole, for the ports. */
+ * The kernel's own list of timewait sockets (sock_diag) is read before
+ * tw_records is drained, so that the owner of every listed timewait socket
+ * is in the table: the program run that sees its full socket move to CLOSE
+ * records it, right after the kernel has put it in the connection hash.
+ * Each owner is matched to that list in its namespace and family: a listed
+ * one in TIME_WAIT counts in its owner's tw_now; an unlisted one recorded
+ * before this snapshot's tw_stamp belongs to a timewait socket that has
+ * ended, and goes (its RSTs, sent before its end, were drained with it).
+ * Without --by dest only the namespaces and families holding owners are
+ * listed; with it every namespace is, whole, for the ports. */
 void read_timewait(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap)
 {
-	int fd = bpf_map__fd(t->skel->maps.tw_owners);
 	unsigned int want[TT_MAX_NETNS] = {}, listed[TT_MAX_NETNS] = {};
-	size_t n, n_dead = 0;
+	size_t n = 0, pos = 0;
 	struct tw_list dump = {};
-	struct tt_tw_key *keys, *dead = NULL;
 	struct tw_entry *entries = NULL;
-	struct tt_tw_owner *vals;
+	struct tw_owner *owner;
 	uint64_t stamp, now;
 
 	for (size_t i = 0; i < snap->n; i++)
 		netns_for_pid(t, snap->rows[i].pid);
 	stamp = next_tw_stamp(t);
-	/* Listed before tw_owners is read, so that the entry of every listed
-	 * timewait socket is in what is read: the kernel lists one only after
-	 * handle_set_state has run for it. */
 	for (size_t i = 0; i < t->n_netns; i++)
 		if (t->by_dest || t->tw_families[i])
 			list_timewait(t, i, t->tw_families[i], listed, &dump, snap);
-	n = read_tw_owners(fd, &keys, &vals);
-	entries = calloc(n ? n : 1, sizeof(*entries));
-	dead = malloc((n ? n : 1) * sizeof(*dead));
-	if (!entries || !dead)
+	ring_buffer__consume(t->tw_ring);
+	add_tw_rsts(t, snap, sorted, cap);
+	entries = malloc((t->tw_owners.n ? t->tw_owners.n : 1) * sizeof(*entries));
+	if (!entries)
 		goto out;
-	for (size_t j = 0; j < n; j++) {
-		entries[j] = (struct tw_entry){ .key = keys[j], .owner = vals[j], .ns = TT_MAX_NETNS };
+	while ((owner = tw_table_next(&t->tw_owners, &pos))) {
+		const struct tt_flow_key *flow = &owner->key.flow;
+
+		entries[n] = (struct tw_entry){ .owner = owner, .ns = TT_MAX_NETNS };
 		for (size_t i = 0; i < t->n_netns; i++) {
-			if (t->netns[i].inum == keys[j].flow.netns) {
-				entries[j].ns = i;
-				want[i] |= family_bit(keys[j].flow.family);
+			if (t->netns[i].inum == flow->netns) {
+				entries[n].ns = i;
+				want[i] |= family_bit(flow->family);
 			}
 		}
+		n++;
 	}
 	/* A namespace or family without owners at the snapshot before: listed
 	 * now, and at the next snapshot first. */
@@ -304,41 +354,36 @@ void read_timewait(struct tracer *t, struct tt_snapshot *snap, size_t sorted, si
 	if (n > 1)
 		qsort(entries, n, sizeof(*entries), cmp_entry_flow);
 	now = monotonic_ms();
-	/* One group of entries per four-tuple. A listed timewait socket is the
+	/* One group of owners per four-tuple. A listed timewait socket is the
 	 * four-tuple's latest connection, whose sequence numbers are the
 	 * highest (a new connection's ISN follows the clock): the group's other
-	 * entries, and every entry of an unlisted four-tuple, have ended. */
+	 * owners, and every owner of an unlisted four-tuple, have ended. */
 	for (size_t a = 0, b; a < n; a = b) {
-		const struct tt_flow_key *flow = &entries[a].key.flow;
+		const struct tt_flow_key *flow = &entries[a].owner->key.flow;
 		size_t i = entries[a].ns, latest = a;
 		bool is_listed = i < TT_MAX_NETNS && (listed[i] & family_bit(flow->family));
 		const struct listed_tw *tw = NULL;
 
 		for (b = a + 1; b < n && !cmp_entry_flow(&entries[b], &entries[a]); b++)
-			if ((int32_t)(entries[b].key.snd_nxt - entries[latest].key.snd_nxt) > 0)
+			if ((int32_t)(entries[b].owner->key.snd_nxt -
+				      entries[latest].owner->key.snd_nxt) > 0)
 				latest = b;
 		if (dump.n)
 			tw = bsearch(flow, dump.v, dump.n, sizeof(*dump.v), cmp_listed);
 		if (tw && tw->time_wait)
-			count_tw_now(t, snap, sorted, cap, flow, &entries[latest].owner);
+			count_tw_now(t, snap, sorted, cap, flow, entries[latest].owner);
 		for (size_t e = a; e < b; e++) {
+			const struct tw_owner *o = entries[e].owner;
+
 			if (tw && e == latest)
 				continue;
-			if (is_listed ? entries[e].owner.stamp < stamp
-				      : entries[e].owner.stamp + TT_TW_UNLISTED_MS < now)
-				dead[n_dead++] = entries[e].key;
+			if (is_listed ? o->stamp < stamp : o->stamp + TT_TW_UNLISTED_MS < now)
+				entries[e].owner->ended = true;
 		}
 	}
-	if (n_dead) {
-		__u32 count = (__u32)n_dead;
-
-		bpf_map_delete_batch(fd, dead, &count, NULL);
-	}
+	tw_table_remove_if(&t->tw_owners, has_ended, NULL);
 out:
-	free(dead);
 	free(entries);
 	free(dump.v);
 	free(dump.socks);
-	free(keys);
-	free(vals);
 }

@@ -101,6 +101,22 @@ static bool death_row_embedded(const struct btf *btf)
 	return type && btf_is_struct(type);
 }
 
+/* The ring buffer's header before each record (BPF_RINGBUF_HDR_SZ). */
+#define TT_RING_HDR 8
+#define TT_RING_MAX (1u << 30)
+
+/* tw_records holds what happens between two snapshots: room for as many
+ * records as --max-sockets (a power of two of bytes, as the kernel wants). */
+static __u32 tw_ring_bytes(__u64 max_sockets)
+{
+	__u64 want = max_sockets * (sizeof(struct tt_tw_record) + TT_RING_HDR);
+	__u32 bytes = 4096;
+
+	while (bytes < want && bytes < TT_RING_MAX)
+		bytes *= 2;
+	return bytes;
+}
+
 int tracer_open(struct tracer *t, const struct tt_options *opts)
 {
 	struct tcptrace_bpf *skel;
@@ -145,8 +161,8 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 	skel->rodata->sock_buckets = (opts->max_sockets + 1) / 2;
 	err = bpf_map__set_max_entries(skel->maps.sock_table, skel->rodata->sock_buckets);
 	err = err ?: bpf_map__set_max_entries(skel->maps.sock_spill, opts->max_sockets / 4);
-	/* Twice as large: a timewait socket outlives its connection's socket. */
-	err = err ?: bpf_map__set_max_entries(skel->maps.tw_owners, 2 * opts->max_sockets);
+	err = err ?: bpf_map__set_max_entries(skel->maps.tw_records,
+					      tw_ring_bytes(opts->max_sockets));
 	err = err ?: bpf_map__set_max_entries(skel->maps.seeds, opts->max_sockets);
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_counters, opts->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_slots, opts->max_procs);
@@ -169,6 +185,9 @@ int tracer_load(struct tracer *t)
 
 	if (err)
 		return tracer_fail(t, err, "cannot load BPF programs");
+	t->tw_ring = ring_buffer__new(bpf_map__fd(t->skel->maps.tw_records), on_tw_record, t, NULL);
+	if (!t->tw_ring)
+		return tracer_fail(t, errno, "cannot map the timewait records");
 	for (__u32 slot = 0; slot < slots; slot++)
 		if (bpf_map_update_elem(fd, NULL, &slot, BPF_ANY))
 			return tracer_fail(t, errno, "cannot fill the process slots");
@@ -267,8 +286,15 @@ void tracer_close(struct tracer *t)
 {
 	while (t->n_links)
 		bpf_link__destroy(t->links[--t->n_links]);
+	ring_buffer__free(t->tw_ring);
+	t->tw_ring = NULL;
 	tcptrace_bpf__destroy(t->skel);
 	t->skel = NULL;
+	tw_table_free(&t->tw_owners);
+	free(t->tw_rsts);
+	free(t->tw_other_rsts);
+	t->tw_rsts = t->tw_other_rsts = NULL;
+	t->n_tw_rsts = t->n_tw_other_rsts = 0;
 	for (size_t i = 0; i < t->n_netns; i++)
 		netns_close(&t->netns[i]);
 	t->n_netns = 0;

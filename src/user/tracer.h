@@ -12,9 +12,20 @@
 #include "netns.h"
 #include "options.h"
 #include "stats.h"
+#include "tw_table.h"
 
 struct tcptrace_bpf;
 struct bpf_link;
+struct ring_buffer;
+
+/* RSTs of timewait sockets counted in user space (timewait.c): by owner
+ * (id a tgid, reason 0), or by namespace and reason for those of no known
+ * owner (id a netns). Cumulative, like the BPF side's counters. */
+struct tt_tw_count {
+	uint32_t id;
+	uint16_t reason;
+	uint64_t count;
+};
 
 #define TT_MAX_NETNS 64
 
@@ -33,6 +44,11 @@ struct tracer {
 	uint64_t seeded;          /* sockets found at start-up */
 	uint64_t tw_stamp;        /* the last one given to the BPF side */
 	unsigned int tw_families[TT_MAX_NETNS]; /* netns[i]'s with timewait owners: 1 IPv4, 2 IPv6 */
+	struct ring_buffer *tw_ring; /* reads tw_records */
+	struct tw_table tw_owners;
+	struct tt_tw_count *tw_rsts, *tw_other_rsts;
+	size_t n_tw_rsts, n_tw_other_rsts;
+	uint64_t tw_unrecorded; /* owners the table had no memory for */
 	char err[256];            /* the failed step and why, for the caller */
 };
 

@@ -23,5 +23,8 @@ struct tt_row *row_for(struct tt_snapshot *snap, size_t sorted, size_t *cap, uin
 /* timewait.c */
 uint64_t next_tw_stamp(struct tracer *t);
 void read_timewait(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap);
+int on_tw_record(void *ctx, void *data, size_t size);
+void forget_tw_owners_of(struct tracer *t, uint32_t pid);
+uint64_t tw_rst_of(const struct tracer *t, uint32_t pid);
 
 #endif /* TT_TRACER_PRIV_H */

@@ -514,6 +514,68 @@ EOF
 	expect_eq "ss timewait on the server port" "$n" "$(tw_count sport "$PORT")"
 }
 
+# Data reaching a timewait socket still awaiting the peer's FIN draws an
+# RST from it: its owner's tw_rst when the owner is traced (owner), else an
+# RST in no process row of the namespace (other). Several snapshots pass
+# between the owner's close and the RSTs.
+case_timewait_rst() { # owner|other
+	local n=10 ready=$WORK/ready.twr.$1 go=$WORK/go.twr.$1 pid sleeper traced i
+	ns_new || return 1
+	rm -f "$ready" "$go"
+	ip netns exec "$NS" python3 - "$ready" "$go" "$n" "$PORT" >"$WORK/py.out" 2>&1 <<'EOF' &
+import os, socket, sys, time
+ready, go, n, port = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+srv = socket.socket()
+srv.bind(("127.0.0.1", port))
+srv.listen(64)
+with open(ready + ".tmp", "w") as f:
+    f.write("%d\n" % os.getpid())
+os.rename(ready + ".tmp", ready)
+while not os.path.exists(go):
+    time.sleep(0.05)
+peers = []
+for _ in range(n):
+    peers.append(socket.create_connection(("127.0.0.1", port)))
+    accepted, _ = srv.accept()
+    accepted.close()  # first FIN: this end becomes a timewait socket in FIN_WAIT2
+time.sleep(1.0)       # several snapshots at -i 0.2
+for p in peers:
+    p.send(b"x")      # data after its close: the timewait socket answers with an RST
+time.sleep(0.5)
+EOF
+	pid=$!
+	for i in $(seq 100); do [ -s "$ready" ] && break; sleep 0.05; done
+	expect_eq "python3 runs as the job started" "$pid" "$(cat "$ready" 2>/dev/null)"
+	# A traced process that outlives python3, so that tcptrace waits for
+	# tracer_stop rather than ending with its last named PID.
+	sleep 30 &
+	sleeper=$!
+	traced=$sleeper
+	[ "$1" = owner ] && traced=$pid,$sleeper
+	tracer_start "$WORK/t.csv" -p "$traced" || { kill "$sleeper"; return 1; }
+	: >"$go"
+	wait "$pid" || { log "python failed: $(cat "$WORK/py.out")"; CASE_FAILED=1; }
+	tracer_stop
+	i=$?
+	kill "$sleeper"
+	wait "$sleeper" 2>/dev/null
+	[ "$i" -eq 0 ] || return 1
+	local csv=$WORK/t.csv other
+	other=$(other_rsts "$WORK/tracer.out" "$(ns_inum)")
+	expect_eq "TcpOutRsts" "$n" "$(nstat_of TcpOutRsts)"
+	if [ "$1" = owner ]; then
+		expect_eq "tw_in" "$n" "$(csv_sum "$csv" "$pid" tw_in)"
+		expect_eq "tw_rst = TcpOutRsts" "$(nstat_of TcpOutRsts)" "$(csv_sum "$csv" "$pid" tw_rst)"
+		expect_eq "RSTs in no process row of the namespace" 0 "$other"
+	else
+		expect_eq "rows of the untraced owner" 0 "$(awk -F, -v p="$pid" '$3 == p' "$csv" | wc -l)"
+		expect_eq "RSTs in no process row of the namespace = TcpOutRsts" \
+			"$(nstat_of TcpOutRsts)" "$other"
+		expect_eq "their reason" "TCP_TIMEWAIT_SOCKET $n" \
+			"$(other_rst_reasons "$WORK/tracer.out" "$(ns_inum)")"
+	fi
+}
+
 # Only the server is traced by PID: the client's connections must not
 # land on it, and the client gets no row at all.
 case_only_server_traced() {
@@ -1262,6 +1324,8 @@ run_case "servers that start while tcptrace starts are counted" case_servers_sta
 run_case "self-check: refuses when its programs see nothing, shows nowhere otherwise" case_self_check
 run_case "without CAP_SYS_ADMIN: another namespace said, its own read" case_without_sys_admin
 run_case "timewait sockets awaiting the peer's FIN keep their owner" case_timewait_awaiting_peer_fin
+run_case "a timewait socket's RST: its owner's tw_rst" case_timewait_rst owner
+run_case "a timewait socket's RST, owner not traced: no process row" case_timewait_rst other
 run_case "only the server traced" case_only_server_traced
 run_case "every process traced" case_every_process
 run_case "a process renamed to a traced name is followed, then not" case_renamed_process
