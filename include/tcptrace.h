@@ -100,6 +100,7 @@ enum tt_sock_flags {
 	TT_SK_TW = 1 << 7,          /* left a timewait socket */
 	TT_SK_TOUCHED = 1 << 8,     /* a syscall of some process has touched it */
 	TT_SK_RST_AHEAD = 1 << 9,   /* RST_SENT set at the move to CLOSE, the RST not seen yet */
+	TT_SK_CLOSED = 1 << 10,     /* its move to CLOSE was seen */
 };
 
 /* A listening port and who owns it, per network namespace. */

@@ -97,12 +97,49 @@ static __always_inline void on_connect(const struct sock *sk)
 		track(sk, tgid, slot_of_process(tgid), TT_SIDE_OUT, 0);
 }
 
+/* Which side sent its FIN first, from the first change that tells: the
+ * kernel may skip a program for one event (it never runs one twice at
+ * once on a CPU), and the changes after it still tell. */
+static __always_inline void note_who_closed_first(struct tt_sock *s, int oldstate, int newstate)
+{
+	bool ours = newstate == TCP_FIN_WAIT1 ||
+		    (newstate == TCP_CLOSE && (oldstate == TCP_FIN_WAIT1 ||
+					       oldstate == TCP_FIN_WAIT2 || oldstate == TCP_CLOSING));
+	bool peers = newstate == TCP_CLOSE_WAIT || newstate == TCP_LAST_ACK ||
+		     (newstate == TCP_CLOSE && (oldstate == TCP_CLOSE_WAIT ||
+						oldstate == TCP_LAST_ACK));
+
+	if (s->flags & (TT_SK_FIN_FIRST | TT_SK_FIN_PEER))
+		return;
+	if (ours)
+		s->flags |= TT_SK_FIN_FIRST;
+	else if (peers)
+		s->flags |= TT_SK_FIN_PEER;
+}
+
+/* The active closer's socket moves to CLOSE when the kernel hands the
+ * connection to a timewait socket, which never shows up as a state change
+ * of its own: look for it, and tell user space its owner. */
+static __always_inline bool left_timewait(const struct sock *sk, struct tt_sock *s,
+					  struct inet_timewait_death_row *dr)
+{
+	const struct sock_common *me = &sk->__sk_common;
+	__u16 lport = sk_local_port_of(sk);
+	__u32 snd_nxt = 0;
+	struct tt_tw_key key = {};
+
+	if (!timewait_replaced(me, lport, dr, &snd_nxt))
+		return false;
+	s->flags |= TT_SK_TW;
+	flow_of(me, lport, &key.flow);
+	key.snd_nxt = snd_nxt;
+	record_tw_owner(&key, s);
+	return true;
+}
+
 static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, int oldstate)
 {
 	struct inet_timewait_death_row *dr;
-	const struct sock_common *me;
-	__u32 snd_nxt = 0;
-	__u16 lport;
 	int err;
 
 	if (oldstate == TCP_SYN_SENT) {
@@ -128,20 +165,9 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 		return;
 	if (oldstate != TCP_FIN_WAIT1 && oldstate != TCP_FIN_WAIT2 && oldstate != TCP_CLOSING)
 		return;
-	me = &sk->__sk_common;
-	dr = death_row_of(me->skc_net.net);
-	lport = sk_local_port_of(sk);
-	/* The active closer's socket moves to CLOSE when the kernel hands the
-	 * connection to a timewait socket, which never shows up as a state
-	 * change of its own: look for it. */
-	if (timewait_replaced(me, lport, dr, &snd_nxt)) {
-		struct tt_tw_key key = { .snd_nxt = snd_nxt };
-
-		s->flags |= TT_SK_TW;
-		flow_of(me, lport, &key.flow);
-		record_tw_owner(&key, s);
+	dr = death_row_of(sk->__sk_common.skc_net.net);
+	if (left_timewait(sk, s, dr))
 		return;
-	}
 	/* No timewait socket: either the kernel's timewait table is full
 	 * (tcp_max_tw_buckets), or data reached the socket after close(),
 	 * which the kernel answers with an RST once the socket is destroyed,
@@ -202,6 +228,7 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 			return 0;
 	}
 
+	note_who_closed_first(s, oldstate, newstate);
 	switch (newstate) {
 	case TCP_ESTABLISHED:
 		s->flags |= TT_SK_ESTABLISHED;
@@ -217,18 +244,11 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 		}
 		break;
 	case TCP_FIN_WAIT1: /* close() or shutdown() by the owner */
-		if (!(s->flags & TT_SK_FIN_PEER))
-			s->flags |= TT_SK_FIN_FIRST;
-		touch(sk, s);
-		break;
-	case TCP_CLOSE_WAIT:
-		if (!(s->flags & TT_SK_FIN_FIRST))
-			s->flags |= TT_SK_FIN_PEER;
-		break;
-	case TCP_LAST_ACK: /* close() or shutdown() by the owner */
+	case TCP_LAST_ACK:
 		touch(sk, s);
 		break;
 	case TCP_CLOSE:
+		s->flags |= TT_SK_CLOSED;
 		on_close(sk, s, oldstate);
 		break;
 	}
@@ -341,6 +361,11 @@ int BPF_PROG(handle_destroy_sock, struct sock *sk)
 		touch(sk, s);
 	if (s->flags & TT_SK_RST_AHEAD)
 		expect_rst_after_end(sk);
+	/* Its move to CLOSE went unseen (the kernel skipped the program): the
+	 * timewait socket it would have found is there still. */
+	if ((s->flags & (TT_SK_CLOSED | TT_SK_FIN_FIRST | TT_SK_RST_SENT | TT_SK_RST_RECV)) ==
+	    TT_SK_FIN_FIRST)
+		left_timewait(sk, s, death_row_of(sk->__sk_common.skc_net.net));
 	finish(sk, s);
 	forget(sk, s);
 	return 0;
