@@ -473,16 +473,18 @@ case_connected_before_start() {
 	expect_eq "server conn_in" 0 "$(csv_sum "$csv" "$SRV" conn_in)"
 }
 
-# The server closes first and its peers keep their end open: each
-# timewait socket sits in substate FIN_WAIT2 (not in `ss state time-wait`)
-# through several intervals, then moves to TIME_WAIT when the peer closes.
-# tcptrace must keep its owner all along to count it in tw_now.
-case_timewait_awaiting_peer_fin() {
-	local n=10 ready=$WORK/ready.tw go=$WORK/go.tw pid i
-	ns_new || return 1
-	ip netns exec "$NS" python3 - "$ready" "$go" "$n" "$PORT" >"$WORK/py.out" 2>&1 <<'EOF' &
+# A python3 server in the namespace that, once $go exists, takes n
+# connections of its own and closes its end of each first, so that each
+# becomes a timewait socket still in FIN_WAIT2 for a few snapshots; then its
+# peers either close (close: TIME_WAIT) or send data (send: the timewait
+# socket answers with an RST). It writes its PID to $ready when listening;
+# PY_PID is that PID.
+start_fin_wait2_server() { # ready go n close|send
+	local i
+	rm -f "$1" "$2"
+	ip netns exec "$NS" python3 - "$1" "$2" "$3" "$PORT" "$4" >"$WORK/py.out" 2>&1 <<'EOF' &
 import os, socket, sys, time
-ready, go, n, port = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+ready, go, n, port, last = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 srv = socket.socket()
 srv.bind(("127.0.0.1", port))
 srv.listen(64)
@@ -498,12 +500,26 @@ for _ in range(n):
     accepted.close()  # first FIN: this end becomes a timewait socket in FIN_WAIT2
 time.sleep(1.5)       # several snapshots at -i 0.2
 for p in peers:
-    p.close()         # the peers' FINs: TIME_WAIT
+    if last == "close":
+        p.close()     # the peers' FINs: TIME_WAIT
+    else:
+        p.send(b"x")  # data after its close: the timewait socket answers with an RST
 time.sleep(0.5)
 EOF
-	pid=$!
-	for i in $(seq 100); do [ -s "$ready" ] && break; sleep 0.05; done
-	expect_eq "python3 runs as the job started" "$pid" "$(cat "$ready" 2>/dev/null)"
+	PY_PID=$!
+	for i in $(seq 100); do [ -s "$1" ] && break; sleep 0.05; done
+	expect_eq "python3 runs as the job started" "$PY_PID" "$(cat "$1" 2>/dev/null)"
+}
+
+# The server closes first and its peers keep their end open: each
+# timewait socket sits in substate FIN_WAIT2 (not in `ss state time-wait`)
+# through several intervals, then moves to TIME_WAIT when the peer closes.
+# tcptrace must keep its owner all along to count it in tw_now.
+case_timewait_awaiting_peer_fin() {
+	local n=10 go=$WORK/go.tw pid
+	ns_new || return 1
+	start_fin_wait2_server "$WORK/ready.tw" "$go" "$n" close
+	pid=$PY_PID
 	tracer_start "$WORK/t.csv" -p "$pid" || return 1
 	: >"$go"
 	wait "$pid" || { log "python failed: $(cat "$WORK/py.out")"; return 1; }
@@ -519,33 +535,10 @@ EOF
 # RST in no process row of the namespace (other). Several snapshots pass
 # between the owner's close and the RSTs.
 case_timewait_rst() { # owner|other
-	local n=10 ready=$WORK/ready.twr.$1 go=$WORK/go.twr.$1 pid sleeper traced i
+	local n=10 go=$WORK/go.twr.$1 pid sleeper traced i
 	ns_new || return 1
-	rm -f "$ready" "$go"
-	ip netns exec "$NS" python3 - "$ready" "$go" "$n" "$PORT" >"$WORK/py.out" 2>&1 <<'EOF' &
-import os, socket, sys, time
-ready, go, n, port = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-srv = socket.socket()
-srv.bind(("127.0.0.1", port))
-srv.listen(64)
-with open(ready + ".tmp", "w") as f:
-    f.write("%d\n" % os.getpid())
-os.rename(ready + ".tmp", ready)
-while not os.path.exists(go):
-    time.sleep(0.05)
-peers = []
-for _ in range(n):
-    peers.append(socket.create_connection(("127.0.0.1", port)))
-    accepted, _ = srv.accept()
-    accepted.close()  # first FIN: this end becomes a timewait socket in FIN_WAIT2
-time.sleep(1.0)       # several snapshots at -i 0.2
-for p in peers:
-    p.send(b"x")      # data after its close: the timewait socket answers with an RST
-time.sleep(0.5)
-EOF
-	pid=$!
-	for i in $(seq 100); do [ -s "$ready" ] && break; sleep 0.05; done
-	expect_eq "python3 runs as the job started" "$pid" "$(cat "$ready" 2>/dev/null)"
+	start_fin_wait2_server "$WORK/ready.twr.$1" "$go" "$n" send
+	pid=$PY_PID
 	# A traced process that outlives python3, so that tcptrace waits for
 	# tracer_stop rather than ending with its last named PID.
 	sleep 30 &
