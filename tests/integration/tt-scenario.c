@@ -999,9 +999,10 @@ static int run_client(const struct config *cfg)
 		break;
 	}
 
-	printf("role=client mode=%s connected=%ld eaddrnotavail=%ld refused=%ld rst_seen=%ld other_errors=%ld\n",
+	printf("role=client mode=%s connected=%ld eaddrnotavail=%ld refused=%ld rst_seen=%ld other_errors=%ld "
+	       "pid=%d\n",
 	       mode_names[cfg->mode], cc.connected, cc.eaddrnotavail, cc.refused, cc.rst_seen,
-	       cc.other_errors);
+	       cc.other_errors, (int)getpid());
 	fflush(stdout);
 	if (client_as_expected(cfg, &cc))
 		return 0;
