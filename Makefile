@@ -20,7 +20,7 @@ LIBS := -lbpf -lelf -lz
 PURE := stats options table csv proc_match csv_read compare ports utf8 json metrics http \
 	timeline html report_page report_cli tw_table
 # The tracer's files: they include the BPF skeleton.
-TRACER := tracer seed snapshot timewait
+TRACER := tracer seed snapshot timewait slots
 USER := $(PURE) sockdiag netns $(TRACER) selfcheck report privileges command exporter main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))
 

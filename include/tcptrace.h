@@ -33,7 +33,7 @@ struct tt_proc_counters {
 /* Key of dest_counters (--by dest): one process's connections to one
  * destination. Addresses as in struct tt_flow_key, port in host order. */
 struct tt_dest_key {
-	__u32 tgid;
+	__u32 slot; /* the process's, as in struct tt_sock */
 	__u32 netns;
 	__u16 family;
 	__u16 port;
@@ -56,7 +56,7 @@ struct tt_dest_counters {
 
 /* Key of rst_reasons: RSTs that ended this process's connections. */
 struct tt_reason_key {
-	__u32 tgid;
+	__u32 slot; /* the process's, as in struct tt_sock */
 	__u16 reason; /* enum sk_rst_reason, or TT_REASON_UNKNOWN */
 	__u8 side;
 	__u8 pad;
@@ -87,6 +87,24 @@ struct tt_sock {
 
 /* A process with no counter slot: every slot is taken (--max-procs). */
 #define TT_NO_SLOT 0xffffffffu
+
+/* A process is its slot: a PID used again by a new process gets a new
+ * slot, and so a row of its own. slot_owners holds one of these per slot;
+ * user space gives a slot back (free_slots) once its process has gone and
+ * nothing counts there any more. */
+enum tt_slot_state {
+	TT_SLOT_FREE = 0,
+	TT_SLOT_LIVE = 1,      /* its process runs (or is a zombie) */
+	TT_SLOT_GONE = 2,      /* its process has been reaped: its last sockets may live on */
+	TT_SLOT_FORGOTTEN = 3, /* the self-check's: in no row */
+};
+
+struct tt_slot_owner {
+	__u64 start; /* the process's start_time, 0 when the slot was given elsewhere */
+	__u32 tgid;
+	__u32 state; /* enum tt_slot_state */
+	char comm[TT_COMM_LEN];
+};
 
 enum tt_sock_flags {
 	TT_SK_ESTABLISHED = 1 << 0, /* reached ESTABLISHED */
@@ -144,8 +162,8 @@ struct tt_tw_key {
  * tw_records ring buffer; user space resolves it at each snapshot (see
  * src/user/timewait.c). */
 enum tt_tw_record_kind {
-	/* An active close left the timewait socket key, owned by tgid on
-	 * side; stamp is tw_stamp when it was written. */
+	/* An active close left the timewait socket key, owned by the process
+	 * of slot on side; stamp is tw_stamp when it was written. */
 	TT_TW_OWNER = 1,
 	/* The timewait socket key sent an RST for reason: its owner's tw_rst
 	 * if user space knows the owner, else an other RST of key's netns. */
@@ -155,7 +173,7 @@ enum tt_tw_record_kind {
 struct tt_tw_record {
 	__u64 stamp; /* TT_TW_OWNER */
 	struct tt_tw_key key;
-	__u32 tgid;   /* TT_TW_OWNER */
+	__u32 slot;   /* TT_TW_OWNER: the owner's, as in struct tt_sock */
 	__u16 reason; /* TT_TW_RST: enum sk_rst_reason, or TT_REASON_UNKNOWN */
 	__u8 kind;    /* enum tt_tw_record_kind */
 	__u8 side;    /* TT_TW_OWNER */

@@ -14,14 +14,16 @@ struct {
 
 /* The --by dest counters of an `out` socket's owner toward its peer, or
  * NULL (not --by dest, an `in` socket, or the map is full). */
-static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk,
-							 const struct tt_sock *s)
+static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk, struct tt_sock *s)
 {
-	struct tt_dest_key key = { .tgid = s->tgid };
+	struct tt_dest_key key = {};
 	const struct sock_common *c = &sk->__sk_common;
 	struct tt_dest_counters zero = {}, *d;
 
 	if (!by_dest || s->side != TT_SIDE_OUT)
+		return NULL;
+	key.slot = slot_of_sock(s);
+	if (key.slot == TT_NO_SLOT)
 		return NULL;
 	key.netns = sk_netns_of(sk);
 	key.family = c->skc_family;

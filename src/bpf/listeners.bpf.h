@@ -69,6 +69,7 @@ static __always_inline void on_touch(const struct sock *sk, struct tt_sock *s)
 		return;
 	}
 	if (other) {
+		count_slot_sockets(s->slot, -1);
 		s->tgid = tgid;
 		s->slot = TT_NO_SLOT;
 	}

@@ -8,9 +8,11 @@
 /* Per-process counters, one block per slot: a socket's entry holds its
  * owner's slot, so counting costs an array index, not a hash lookup.
  * proc_slots gives each traced process its slot, taken from free_slots
- * (filled by user space at load), and is looked up only when a socket gets
- * its owner. A slot is not given back: a late count of a process whose row
- * user space dropped lands in a slot nobody reads. */
+ * (filled by user space), and is looked up only when a socket gets its
+ * owner. A slot is its process: once the process is reaped its tgid
+ * leaves proc_slots, so that a new process given the same PID gets a slot
+ * (and a row) of its own, and user space gives the slot back once no
+ * socket holds it (slot_sockets) and no timewait socket of it is left. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
@@ -37,6 +39,26 @@ struct {
 	__type(key, __u32); /* tgid */
 	__type(value, char[TT_COMM_LEN]);
 } proc_comms SEC(".maps");
+
+/* Whose each slot is (struct tt_slot_owner), read by user space in place. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__type(key, __u32); /* slot */
+	__type(value, struct tt_slot_owner);
+} slot_owners SEC(".maps");
+
+/* How many entries of the socket table hold each slot, per CPU: one CPU
+ * may add and another take away, only the sum means something. After its
+ * process is gone a slot's sum only goes down, so a sum of zero read one
+ * CPU at a time is a true zero. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__type(key, __u32); /* slot */
+	__type(value, __s64);
+} slot_sockets SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -136,20 +158,44 @@ static __always_inline void count_drop(enum tt_drop drop)
 		bump(count);
 }
 
+static __always_inline __u32 current_tgid(void)
+{
+	return bpf_get_current_pid_tgid() >> 32;
+}
+
+static __always_inline __u64 current_start_time(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, group_leader, start_time);
+}
+
 /* The slot of process tgid, given at its first need; TT_NO_SLOT when
  * every slot is taken. */
 static __always_inline __u32 find_slot(__u32 tgid)
 {
 	__u32 *slot = bpf_map_lookup_elem(&proc_slots, &tgid);
+	struct tt_slot_owner *owner;
+	char (*comm)[TT_COMM_LEN];
 	__u32 fresh;
 
 	if (slot)
 		return *slot;
 	if (bpf_map_pop_elem(&free_slots, &fresh))
 		return TT_NO_SLOT;
+	owner = bpf_map_lookup_elem(&slot_owners, &fresh);
+	if (!owner)
+		return TT_NO_SLOT;
+	comm = bpf_map_lookup_elem(&proc_comms, &tgid);
+	if (comm)
+		__builtin_memcpy(owner->comm, comm, TT_COMM_LEN);
+	owner->start = tgid == current_tgid() ? current_start_time() : 0;
+	owner->tgid = tgid;
+	owner->state = TT_SLOT_LIVE;
 	if (!bpf_map_update_elem(&proc_slots, &tgid, &fresh, BPF_NOEXIST))
 		return fresh;
 	/* A racing CPU gave tgid a slot first: this one goes back. */
+	owner->state = TT_SLOT_FREE;
 	bpf_map_push_elem(&free_slots, &fresh, 0);
 	slot = bpf_map_lookup_elem(&proc_slots, &tgid);
 	return slot ? *slot : TT_NO_SLOT;
@@ -176,6 +222,40 @@ static __always_inline struct tt_proc_counters *counters_at(__u32 slot)
 	if (!c)
 		count_drop(TT_DROP_PROC_MAP_FULL);
 	return c;
+}
+
+static __always_inline void count_slot_sockets(__u32 slot, __s64 n)
+{
+	__s64 *count;
+
+	if (slot == TT_NO_SLOT)
+		return;
+	count = bpf_map_lookup_elem(&slot_sockets, &slot);
+	if (count)
+		__sync_fetch_and_add(count, n);
+}
+
+/* The process that had tgid and started at start (0: whichever) is gone:
+ * its slot keeps counting the sockets that hold it, under its name, and
+ * the process that gets the PID next starts anew. */
+static __always_inline void process_gone(__u32 tgid, __u64 start)
+{
+	__u32 *slot = bpf_map_lookup_elem(&proc_slots, &tgid);
+	struct tt_slot_owner *owner;
+
+	if (slot) {
+		owner = bpf_map_lookup_elem(&slot_owners, slot);
+		/* A process freed after its PID went to a new one (the
+		 * new one's fork called this first) leaves the new slot be. */
+		if (owner && start && owner->start && owner->start != start)
+			return;
+		if (owner && owner->tgid == tgid && owner->state == TT_SLOT_LIVE)
+			owner->state = TT_SLOT_GONE;
+		bpf_map_delete_elem(&proc_slots, &tgid);
+	}
+	bpf_map_delete_elem(&proc_comms, &tgid);
+	bpf_map_delete_elem(&verdicts, &tgid);
+	__sync_fetch_and_add(&procs_gen, 1);
 }
 
 static __always_inline struct tt_proc_counters *counters_of(__u32 tgid)
@@ -251,11 +331,6 @@ static __always_inline bool current_is_traced(__u32 tgid)
 	traced = work_out_verdict(tgid);
 	memo_keep(&m, PC_VERDICT_KNOWN | (traced ? PC_TRACED : 0));
 	return traced;
-}
-
-static __always_inline __u32 current_tgid(void)
-{
-	return bpf_get_current_pid_tgid() >> 32;
 }
 
 #endif /* TT_PROCS_BPF_H */

@@ -63,10 +63,15 @@ static __always_inline bool rst_counted_at_end(const struct sock *sk)
 	return same;
 }
 
-static __always_inline void count_reason(const struct tt_sock *s)
+static __always_inline void count_reason(struct tt_sock *s)
 {
-	struct tt_reason_key key = { .tgid = s->tgid, .reason = s->rst_reason, .side = s->side };
-	__u64 zero = 0, *count = lookup_or_init(&rst_reasons, &key, &zero);
+	struct tt_reason_key key = { .slot = slot_of_sock(s), .reason = s->rst_reason,
+				     .side = s->side };
+	__u64 zero = 0, *count;
+
+	if (key.slot == TT_NO_SLOT)
+		return;
+	count = lookup_or_init(&rst_reasons, &key, &zero);
 
 	if (count)
 		bump(count);

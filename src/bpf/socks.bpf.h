@@ -151,11 +151,18 @@ struct {
  * shared listener gets its slot with its owner, at its first touch (or at
  * its first count if it ends untouched): the listener's owner gets no row
  * for connections it did not accept. */
+static __always_inline __u32 slot_of_sock(struct tt_sock *s)
+{
+	if (s->slot == TT_NO_SLOT) {
+		s->slot = slot_of_process(s->tgid);
+		count_slot_sockets(s->slot, 1);
+	}
+	return s->slot;
+}
+
 static __always_inline struct tt_proc_counters *counters_of_sock(struct tt_sock *s)
 {
-	if (s->slot == TT_NO_SLOT)
-		s->slot = slot_of_process(s->tgid);
-	return counters_at(s->slot);
+	return counters_at(slot_of_sock(s));
 }
 
 /* Copies a struct sock_common, up to a timewait socket's tw_snd_nxt,
@@ -186,6 +193,7 @@ static __always_inline void forget(const struct sock *sk, const struct tt_sock *
 {
 	struct sock_bucket *b = bucket_of(sk);
 	bool untouched = awaits_touch(s);
+	__u32 slot = s->slot;
 	__u64 key = (__u64)sk;
 	int w;
 
@@ -204,6 +212,7 @@ static __always_inline void forget(const struct sock *sk, const struct tt_sock *
 	__sync_fetch_and_add(&tracked_slots[slot_of(sk)], -1);
 	if (untouched)
 		__sync_fetch_and_add(&untouched_slots[slot_of(sk)], -1);
+	count_slot_sockets(slot, -1);
 }
 
 static __always_inline struct tt_sock *find_in(struct sock_bucket *b, const struct sock *sk)
@@ -263,6 +272,7 @@ static __always_inline bool track(const struct sock *sk, __u32 tgid, __u32 slot,
 	__sync_fetch_and_add(&tracked_slots[slot_of(sk)], 1);
 	if (awaits_touch(&value))
 		__sync_fetch_and_add(&untouched_slots[slot_of(sk)], 1);
+	count_slot_sockets(slot, 1);
 	return true;
 full:
 	count_drop(TT_DROP_SOCK_MAP_FULL);

@@ -321,24 +321,41 @@ int BPF_PROG(handle_task_rename, struct task_struct *task, const char *name)
 	traced = named_by_pid_option(tgid, &comm);
 	bpf_map_update_elem(&verdicts, &tgid, &traced, BPF_ANY);
 	/* Over a name recorded before: the row takes the new one. */
-	if (traced)
+	if (traced) {
+		__u32 *slot = bpf_map_lookup_elem(&proc_slots, &tgid);
+		struct tt_slot_owner *owner = slot ? bpf_map_lookup_elem(&slot_owners, slot) : NULL;
+
 		bpf_map_update_elem(&proc_comms, &tgid, &comm, BPF_ANY);
+		if (owner)
+			__builtin_memcpy(owner->comm, comm, TT_COMM_LEN);
+	}
 	__sync_fetch_and_add(&procs_gen, 1);
 	return 0;
 }
 
-/* A new process: its tgid may be that of one gone, whose verdict was for
- * another name. A new thread changes nothing. */
+/* A new process: its tgid may be that of one gone, whose row and verdict
+ * it must not take, and whose task may not be freed yet
+ * (handle_process_free). A new thread changes nothing. */
 SEC("tp_btf/task_newtask")
 int BPF_PROG(handle_task_newtask, struct task_struct *task, __u64 clone_flags)
 {
-	__u32 tgid;
+	if (!(clone_flags & CLONE_THREAD))
+		process_gone(task->tgid, 0);
+	return 0;
+}
 
-	if (clone_flags & CLONE_THREAD)
-		return 0;
-	tgid = task->tgid;
-	bpf_map_delete_elem(&verdicts, &tgid);
-	__sync_fetch_and_add(&procs_gen, 1);
+/* A process's end: its thread group leader is freed once every thread has
+ * gone and the process has been reaped, after its files were closed. Its
+ * PID may then be given to a new process, which must not inherit its row.
+ * Runs at every thread's end, a few per fork. */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(handle_process_free, struct task_struct *task)
+{
+	__u32 pid = task->pid;
+	__u32 tgid = task->tgid;
+
+	if (pid == tgid)
+		process_gone(tgid, task->start_time);
 	return 0;
 }
 

@@ -17,10 +17,10 @@ struct {
  * copied into each owner record. */
 __u64 tw_stamp = 0;
 
-static __always_inline void record_tw_owner(const struct tt_tw_key *key, const struct tt_sock *s)
+static __always_inline void record_tw_owner(const struct tt_tw_key *key, struct tt_sock *s)
 {
 	struct tt_tw_record r = {
-		.kind = TT_TW_OWNER, .stamp = tw_stamp, .tgid = s->tgid, .side = s->side
+		.kind = TT_TW_OWNER, .stamp = tw_stamp, .slot = slot_of_sock(s), .side = s->side
 	};
 
 	r.key = *key;

@@ -17,24 +17,33 @@
 #include "tracer.h"
 #include "tracer_priv.h"
 
-/* The row of pid: binary search over the sorted part, then the few rows
- * appended since the last sort. */
-struct tt_row *row_for(struct tt_snapshot *snap, size_t sorted, size_t *cap, uint32_t pid)
+static int cmp_row_key(const struct tt_row *row, uint32_t pid, uint64_t id)
+{
+	if (row->pid != pid)
+		return row->pid < pid ? -1 : 1;
+	return row->id < id ? -1 : row->id > id;
+}
+
+/* The row of pid and id: binary search over the sorted part, then the few
+ * rows appended since the last sort. */
+struct tt_row *row_for(struct tt_snapshot *snap, size_t sorted, size_t *cap, uint32_t pid,
+		       uint64_t id)
 {
 	size_t lo = 0, hi = sorted;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
+		int cmp = cmp_row_key(&snap->rows[mid], pid, id);
 
-		if (snap->rows[mid].pid == pid)
+		if (!cmp)
 			return &snap->rows[mid];
-		if (snap->rows[mid].pid < pid)
+		if (cmp < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	for (size_t i = sorted; i < snap->n; i++)
-		if (snap->rows[i].pid == pid)
+		if (!cmp_row_key(&snap->rows[i], pid, id))
 			return &snap->rows[i];
 	if (snap->n == *cap) {
 		size_t new_cap = *cap ? *cap * 2 : 64;
@@ -47,6 +56,7 @@ struct tt_row *row_for(struct tt_snapshot *snap, size_t sorted, size_t *cap, uin
 	}
 	memset(&snap->rows[snap->n], 0, sizeof(snap->rows[0]));
 	snap->rows[snap->n].pid = pid;
+	snap->rows[snap->n].id = id;
 	return &snap->rows[snap->n++];
 }
 
@@ -81,86 +91,69 @@ int tracer_counters_of(struct tracer *t, uint32_t pid, struct tt_proc_counters *
 	memset(out, 0, sizeof(*out));
 	if (ncpus < 0)
 		return tracer_fail(t, ncpus, "cannot count CPUs");
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.proc_slots), &pid, &slot))
+		return errno == ENOENT ? 0 : tracer_fail(t, errno, "cannot read counters");
 	percpu = calloc(ncpus, sizeof(*percpu));
 	if (!percpu)
 		return tracer_fail(t, ENOMEM, "cannot read counters");
-	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.proc_slots), &pid, &slot) &&
-	    !bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.proc_counters), &slot, percpu))
-		sum_percpu_words(out, percpu, sizeof(*out), ncpus);
-	else if (errno != ENOENT)
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.proc_counters), &slot, percpu))
 		return free(percpu), tracer_fail(t, errno, "cannot read counters");
+	sum_percpu_words(out, percpu, sizeof(*out), ncpus);
 	free(percpu);
-	out->tw_rst += tw_rst_of(t, pid);
+	out->tw_rst += tw_rst_of(t, slot);
 	return 0;
 }
 
-/* Every entry of a map whose key starts with tgid (rst_reasons,
- * dest_counters), deleted. */
-static void delete_entries_of(int fd, size_t key_size, uint32_t tgid)
-{
-	__u8 key[sizeof(struct tt_dest_key)] = {}, next[sizeof(struct tt_dest_key)];
-	bool first = true;
-
-	while (bpf_map_get_next_key(fd, first ? NULL : key, next) == 0) {
-		uint32_t head;
-
-		memcpy(key, next, key_size);
-		memcpy(&head, key, sizeof(head));
-		/* After a delete the walk starts over: the key is gone. */
-		first = head == tgid && !bpf_map_delete_elem(fd, key);
-	}
-}
-
+/* The self-check's processes leave no row: their slots are given back
+ * once nothing holds them (slots.c), their timewait owners go now. */
 void tracer_forget_pid(struct tracer *t, uint32_t pid)
 {
 	struct tcptrace_bpf *skel = t->skel;
+	__u32 slot;
 
-	/* Its slot is not reused: a late count of its sockets lands there. */
+	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.proc_slots), &pid, &slot) &&
+	    slot < t->n_slots) {
+		__atomic_store_n(&t->slot_owners[slot].state, TT_SLOT_FORGOTTEN, __ATOMIC_RELEASE);
+		forget_tw_owners_of(t, slot);
+	}
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.proc_slots), &pid);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.proc_comms), &pid);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.traced_pids), &pid);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.verdicts), &pid);
 	__atomic_fetch_add(&skel->bss->procs_gen, 1, __ATOMIC_SEQ_CST);
-	delete_entries_of(bpf_map__fd(skel->maps.rst_reasons), sizeof(struct tt_reason_key), pid);
-	delete_entries_of(bpf_map__fd(skel->maps.dest_counters), sizeof(struct tt_dest_key), pid);
-	forget_tw_owners_of(t, pid);
 }
 
+/* Every slot's counters, a row each for a process running or gone. */
 static int read_counters(struct tracer *t, struct tt_snapshot *snap, size_t *cap, int ncpus)
 {
-	int fd = bpf_map__fd(t->skel->maps.proc_slots);
 	int counters_fd = bpf_map__fd(t->skel->maps.proc_counters);
 	struct tt_proc_counters *percpu = calloc(ncpus, sizeof(*percpu));
-	__u32 key, slot, *prev = NULL;
-
 	int err = 0;
 
 	if (!percpu)
 		return -ENOMEM;
-	/* A refused read must not pass for an empty map: a table of zeros
-	 * would follow (bpf() refuses map reads to a process without CAP_BPF
-	 * on some kernels, see privileges.h). */
-	while (!(err = bpf_map_get_next_key(fd, prev, &key) ? -errno : 0)) {
+	for (__u32 slot = 0; slot < t->n_slots; slot++) {
 		struct tt_row *row;
 
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &slot)) {
-			if (errno == ENOENT)
-				continue; /* deleted meanwhile (the self-check's rows) */
-			err = -errno;
-			break;
-		}
+		if (!slot_has_row(t, slot))
+			continue;
+		/* A refused read must not pass for an empty map: a table of
+		 * zeros would follow (bpf() refuses map reads to a process
+		 * without CAP_BPF on some kernels, see privileges.h). */
 		if (bpf_map_lookup_elem(counters_fd, &slot, percpu)) {
 			err = -errno;
 			break;
 		}
-		row = row_for(snap, 0, cap, key);
-		if (!row)
+		/* Each slot once: no row to find, all sorted is new. */
+		row = row_of_slot(t, snap, snap->n, cap, slot);
+		if (!row) {
+			err = -ENOMEM;
 			break;
+		}
 		sum_percpu_words(&row->c, percpu, sizeof(row->c), ncpus);
 	}
 	free(percpu);
-	return err == -ENOENT ? 0 : err;
+	return err;
 }
 
 /* The value of key in a per-CPU map of __u64, summed over CPUs; buf holds
@@ -191,7 +184,7 @@ static void read_reasons(struct tracer *t, struct tt_snapshot *snap, size_t sort
 		prev = &key;
 		if (lookup_percpu_sum(fd, &key, percpu, ncpus, &sum))
 			continue;
-		row = row_for(snap, sorted, cap, key.tgid);
+		row = row_of_slot(t, snap, sorted, cap, key.slot);
 		if (row)
 			row->reasons[key.side & 1][reason_slot(key.reason)] += sum;
 	}
@@ -248,10 +241,10 @@ static void read_other_rsts(struct tracer *t, struct tt_snapshot *snap, int ncpu
 	}
 }
 
-static void read_dests(struct tracer *t, struct tt_snapshot *snap, int ncpus)
+static void read_dests(struct tracer *t, struct tt_snapshot *snap, size_t sorted,
+		       size_t *rows_cap, int ncpus)
 {
 	int fd = bpf_map__fd(t->skel->maps.dest_counters);
-	int comms_fd = bpf_map__fd(t->skel->maps.proc_comms);
 	struct tt_dest_counters *percpu = calloc(ncpus, sizeof(*percpu));
 	struct tt_dest_key key, *prev = NULL;
 	size_t cap = 0;
@@ -260,9 +253,11 @@ static void read_dests(struct tracer *t, struct tt_snapshot *snap, int ncpus)
 		return;
 	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
 		struct tt_dest_row *row;
+		const struct tt_row *proc;
 
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, percpu))
+		proc = row_of_slot(t, snap, sorted, rows_cap, key.slot);
+		if (!proc || bpf_map_lookup_elem(fd, &key, percpu))
 			continue;
 		if (snap->n_dests == cap) {
 			size_t new_cap = cap ? cap * 2 : 64;
@@ -275,14 +270,13 @@ static void read_dests(struct tracer *t, struct tt_snapshot *snap, int ncpus)
 		}
 		row = &snap->dests[snap->n_dests++];
 		memset(row, 0, sizeof(*row));
-		row->pid = key.tgid;
+		row->pid = proc->pid;
+		row->id = proc->id;
+		memcpy(row->comm, proc->comm, sizeof(row->comm));
 		row->netns = key.netns;
 		row->family = key.family;
 		row->port = key.port;
 		memcpy(row->addr, key.addr, sizeof(row->addr));
-		if (bpf_map_lookup_elem(comms_fd, &key.tgid, row->comm))
-			snprintf(row->comm, sizeof(row->comm), "?");
-		row->comm[sizeof(row->comm) - 1] = '\0';
 		sum_percpu_words(&row->c, percpu, sizeof(row->c), ncpus);
 	}
 	free(percpu);
@@ -302,6 +296,18 @@ static void read_drops(struct tracer *t, struct tt_snapshot *snap, int ncpus)
 	snap->drops[TT_DROP_TW_MAP_FULL] += t->tw_unrecorded;
 }
 
+/* --pid PID shows the process every interval: a row of zeros while it
+ * has no slot, under an id no slot's row has. */
+#define TT_ROW_ID_NO_SLOT (1ull << 63)
+
+static void add_selected_row(struct tt_snapshot *snap, size_t *cap, uint32_t pid)
+{
+	for (size_t i = 0; i < snap->n; i++)
+		if (snap->rows[i].pid == pid)
+			return;
+	row_for(snap, snap->n, cap, pid, TT_ROW_ID_NO_SLOT | pid);
+}
+
 static void name_rows(struct tracer *t, struct tt_snapshot *snap)
 {
 	int fd = bpf_map__fd(t->skel->maps.proc_comms);
@@ -309,9 +315,8 @@ static void name_rows(struct tracer *t, struct tt_snapshot *snap)
 	for (size_t i = 0; i < snap->n; i++) {
 		struct tt_row *row = &snap->rows[i];
 
-		/* Remember the name while the process lives: it may exit
-		 * before its last connections are counted. */
-		if (bpf_map_lookup_elem(fd, &row->pid, row->comm)) {
+		/* A process of --pid with no slot yet: named as slots are. */
+		if (!row->comm[0] && bpf_map_lookup_elem(fd, &row->pid, row->comm)) {
 			char comm[TT_COMM_LEN] = {};
 
 			if (proc_read_comm("/proc", row->pid, comm, sizeof(comm)) == 0)
@@ -344,11 +349,11 @@ int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap)
 	if (err)
 		return tracer_fail(t, err, "cannot read counters");
 	for (size_t i = 0; i < t->n_selected; i++)
-		row_for(snap, 0, &cap, t->selected[i]);
+		add_selected_row(snap, &cap, t->selected[i]);
 	rows_sort(snap->rows, snap->n);
 	sorted = snap->n;
 	if (t->by_dest)
-		read_dests(t, snap, ncpus); /* before read_timewait, which fills tw_now */
+		read_dests(t, snap, sorted, &cap, ncpus); /* before read_timewait, which fills tw_now */
 	read_reasons(t, snap, sorted, &cap, ncpus);
 	read_timewait(t, snap, sorted, &cap);
 	read_drops(t, snap, ncpus);
@@ -356,6 +361,7 @@ int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap)
 	read_other_rsts(t, snap, ncpus);
 	rows_sort(snap->rows, snap->n);
 	name_rows(t, snap);
+	slots_reclaim(t);
 	return 0;
 }
 

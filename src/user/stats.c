@@ -16,21 +16,24 @@ size_t reason_slot(uint32_t reason)
 	return reason < TT_REASON_OTHER ? reason : TT_REASON_OTHER;
 }
 
-static int row_cmp_pid(const void *a, const void *b)
+static int row_cmp(const void *a, const void *b)
 {
 	const struct tt_row *ra = a, *rb = b;
 
-	return (ra->pid > rb->pid) - (ra->pid < rb->pid);
+	if (ra->pid != rb->pid)
+		return (ra->pid > rb->pid) - (ra->pid < rb->pid);
+	return (ra->id > rb->id) - (ra->id < rb->id);
 }
 
 void rows_sort(struct tt_row *rows, size_t n)
 {
 	if (n > 1)
-		qsort(rows, n, sizeof(*rows), row_cmp_pid);
+		qsort(rows, n, sizeof(*rows), row_cmp);
 }
 
-/* A cumulative counter only goes down when its pid now belongs to a new
- * process, whose count started from zero. */
+/* A cumulative counter does not go down while its row is the same
+ * process's; a reader of files from older versions may pair two
+ * processes that had the same pid, the later counting from zero. */
 static uint64_t counter_delta(uint64_t cur, uint64_t prev)
 {
 	return cur >= prev ? cur - prev : cur;
@@ -54,6 +57,7 @@ static void row_diff(struct tt_row *out, const struct tt_row *cur, const struct 
 	size_t side, i;
 
 	out->pid = cur->pid;
+	out->id = cur->id;
 	memcpy(out->comm, cur->comm, sizeof(out->comm));
 	out->selected = cur->selected;
 	out->tw_now = cur->tw_now;
@@ -69,7 +73,7 @@ static void row_diff(struct tt_row *out, const struct tt_row *cur, const struct 
 							      prev->reasons[side][i]);
 }
 
-/* Both snapshots are sorted by pid, so one merge walk pairs the rows. */
+/* Both snapshots are sorted by pid and id, so one merge walk pairs the rows. */
 size_t snapshot_diff(const struct tt_snapshot *prev, const struct tt_snapshot *cur,
 		     struct tt_row *out, size_t max)
 {
@@ -80,9 +84,9 @@ size_t snapshot_diff(const struct tt_snapshot *prev, const struct tt_snapshot *c
 		const struct tt_row *row = &cur->rows[i];
 		const struct tt_row *match = NULL;
 
-		while (j < n_prev && prev->rows[j].pid < row->pid)
+		while (j < n_prev && row_cmp(&prev->rows[j], row) < 0)
 			j++;
-		if (j < n_prev && prev->rows[j].pid == row->pid)
+		if (j < n_prev && row_cmp(&prev->rows[j], row) == 0)
 			match = &prev->rows[j];
 		row_diff(&out[n_out++], row, match);
 	}
@@ -120,7 +124,7 @@ bool snapshot_counts_equal(const struct tt_snapshot *a, const struct tt_snapshot
 	for (i = 0; i < a->n; i++) {
 		const struct tt_row *ra = &a->rows[i], *rb = &b->rows[i];
 
-		if (ra->pid != rb->pid || memcmp(&ra->c, &rb->c, sizeof(ra->c)) != 0 ||
+		if (row_cmp(ra, rb) || memcmp(&ra->c, &rb->c, sizeof(ra->c)) != 0 ||
 		    memcmp(ra->reasons, rb->reasons, sizeof(ra->reasons)) != 0)
 			return false;
 	}
@@ -137,6 +141,8 @@ static int dest_cmp(const void *a, const void *b)
 
 	if (x->pid != y->pid)
 		return (x->pid > y->pid) - (x->pid < y->pid);
+	if (x->id != y->id)
+		return (x->id > y->id) - (x->id < y->id);
 	if (x->netns != y->netns)
 		return (x->netns > y->netns) - (x->netns < y->netns);
 	if (x->family != y->family)

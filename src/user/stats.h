@@ -17,6 +17,7 @@
 
 /* One process's counts: cumulative in a snapshot, a difference in a row. */
 struct tt_row {
+	uint64_t id; /* which of the processes that had pid (tracer: slot and give-back) */
 	uint32_t pid;
 	char comm[TT_COMM_LEN];
 	bool selected; /* named by --pid: shown every interval, zeros included */
@@ -27,6 +28,7 @@ struct tt_row {
 
 /* One process's connections to one destination (--by dest). */
 struct tt_dest_row {
+	uint64_t id; /* as in struct tt_row */
 	uint32_t pid;
 	char comm[TT_COMM_LEN];
 	uint32_t netns;
@@ -47,7 +49,7 @@ struct tt_netns_rsts {
 	uint64_t reasons[TT_REASON_SLOTS];
 };
 
-/* Everything read from the kernel at one moment, rows sorted by pid. */
+/* Everything read from the kernel at one moment, rows sorted by pid and id. */
 struct tt_snapshot {
 	uint64_t mono_ns; /* CLOCK_MONOTONIC when taken */
 	size_t n;
@@ -63,11 +65,11 @@ struct tt_snapshot {
 /* Slot of a reason value in tt_row.reasons. */
 size_t reason_slot(uint32_t reason);
 
-/* Sort rows by pid (snapshots must be sorted for snapshot_diff). */
+/* Sort rows by pid, then id (snapshots must be sorted for snapshot_diff). */
 void rows_sort(struct tt_row *rows, size_t n);
 
-/* For every row of cur, the difference to the row with the same pid in
- * prev (a pid missing from prev counts from zero); tw_now, comm and
+/* For every row of cur, the difference to the row with the same pid and id
+ * in prev (a row missing from prev counts from zero); tw_now, comm and
  * selected are taken from cur. Writes at most max rows to out, returns
  * how many it wrote. */
 size_t snapshot_diff(const struct tt_snapshot *prev, const struct tt_snapshot *cur,
@@ -79,10 +81,10 @@ bool row_is_zero(const struct tt_row *row);
 /* The row's RSTs sent by reason, both sides added. */
 void row_reasons_total(const struct tt_row *row, uint64_t out[TT_REASON_SLOTS]);
 
-/* Sort destination rows by pid, then destination. */
+/* Sort destination rows by pid and id, then destination. */
 void dests_sort(struct tt_dest_row *rows, size_t n);
 
-/* The row with key's pid and destination in rows sorted by dests_sort. */
+/* The row with key's pid, id and destination in rows sorted by dests_sort. */
 struct tt_dest_row *dests_find(struct tt_dest_row *rows, size_t n, const struct tt_dest_row *key);
 
 /* snapshot_diff for destination rows: counters become differences,

@@ -72,7 +72,7 @@ int on_tw_record(void *ctx, void *data, size_t size)
 		return 0;
 	if (r->kind == TT_TW_OWNER) {
 		struct tw_owner o = {
-			.key = r->key, .stamp = r->stamp, .tgid = r->tgid, .side = r->side
+			.key = r->key, .stamp = r->stamp, .slot = r->slot, .side = r->side
 		};
 
 		if (tw_table_put(&t->tw_owners, &o))
@@ -83,7 +83,7 @@ int on_tw_record(void *ctx, void *data, size_t size)
 		return 0;
 	owner = tw_table_get(&t->tw_owners, &r->key);
 	if (owner)
-		count = count_of(&t->tw_rsts, &t->n_tw_rsts, owner->tgid, 0);
+		count = count_of(&t->tw_rsts, &t->n_tw_rsts, owner->slot, 0);
 	else
 		count = count_of(&t->tw_other_rsts, &t->n_tw_other_rsts, r->key.flow.netns,
 				 r->reason);
@@ -100,23 +100,40 @@ static bool has_ended(const struct tw_owner *o, void *ctx)
 
 static bool owned_by(const struct tw_owner *o, void *ctx)
 {
-	return o->tgid == *(const uint32_t *)ctx;
+	return o->slot == *(const uint32_t *)ctx;
 }
 
-void forget_tw_owners_of(struct tracer *t, uint32_t pid)
+void forget_tw_rsts_of(struct tracer *t, uint32_t slot)
 {
-	tw_table_remove_if(&t->tw_owners, owned_by, &pid);
 	for (size_t i = 0; i < t->n_tw_rsts; i++)
-		if (t->tw_rsts[i].id == pid)
-			t->tw_rsts[i] = t->tw_rsts[--t->n_tw_rsts];
+		if (t->tw_rsts[i].id == slot)
+			t->tw_rsts[i--] = t->tw_rsts[--t->n_tw_rsts];
 }
 
-uint64_t tw_rst_of(const struct tracer *t, uint32_t pid)
+void forget_tw_owners_of(struct tracer *t, uint32_t slot)
+{
+	tw_table_remove_if(&t->tw_owners, owned_by, &slot);
+	forget_tw_rsts_of(t, slot);
+}
+
+uint64_t tw_rst_of(const struct tracer *t, uint32_t slot)
 {
 	for (size_t i = 0; i < t->n_tw_rsts; i++)
-		if (t->tw_rsts[i].id == pid)
+		if (t->tw_rsts[i].id == slot)
 			return t->tw_rsts[i].count;
 	return 0;
+}
+
+uint32_t *tw_owners_by_slot(const struct tracer *t)
+{
+	uint32_t *held = calloc(t->n_slots ? t->n_slots : 1, sizeof(*held));
+	const struct tw_owner *o;
+	size_t pos = 0;
+
+	while (held && (o = tw_table_next(&t->tw_owners, &pos)))
+		if (o->slot < t->n_slots)
+			held[o->slot]++;
+	return held;
 }
 
 /* A timewait socket listed by sock_diag, keyed as in tw_owners. */
@@ -209,11 +226,14 @@ static void count_ports(const struct tt_netns *ns, struct tt_snapshot *snap,
 	}
 }
 
-/* The destination row of pid toward family/addr/port, if there is one. */
-static struct tt_dest_row *dest_row_of(struct tt_snapshot *snap, uint32_t pid, uint32_t netns,
-				       uint8_t family, const uint8_t *addr, uint16_t port)
+/* The destination row of a process toward family/addr/port, if there is one. */
+static struct tt_dest_row *dest_row_of(struct tt_snapshot *snap, const struct tt_row *proc,
+				       uint32_t netns, uint8_t family, const uint8_t *addr,
+				       uint16_t port)
 {
-	struct tt_dest_row key = { .pid = pid, .netns = netns, .family = family, .port = port };
+	struct tt_dest_row key = {
+		.pid = proc->pid, .id = proc->id, .netns = netns, .family = family, .port = port
+	};
 
 	memcpy(key.addr, addr, sizeof(key.addr));
 	return dests_find(snap->dests, snap->n_dests, &key);
@@ -237,15 +257,15 @@ static int cmp_entry_flow(const void *a, const void *b)
 static void count_tw_now(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap,
 			 const struct tt_flow_key *key, const struct tw_owner *owner)
 {
-	struct tt_row *row = row_for(snap, sorted, cap, owner->tgid);
+	struct tt_row *row = row_of_slot(t, snap, sorted, cap, owner->slot);
 	struct tt_dest_row *dest;
 
-	if (row)
-		row->tw_now++;
+	if (!row)
+		return;
+	row->tw_now++;
 	if (!t->by_dest || owner->side != TT_SIDE_OUT)
 		return;
-	dest = dest_row_of(snap, owner->tgid, key->netns, (uint8_t)key->family, key->raddr,
-			   key->rport);
+	dest = dest_row_of(snap, row, key->netns, (uint8_t)key->family, key->raddr, key->rport);
 	if (dest)
 		dest->tw_now++;
 }
@@ -292,7 +312,7 @@ static void list_timewait(struct tracer *t, size_t i, unsigned int bits, unsigne
 static void add_tw_rsts(struct tracer *t, struct tt_snapshot *snap, size_t sorted, size_t *cap)
 {
 	for (size_t i = 0; i < t->n_tw_rsts; i++) {
-		struct tt_row *row = row_for(snap, sorted, cap, t->tw_rsts[i].id);
+		struct tt_row *row = row_of_slot(t, snap, sorted, cap, t->tw_rsts[i].id);
 
 		if (row)
 			row->c.tw_rst += t->tw_rsts[i].count;

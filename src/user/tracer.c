@@ -155,7 +155,6 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 	bpf_program__set_autoload(skel->progs.handle_send_reset_noreason, !t->reasons_available);
 	/* The verdicts by process are kept only with names to match. */
 	bpf_program__set_autoload(skel->progs.handle_task_rename, skel->rodata->trace_comms);
-	bpf_program__set_autoload(skel->progs.handle_task_newtask, skel->rodata->trace_comms);
 
 	/* The socket table's buckets: see sock_table in socks.bpf.h. */
 	skel->rodata->sock_buckets = (opts->max_sockets + 1) / 2;
@@ -168,6 +167,8 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_slots, opts->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.free_slots, opts->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_comms, opts->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.slot_owners, opts->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.slot_sockets, opts->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.verdicts,
 					      skel->rodata->trace_comms ? 4 * opts->max_procs : 64);
 	err = err ?: bpf_map__set_max_entries(skel->maps.rst_reasons, opts->max_procs);
@@ -191,6 +192,9 @@ int tracer_load(struct tracer *t)
 	for (__u32 slot = 0; slot < slots; slot++)
 		if (bpf_map_update_elem(fd, NULL, &slot, BPF_ANY))
 			return tracer_fail(t, errno, "cannot fill the process slots");
+	err = slots_open(t);
+	if (err)
+		return err;
 	next_tw_stamp(t);
 	return 0;
 }
@@ -288,6 +292,7 @@ void tracer_close(struct tracer *t)
 		bpf_link__destroy(t->links[--t->n_links]);
 	ring_buffer__free(t->tw_ring);
 	t->tw_ring = NULL;
+	slots_close(t);
 	tcptrace_bpf__destroy(t->skel);
 	t->skel = NULL;
 	tw_table_free(&t->tw_owners);

@@ -19,8 +19,8 @@ struct bpf_link;
 struct ring_buffer;
 
 /* RSTs of timewait sockets counted in user space (timewait.c): by owner
- * (id a tgid, reason 0), or by namespace and reason for those of no known
- * owner (id a netns). Cumulative, like the BPF side's counters. */
+ * (id a process slot, reason 0), or by namespace and reason for those of
+ * no known owner (id a netns). Cumulative, like the BPF side's counters. */
 struct tt_tw_count {
 	uint32_t id;
 	uint16_t reason;
@@ -29,9 +29,16 @@ struct tt_tw_count {
 
 #define TT_MAX_NETNS 64
 
+/* What user space keeps of a process slot (slots.c). */
+struct tt_slot_view {
+	uint32_t gen;       /* which give-back of the slot its row is */
+	bool gone_seen;     /* its process was seen gone at a snapshot before */
+	char comm[TT_COMM_LEN];
+};
+
 struct tracer {
 	struct tcptrace_bpf *skel;
-	struct bpf_link *links[8];
+	struct bpf_link *links[12];
 	size_t n_links;
 	bool reasons_available; /* tcp_send_reset carries enum sk_rst_reason */
 	bool by_dest;           /* --by dest: destination rows in each snapshot */
@@ -49,6 +56,11 @@ struct tracer {
 	struct tt_tw_count *tw_rsts, *tw_other_rsts;
 	size_t n_tw_rsts, n_tw_other_rsts;
 	uint64_t tw_unrecorded; /* owners the table had no memory for */
+	struct tt_slot_owner *slot_owners; /* the map, mapped: one per slot */
+	size_t slot_owners_bytes;
+	struct tt_slot_view *slot_views;
+	size_t n_slots;           /* --max-procs */
+	uint32_t slot_gens;       /* slots given back so far */
 	char err[256];            /* the failed step and why, for the caller */
 };
 

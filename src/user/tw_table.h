@@ -13,7 +13,7 @@
 struct tw_owner {
 	struct tt_tw_key key;
 	uint64_t stamp; /* tw_stamp when the BPF side recorded it */
-	uint32_t tgid;
+	uint32_t slot; /* the owner's process slot */
 	uint8_t side;
 	bool ended; /* its timewait socket has gone */
 };
