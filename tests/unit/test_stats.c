@@ -165,6 +165,43 @@ static void test_diff_counter_going_down_means_pid_reused(void **state)
 	assert_string_equal(out.comm, "new");
 }
 
+/* Two processes that had the same PID are two rows, told apart by id:
+ * each is paired with its own row of the snapshot before. */
+static void test_diff_pairs_rows_by_pid_and_id(void **state)
+{
+	struct tt_row p[2] = { make_row(10, "old"), make_row(10, "new") };
+	struct tt_row c[2] = { make_row(10, "old"), make_row(10, "new") };
+	struct tt_snapshot prev = { .n = 1, .rows = p };
+	struct tt_snapshot cur = { .n = 2, .rows = c };
+	struct tt_row out[2];
+
+	(void)state;
+	p[0].id = c[0].id = 3;
+	p[1].id = c[1].id = 1ull << 32 | 3;
+	p[0].c.conn[TT_SIDE_OUT] = 5;
+	c[0].c.conn[TT_SIDE_OUT] = 5;
+	c[1].c.conn[TT_SIDE_OUT] = 2;
+	assert_int_equal(snapshot_diff(&prev, &cur, out, 2), 2);
+	assert_int_equal(out[0].c.conn[TT_SIDE_OUT], 0);
+	assert_string_equal(out[0].comm, "old");
+	assert_int_equal(out[1].c.conn[TT_SIDE_OUT], 2);
+	assert_string_equal(out[1].comm, "new");
+	assert_true(out[1].id == c[1].id);
+}
+
+static void test_rows_sort_orders_by_id_within_a_pid(void **state)
+{
+	struct tt_row rows[3] = { make_row(10, "b"), make_row(9, "x"), make_row(10, "a") };
+
+	(void)state;
+	rows[0].id = 7;
+	rows[2].id = 2;
+	rows_sort(rows, 3);
+	assert_int_equal(rows[0].pid, 9);
+	assert_string_equal(rows[1].comm, "a");
+	assert_string_equal(rows[2].comm, "b");
+}
+
 static void test_diff_subtracts_every_reason_slot(void **state)
 {
 	struct tt_row p = make_row(10, "a"), c = make_row(10, "a"), out;
@@ -373,6 +410,8 @@ int main(void)
 		cmocka_unit_test(test_diff_with_no_prev_snapshot_counts_from_zero),
 		cmocka_unit_test(test_diff_pid_vanished_has_no_row),
 		cmocka_unit_test(test_diff_counter_going_down_means_pid_reused),
+		cmocka_unit_test(test_diff_pairs_rows_by_pid_and_id),
+		cmocka_unit_test(test_rows_sort_orders_by_id_within_a_pid),
 		cmocka_unit_test(test_diff_subtracts_every_reason_slot),
 		cmocka_unit_test(test_diff_tw_now_is_a_gauge),
 		cmocka_unit_test(test_diff_takes_comm_and_selected_from_cur),

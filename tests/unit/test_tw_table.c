@@ -10,7 +10,7 @@
 #include "tw_table.h"
 
 /* Timewait socket number i: distinct local ports, then sequence numbers. */
-static struct tw_owner owner_of(uint32_t i, uint32_t tgid)
+static struct tw_owner owner_of(uint32_t i, uint32_t slot)
 {
 	struct tw_owner o;
 
@@ -22,7 +22,7 @@ static struct tw_owner owner_of(uint32_t i, uint32_t tgid)
 	o.key.flow.laddr[0] = 127;
 	o.key.flow.raddr[0] = 127;
 	o.key.snd_nxt = i / 20000;
-	o.tgid = tgid;
+	o.slot = slot;
 	o.stamp = i;
 	return o;
 }
@@ -50,10 +50,10 @@ static void test_put_then_get(void **state)
 	assert_int_equal(t.n, 2);
 	found = tw_table_get(&t, &a.key);
 	assert_non_null(found);
-	assert_int_equal(found->tgid, 10);
+	assert_int_equal(found->slot, 10);
 	found = tw_table_get(&t, &b.key);
 	assert_non_null(found);
-	assert_int_equal(found->tgid, 20);
+	assert_int_equal(found->slot, 20);
 	tw_table_free(&t);
 }
 
@@ -66,7 +66,7 @@ static void test_same_key_replaces_owner(void **state)
 	assert_int_equal(tw_table_put(&t, &a), 0);
 	assert_int_equal(tw_table_put(&t, &again), 0);
 	assert_int_equal(t.n, 1);
-	assert_int_equal(tw_table_get(&t, &a.key)->tgid, 30);
+	assert_int_equal(tw_table_get(&t, &a.key)->slot, 30);
 	tw_table_free(&t);
 }
 
@@ -80,8 +80,8 @@ static void test_sequence_number_tells_sockets_apart(void **state)
 	assert_int_equal(tw_table_put(&t, &old), 0);
 	assert_int_equal(tw_table_put(&t, &next), 0);
 	assert_int_equal(t.n, 2);
-	assert_int_equal(tw_table_get(&t, &old.key)->tgid, 10);
-	assert_int_equal(tw_table_get(&t, &next.key)->tgid, 20);
+	assert_int_equal(tw_table_get(&t, &old.key)->slot, 10);
+	assert_int_equal(tw_table_get(&t, &next.key)->slot, 20);
 	tw_table_free(&t);
 }
 
@@ -103,7 +103,7 @@ static void test_grows_and_keeps_every_owner(void **state)
 		struct tw_owner o = owner_of(i, 0);
 
 		assert_non_null(tw_table_get(&t, &o.key));
-		assert_int_equal(tw_table_get(&t, &o.key)->tgid, i);
+		assert_int_equal(tw_table_get(&t, &o.key)->slot, i);
 	}
 	while (tw_table_next(&t, &pos))
 		walked++;
@@ -117,9 +117,9 @@ static bool odd_stamp(const struct tw_owner *o, void *ctx)
 	return o->stamp & 1;
 }
 
-static bool of_tgid(const struct tw_owner *o, void *ctx)
+static bool of_slot(const struct tw_owner *o, void *ctx)
 {
-	return o->tgid == *(uint32_t *)ctx;
+	return o->slot == *(uint32_t *)ctx;
 }
 
 /* Removals inside runs of colliding owners: every owner kept is still
@@ -151,7 +151,7 @@ static void test_remove_if_keeps_the_others_findable(void **state)
 static void test_remove_one_process(void **state)
 {
 	struct tw_table t = {};
-	uint32_t tgid = 2;
+	uint32_t slot = 2;
 	size_t pos = 0;
 	struct tw_owner *o;
 
@@ -161,9 +161,9 @@ static void test_remove_one_process(void **state)
 
 		assert_int_equal(tw_table_put(&t, &put), 0);
 	}
-	assert_int_equal(tw_table_remove_if(&t, of_tgid, &tgid), 1000);
+	assert_int_equal(tw_table_remove_if(&t, of_slot, &slot), 1000);
 	while ((o = tw_table_next(&t, &pos)))
-		assert_int_not_equal(o->tgid, 2);
+		assert_int_not_equal(o->slot, 2);
 	assert_int_equal(t.n, 2000);
 	tw_table_free(&t);
 }
