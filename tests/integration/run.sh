@@ -648,6 +648,103 @@ EOF
 	expect_eq "conn_in (its listener was not traced)" 0 "$(csv_sum "$csv" "$pid" conn_in)"
 }
 
+# Sum of a CSV column over the rows of one PID under one name.
+pid_comm_sum() { # csv pid comm column
+	awk -F, -v pid="$2" -v comm="$3" -v col="$4" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$3 == pid && $4 == comm { s += $c }
+		END { if (!c) { print "no-column-" col; exit } print s + 0 }' "$1"
+}
+
+# Conn out and fin pasv ("OUT/PASV") of the summary's rows of one PID under
+# one name, of which the table shows 9 bytes.
+summary_out_pasv() { # tracer-stdout pid comm
+	awk -v pid="$2" -v comm="${3:0:9}" '
+		/^Totals over/ { on = 1; next }
+		on && $1 == pid && $2 == comm && $3 ~ /^[0-9]+$/ { out += $4; pasv += $6 }
+		END { print out + 0 "/" pasv + 0 }' "$1"
+}
+
+# A PID the kernel hands out again names another process: its counts go to
+# a row of their own under its own name, not into the old process's row.
+# Process A makes n1 connections and exits; B, another binary, is made to
+# get A's PID by writing PID-1 to ns_last_pid just before forking it.
+# Another fork on the machine may take the PID first: B's shell then exits
+# before it connects, and the fork is tried again, a bounded number of times.
+case_pid_reused() {
+	local a=$SCENARIO_NAME b=ttb$$ n1=5 n2=3 holder p i try rc=1
+	ns_new || return 1
+	cp "$SCENARIO" "$WORK/$b" || return 1
+	mkdir -p "$WORK/hold"
+	cp /bin/sleep "$WORK/hold/$b" || return 1
+	in_ns "$WORK/hold/$b" 60 & # --pid NAME wants a process of that name at start
+	holder=$!
+	for i in $(seq 100); do [ "$(cat "/proc/$holder/comm" 2>/dev/null)" = "$b" ] && break; sleep 0.05; done
+	server_start 127.0.0.1 "$PORT" $((n1 + n2)) fin-server || return 1
+	tracer_start "$WORK/t.csv" -p "$a,$b" || return 1
+	in_ns "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$n1" --mode fin-server \
+		>"$WORK/a.out" 2>&1 || { log "A failed: $(cat "$WORK/a.out")"; return 1; }
+	p=$(field "$WORK/a.out" pid)
+	[ -n "$p" ] || { log "A printed no pid: $(cat "$WORK/a.out")"; return 1; }
+	for try in $(seq 20); do
+		: >"$WORK/b.out"
+		echo $((p - 1)) >/proc/sys/kernel/ns_last_pid
+		# ip netns exec execs the scenario: B keeps the subshell's PID.
+		( [ "$BASHPID" = "$p" ] && exec ip netns exec "$NS" "$WORK/$b" client --addr 127.0.0.1 \
+			--port "$PORT" --count "$n2" --mode fin-server ) >"$WORK/b.out" 2>&1
+		rc=$?
+		[ -s "$WORK/b.out" ] && break
+	done
+	[ -s "$WORK/b.out" ] || { log "no fork got PID $p in $try tries"; return 1; }
+	[ "$rc" -eq 0 ] || { log "B failed: $(cat "$WORK/b.out")"; return 1; }
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	expect_eq "B ($b) has A's PID, by its own count (fork $try of at most 20)" "$p" "$(field "$WORK/b.out" pid)"
+	expect_eq "pid $p as $a: conn_out" "$n1" "$(pid_comm_sum "$csv" "$p" "$a" conn_out)"
+	expect_eq "pid $p as $a: fin_passive_out" "$n1" "$(pid_comm_sum "$csv" "$p" "$a" fin_passive_out)"
+	expect_eq "pid $p as $b: conn_out" "$n2" "$(pid_comm_sum "$csv" "$p" "$b" conn_out)"
+	expect_eq "pid $p as $b: fin_passive_out" "$n2" "$(pid_comm_sum "$csv" "$p" "$b" fin_passive_out)"
+	# The CSV's rows are per interval, so they part A from B even today
+	# when the two fall into different intervals; the summary's cannot.
+	expect_eq "summary, pid $p as $a: conn out/fin pasv" "$n1/$n1" "$(summary_out_pasv "$WORK/tracer.out" "$p" "$a")"
+	expect_eq "summary, pid $p as $b: conn out/fin pasv" "$n2/$n2" "$(summary_out_pasv "$WORK/tracer.out" "$p" "$b")"
+	expect_eq "server conn_in = its accepts" "$(field "$WORK/server.out" accepted)" "$(csv_sum "$csv" "$SRV" conn_in)"
+}
+
+# Processes come and go on a long run: once a traced process has exited
+# and its sockets are gone, its counter slot must serve another process.
+# Three times as many short-lived clients as slots, one after another,
+# each followed by a pause of a few intervals.
+case_process_slots_recycled() {
+	local slots=16 clients=48 count=5 i out pid got drops good=0 bad=()
+	ns_new || return 1
+	server_start 127.0.0.1 "$PORT" $((clients * count)) fin-server || return 1
+	tracer_start "$WORK/t.csv" --max-procs "$slots" -p "$SCENARIO_NAME" || return 1
+	: >"$WORK/client.pids"
+	for i in $(seq "$clients"); do
+		out=$WORK/client.$i.out
+		in_ns "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$count" --mode fin-server \
+			>"$out" 2>&1 || { log "client $i failed: $(cat "$out")"; return 1; }
+		field "$out" pid >>"$WORK/client.pids"
+		sleep 1
+	done
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	tracer_stop || return 1
+	local csv=$WORK/t.csv
+	for pid in $(cat "$WORK/client.pids"); do
+		got="$(csv_sum "$csv" "$pid" conn_out)/$(csv_sum "$csv" "$pid" fin_passive_out)"
+		if [ "$got" = "$count/$count" ]; then good=$((good + 1)); else bad+=("$pid:$got"); fi
+	done
+	expect_eq "clients with conn_out/fin_passive_out $count/$count${bad:+ (not: ${bad[*]:0:4}${bad[4]:+ ...})}" \
+		"$clients" "$good"
+	expect_eq "server conn_in = its accepts" "$(field "$WORK/server.out" accepted)" "$(csv_sum "$csv" "$SRV" conn_in)"
+	drops=$(grep -E '^tcptrace: [0-9]+ ' "$WORK/tracer.err")
+	expect_eq "what tcptrace says it dropped or lost" none "${drops:-none}"
+}
+
 # Sum of a column over every row of a command name.
 comm_sum() { # csv comm column
 	awk -F, -v comm="$2" -v col="$3" '
@@ -1322,6 +1419,8 @@ run_case "a timewait socket's RST, owner not traced: no process row" case_timewa
 run_case "only the server traced" case_only_server_traced
 run_case "every process traced" case_every_process
 run_case "a process renamed to a traced name is followed, then not" case_renamed_process
+run_case "a pid reused by another process: a row of its own, under its own name" case_pid_reused
+run_case "process slots of exited processes are recycled (--max-procs 16)" case_process_slots_recycled
 run_case "socket map full: counted, and the limit named" case_socket_map_full
 run_case "102,000 concurrent connections, exact" case_102k_concurrent_connections
 run_case "two instances at once" case_two_instances
