@@ -7,6 +7,7 @@
 #   none          no tracer
 #   tcptrace      ./tcptrace -p haproxy,nginx
 #   tcptrace-all  ./tcptrace (every process)
+#   tcptrace-nested ./tcptrace --catch-nested -p haproxy,nginx
 #   tcptrace-base $TCPTRACE_BASE -p haproxy,nginx: another build (an older
 #                 commit's), for before and after in one interleaved run
 #   floor         build/hookcost floor: tcptrace's five raw tracepoints with
@@ -68,7 +69,8 @@ usage: $0 [--quick] [-r ROUNDS] [-n REQUESTS] [-c CONCURRENCY]
   -n REQUESTS   requests per run, one connection each (default $REQUESTS)
   -c N          ab concurrency (default $CONCURRENCY)
   --targets     haproxy (haproxy in front of nginx) and/or nginx (default $TARGETS)
-  --variants    from none,tcptrace,tcptrace-all,tcptrace-base,floor,tcpstates,bpftrace
+  --variants    from none,tcptrace,tcptrace-all,tcptrace-nested,tcptrace-base,floor,
+                tcpstates,bpftrace
                 (default: all but tcptrace-base)
   --out DIR     where the CSV files go (default bench/results)
   --nice N      run servers, ab and tracers at this nice value (default 0)
@@ -107,7 +109,7 @@ parse_args() {
 		case $t in haproxy|nginx) ;; *) log "bench: unknown target $t"; usage ;; esac
 	done
 	for v in ${VARIANTS//,/ }; do
-		case $v in none|tcptrace|tcptrace-all|tcptrace-base|floor|tcpstates|bpftrace) ;;
+		case $v in none|tcptrace|tcptrace-all|tcptrace-nested|tcptrace-base|floor|tcpstates|bpftrace) ;;
 		*) log "bench: unknown variant $v"; usage ;; esac
 	done
 	[[ ,$VARIANTS, == *,none,* ]] || fail "--variants must include none: ratios are taken against it"
@@ -124,7 +126,7 @@ check_tools() {
 	if has_variant floor; then
 		[ -x "$HOOKCOST" ] || fail "missing $HOOKCOST: run make hookcost first, or leave floor out of --variants"
 	fi
-	if has_variant tcptrace || has_variant tcptrace-all; then
+	if has_variant tcptrace || has_variant tcptrace-all || has_variant tcptrace-nested; then
 		[ -x "$TCPTRACE" ] || fail "missing $TCPTRACE: run make first"
 	fi
 	if has_variant tcptrace-base; then
@@ -275,6 +277,8 @@ start_tracer() {
 	case $variant in
 	tcptrace) nice -n "$NICE" "$TCPTRACE" -p "$(traced_names "$target")" >/dev/null 2>"$RUN/tracer.err" & ;;
 	tcptrace-all) nice -n "$NICE" "$TCPTRACE" >/dev/null 2>"$RUN/tracer.err" & ;;
+	tcptrace-nested) nice -n "$NICE" "$TCPTRACE" --catch-nested -p "$(traced_names "$target")" \
+		>/dev/null 2>"$RUN/tracer.err" & ;;
 	tcptrace-base) nice -n "$NICE" "$TCPTRACE_BASE" -p "$(traced_names "$target")" >/dev/null 2>"$RUN/tracer.err" & ;;
 	floor) nice -n "$NICE" "$HOOKCOST" floor >/dev/null 2>"$RUN/tracer.err" & ;;
 	tcpstates) nice -n "$NICE" "$TCPSTATES" >/dev/null 2>"$RUN/tracer.err" & ;;

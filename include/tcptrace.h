@@ -202,6 +202,26 @@ enum tt_drop {
 	TT_DROPS,
 };
 
+/* --catch-nested: the hooks whose programs have a twin (nested.bpf.h). */
+enum tt_hook {
+	TT_HOOK_SET_STATE = 0,
+	TT_HOOK_SEND_RESET,
+	TT_HOOK_RECEIVE_RESET,
+	TT_HOOK_DESTROY,
+	TT_HOOKS,
+};
+
+/* Per CPU: the last events the primaries began, and how many events the
+ * twins handled for them (events the kernel skipped the primary for). */
+#define TT_NESTING_NOTES 4
+
+struct tt_nesting {
+	__u64 object[TT_HOOKS][TT_NESTING_NOTES];
+	__u32 what[TT_HOOKS][TT_NESTING_NOTES];
+	__u32 next[TT_HOOKS];
+	__u64 caught;
+};
+
 /* Defaults for the map sizes; --max-sockets and --max-procs change them. */
 #define TT_DEFAULT_MAX_SOCKETS 131072
 #define TT_DEFAULT_MAX_PROCS 4096

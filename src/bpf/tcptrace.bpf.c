@@ -34,6 +34,7 @@ const volatile bool by_dest = false; /* --by dest: also count per destination */
 #include "listeners.bpf.h"
 #include "timewait.bpf.h"
 #include "rsts.bpf.h"
+#include "nested.bpf.h"
 
 /* Count how a connection ended, once, when its socket goes away (or is
  * reused by a new connect). Not at the move to CLOSE: an abort (close with
@@ -179,31 +180,28 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 	}
 }
 
-/* Every connection's birth, close and end passes here: the one hook that
- * sees them all. */
-SEC("tp_btf/inet_sock_set_state")
-int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
+static __always_inline void on_set_state(struct sock *sk, int oldstate, int newstate)
 {
 	struct tt_sock *s;
 
 	/* Half of all changes say nothing tcptrace counts: leave at once. */
 	if (newstate == TCP_FIN_WAIT2 || newstate == TCP_CLOSING || newstate == TCP_SYN_RECV)
-		return 0;
+		return;
 
 	/* These three run in the syscall of the process that owns the socket. */
 	if (newstate == TCP_SYN_SENT) {
 		on_connect(sk);
-		return 0;
+		return;
 	}
 	if (newstate == TCP_LISTEN) {
 		if (is_inet_tcp(sk))
 			on_listen(sk);
-		return 0;
+		return;
 	}
 	if (oldstate == TCP_LISTEN) {
 		if (newstate == TCP_CLOSE)
 			on_unlisten(sk);
-		return 0;
+		return;
 	}
 
 	s = lookup_sock(sk);
@@ -216,16 +214,16 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 	}
 	if (!s) {
 		if (oldstate != TCP_SYN_RECV)
-			return 0;
+			return;
 		if (newstate == TCP_ESTABLISHED) {
 			adopt_child(sk);
-			return 0;
+			return;
 		}
 		/* Closed before the handshake ended: handled below as a
 		 * followed socket's same move would be. */
 		s = adopt_fastopen_child(sk, newstate);
 		if (!s)
-			return 0;
+			return;
 	}
 
 	note_who_closed_first(s, oldstate, newstate);
@@ -252,6 +250,23 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 		on_close(sk, s, oldstate);
 		break;
 	}
+}
+
+/* Every connection's birth, close and end passes here: the one hook that
+ * sees them all. */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
+{
+	note_event(TT_HOOK_SET_STATE, sk, event_what(oldstate, newstate));
+	on_set_state(sk, oldstate, newstate);
+	return 0;
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(catch_set_state, struct sock *sk, int oldstate, int newstate)
+{
+	if (skipped_by_primary(TT_HOOK_SET_STATE, sk, event_what(oldstate, newstate)))
+		on_set_state(sk, oldstate, newstate);
 	return 0;
 }
 
@@ -259,7 +274,16 @@ int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 SEC("tp_btf/tcp_send_reset")
 int BPF_PROG(handle_send_reset, const struct sock *sk, const struct sk_buff *skb, __u32 reason)
 {
+	note_event(TT_HOOK_SEND_RESET, skb, event_what(0, 0));
 	on_send_reset(sk, skb, reason);
+	return 0;
+}
+
+SEC("tp_btf/tcp_send_reset")
+int BPF_PROG(catch_send_reset, const struct sock *sk, const struct sk_buff *skb, __u32 reason)
+{
+	if (skipped_by_primary(TT_HOOK_SEND_RESET, skb, event_what(0, 0)))
+		on_send_reset(sk, skb, reason);
 	return 0;
 }
 
@@ -268,18 +292,41 @@ int BPF_PROG(handle_send_reset, const struct sock *sk, const struct sk_buff *skb
 SEC("tp_btf/tcp_send_reset")
 int BPF_PROG(handle_send_reset_noreason, const struct sock *sk, const struct sk_buff *skb)
 {
+	note_event(TT_HOOK_SEND_RESET, skb, event_what(0, 0));
 	on_send_reset(sk, skb, TT_REASON_UNKNOWN);
 	return 0;
+}
+
+SEC("tp_btf/tcp_send_reset")
+int BPF_PROG(catch_send_reset_noreason, const struct sock *sk, const struct sk_buff *skb)
+{
+	if (skipped_by_primary(TT_HOOK_SEND_RESET, skb, event_what(0, 0)))
+		on_send_reset(sk, skb, TT_REASON_UNKNOWN);
+	return 0;
+}
+
+static __always_inline void on_receive_reset(struct sock *sk)
+{
+	struct tt_sock *s = lookup_sock(sk);
+
+	if (s)
+		s->flags |= TT_SK_RST_RECV;
 }
 
 /* An RST received: the move to CLOSE that follows looks like any other. */
 SEC("tp_btf/tcp_receive_reset")
 int BPF_PROG(handle_receive_reset, struct sock *sk)
 {
-	struct tt_sock *s = lookup_sock(sk);
+	note_event(TT_HOOK_RECEIVE_RESET, sk, event_what(0, 0));
+	on_receive_reset(sk);
+	return 0;
+}
 
-	if (s)
-		s->flags |= TT_SK_RST_RECV;
+SEC("tp_btf/tcp_receive_reset")
+int BPF_PROG(catch_receive_reset, struct sock *sk)
+{
+	if (skipped_by_primary(TT_HOOK_RECEIVE_RESET, sk, event_what(0, 0)))
+		on_receive_reset(sk);
 	return 0;
 }
 
@@ -359,10 +406,7 @@ int BPF_PROG(handle_process_free, struct task_struct *task)
 	return 0;
 }
 
-/* A connection's end is counted at its socket's destruction, after any
- * RST that its move to CLOSE brings. */
-SEC("tp_btf/tcp_destroy_sock")
-int BPF_PROG(handle_destroy_sock, struct sock *sk)
+static __always_inline void on_destroy_sock(struct sock *sk)
 {
 	struct tt_sock *s = lookup_sock(sk);
 
@@ -370,7 +414,7 @@ int BPF_PROG(handle_destroy_sock, struct sock *sk)
 	if (!s) {
 		if (listeners_stopping)
 			listener_destroyed(sk);
-		return 0;
+		return;
 	}
 	/* Untouched, the socket is not orphaned: only its holder's close()
 	 * destroys it, in that process (see on_touch). */
@@ -385,6 +429,23 @@ int BPF_PROG(handle_destroy_sock, struct sock *sk)
 		left_timewait(sk, s, death_row_of(sk->__sk_common.skc_net.net));
 	finish(sk, s);
 	forget(sk, s);
+}
+
+/* A connection's end is counted at its socket's destruction, after any
+ * RST that its move to CLOSE brings. */
+SEC("tp_btf/tcp_destroy_sock")
+int BPF_PROG(handle_destroy_sock, struct sock *sk)
+{
+	note_event(TT_HOOK_DESTROY, sk, event_what(0, 0));
+	on_destroy_sock(sk);
+	return 0;
+}
+
+SEC("tp_btf/tcp_destroy_sock")
+int BPF_PROG(catch_destroy_sock, struct sock *sk)
+{
+	if (skipped_by_primary(TT_HOOK_DESTROY, sk, event_what(0, 0)))
+		on_destroy_sock(sk);
 	return 0;
 }
 

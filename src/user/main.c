@@ -284,7 +284,12 @@ static void print_summary(struct tracer *t, const struct tt_snapshot *first,
 	lost = last->lost - first->lost;
 	if (lost)
 		fprintf(stderr, "tcptrace: %llu events lost: the kernel skipped a program already "
-				"running on the same CPU\n", (unsigned long long)lost);
+				"running on the same CPU%s\n", (unsigned long long)lost,
+			t->catch_nested ? "" : " (--catch-nested catches most)");
+	if (t->catch_nested)
+		fprintf(stderr, "tcptrace: %llu events nested in a running program, counted by "
+				"its twin (--catch-nested)\n",
+			(unsigned long long)tracer_nested_caught(t));
 	free(totals);
 	free(dests);
 }

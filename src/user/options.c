@@ -30,6 +30,7 @@ enum {
 	OPT_JSON,
 	OPT_LISTEN,
 	OPT_MAX_COMMS,
+	OPT_CATCH_NESTED,
 };
 
 static const struct option long_options[] = {
@@ -44,6 +45,7 @@ static const struct option long_options[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "max-comms", required_argument, NULL, OPT_MAX_COMMS },
+	{ "catch-nested", no_argument, NULL, OPT_CATCH_NESTED },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -75,6 +77,9 @@ const char tt_usage[] =
 	"      --max-procs N         processes (and, with --by dest, process and\n"
 	"                            destination pairs) counted at once (16 to\n"
 	"                            1048576, default 4096)\n"
+	"      --catch-nested        also count the events the kernel skips a program\n"
+	"                            for (one nested in the same program on its CPU):\n"
+	"                            a second program run for every event\n"
 	"      --listen [ADDR:]PORT  serve Prometheus metrics on http://ADDR:PORT/metrics\n"
 	"                            and print no table; ADDR is 127.0.0.1 by default,\n"
 	"                            [::1] for IPv6, 0.0.0.0 for every interface\n"
@@ -424,6 +429,9 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 					    "to %d",
 					    optarg, MAX_COMMS_MAX);
 			opts->max_comms = (uint32_t)v;
+			break;
+		case OPT_CATCH_NESTED:
+			opts->catch_nested = true;
 			break;
 		case 'h':
 			opts->help = true;

@@ -42,6 +42,7 @@ struct tt_options {
 	uint32_t max_procs;   /* --max-procs, default TT_DEFAULT_MAX_PROCS */
 	char **command;       /* run mode: what follows "--", NULL-terminated */
 	bool by_dest;         /* --by dest: rows per process and destination */
+	bool catch_nested;    /* --catch-nested: twin programs (nested.bpf.h) */
 	bool help;            /* -h: print usage and exit 0 */
 	bool version;         /* -V */
 };

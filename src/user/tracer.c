@@ -153,6 +153,14 @@ int tracer_open(struct tracer *t, const struct tt_options *opts)
 	skel->rodata->by_dest = t->by_dest = opts->by_dest;
 	bpf_program__set_autoload(skel->progs.handle_send_reset, t->reasons_available);
 	bpf_program__set_autoload(skel->progs.handle_send_reset_noreason, !t->reasons_available);
+	skel->rodata->catch_nested = t->catch_nested = opts->catch_nested;
+	bpf_program__set_autoload(skel->progs.catch_set_state, opts->catch_nested);
+	bpf_program__set_autoload(skel->progs.catch_send_reset,
+				  opts->catch_nested && t->reasons_available);
+	bpf_program__set_autoload(skel->progs.catch_send_reset_noreason,
+				  opts->catch_nested && !t->reasons_available);
+	bpf_program__set_autoload(skel->progs.catch_receive_reset, opts->catch_nested);
+	bpf_program__set_autoload(skel->progs.catch_destroy_sock, opts->catch_nested);
 	/* The verdicts by process are kept only with names to match. */
 	bpf_program__set_autoload(skel->progs.handle_task_rename, skel->rodata->trace_comms);
 
@@ -222,6 +230,11 @@ int tracer_set_targets(struct tracer *t, const struct tt_options *opts)
 	return 0;
 }
 
+static bool is_twin(const struct bpf_program *prog)
+{
+	return !strncmp(bpf_program__name(prog), "catch_", 6);
+}
+
 int tracer_attach(struct tracer *t)
 {
 	/* For the self-check's test: a program left unattached is an event
@@ -229,18 +242,23 @@ int tracer_attach(struct tracer *t)
 	const char *skip = getenv("TCPTRACE_TEST_SKIP_PROGRAM");
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, t->skel->obj) {
-		struct bpf_link *link;
+	/* Twins (--catch-nested) last: a tracepoint runs its programs in the
+	 * order they were attached, and a twin must run after its primary. */
+	for (int twins = 0; twins < 2; twins++) {
+		bpf_object__for_each_program(prog, t->skel->obj) {
+			struct bpf_link *link;
 
-		if (!bpf_program__autoload(prog) || (skip && !strcmp(skip, bpf_program__name(prog))))
-			continue;
-		if (t->n_links == sizeof(t->links) / sizeof(t->links[0]))
-			return tracer_fail(t, E2BIG, "too many BPF programs to attach");
-		link = bpf_program__attach(prog);
-		if (!link)
-			return tracer_fail(t, errno, "cannot attach to %s",
-					   strchr(bpf_program__section_name(prog), '/') + 1);
-		t->links[t->n_links++] = link;
+			if (!bpf_program__autoload(prog) || is_twin(prog) != twins ||
+			    (skip && !strcmp(skip, bpf_program__name(prog))))
+				continue;
+			if (t->n_links == sizeof(t->links) / sizeof(t->links[0]))
+				return tracer_fail(t, E2BIG, "too many BPF programs to attach");
+			link = bpf_program__attach(prog);
+			if (!link)
+				return tracer_fail(t, errno, "cannot attach to %s",
+						   strchr(bpf_program__section_name(prog), '/') + 1);
+			t->links[t->n_links++] = link;
+		}
 	}
 	return 0;
 }
@@ -266,24 +284,49 @@ uint64_t tracer_map_bytes(struct tracer *t)
 	return total;
 }
 
+/* Events the twins handled for their primaries, over every CPU. */
+static uint64_t nested_caught(struct tracer *t)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct tt_nesting *percpu;
+	uint64_t caught = 0;
+	__u32 zero = 0;
+
+	if (ncpus <= 0)
+		return 0;
+	percpu = calloc(ncpus, sizeof(*percpu));
+	if (percpu && !bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.nesting), &zero, percpu))
+		for (int cpu = 0; cpu < ncpus; cpu++)
+			caught += percpu[cpu].caught;
+	free(percpu);
+	return caught;
+}
+
 /* The kernel runs a BPF program at most once at a time on a CPU: a softirq
  * that interrupts one of tcptrace's programs in a task's syscall (close(),
  * connect()) and hits the same tracepoint skips it, and counts it in the
- * program's recursion_misses. That event is lost to tcptrace. */
+ * program's recursion_misses. That event is lost to tcptrace, unless the
+ * program's twin handled it (--catch-nested). A twin's own misses lose
+ * nothing its primary did not miss too. */
 uint64_t tracer_lost_events(struct tracer *t)
 {
 	struct bpf_program *prog;
-	uint64_t lost = 0;
+	uint64_t missed = 0, caught = t->catch_nested ? nested_caught(t) : 0;
 
 	bpf_object__for_each_program(prog, t->skel->obj) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 
-		if (bpf_program__autoload(prog) &&
+		if (bpf_program__autoload(prog) && !is_twin(prog) &&
 		    !bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
-			lost += info.recursion_misses;
+			missed += info.recursion_misses;
 	}
-	return lost;
+	return missed > caught ? missed - caught : 0;
+}
+
+uint64_t tracer_nested_caught(struct tracer *t)
+{
+	return t->catch_nested ? nested_caught(t) : 0;
 }
 
 void tracer_close(struct tracer *t)

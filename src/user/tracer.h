@@ -38,10 +38,11 @@ struct tt_slot_view {
 
 struct tracer {
 	struct tcptrace_bpf *skel;
-	struct bpf_link *links[12];
+	struct bpf_link *links[16];
 	size_t n_links;
 	bool reasons_available; /* tcp_send_reset carries enum sk_rst_reason */
 	bool by_dest;           /* --by dest: destination rows in each snapshot */
+	bool catch_nested;      /* --catch-nested: the twins are attached */
 	struct tt_reason_names reason_names;
 	struct tt_netns netns[TT_MAX_NETNS];
 	size_t n_netns;
@@ -83,6 +84,8 @@ int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap);
 uint64_t tracer_map_bytes(struct tracer *t);
 /* Events the kernel never gave tcptrace's programs (see tracer.c). */
 uint64_t tracer_lost_events(struct tracer *t);
+/* Events the twins of --catch-nested handled for their primaries. */
+uint64_t tracer_nested_caught(struct tracer *t);
 void tracer_close(struct tracer *t);
 
 void snapshot_free(struct tt_snapshot *snap);

@@ -130,7 +130,9 @@ i=0
 while [ "$(sockets_in 0A)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 say existing "$(sockets_in '01|0A')"
 
-/opt/tt/tcptrace -p "$NAME" --csv t.csv -i 0.5 >tracer.out 2>tracer.err &
+# With the twins of --catch-nested: every kernel must load them too, and
+# the counts below must come out the same with them attached.
+/opt/tt/tcptrace -p "$NAME" --csv t.csv -i 0.5 --catch-nested >tracer.out 2>tracer.err &
 tracer=$!
 i=0
 while ! grep -q '^tcptrace: tracing' tracer.err && kill -0 $tracer 2>/dev/null && [ $i -lt 1200 ]; do

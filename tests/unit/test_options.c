@@ -92,6 +92,7 @@ static void test_defaults(void **state)
 	assert_int_equal(p.opts.max_comms, TT_DEFAULT_MAX_COMMS);
 	assert_int_equal(p.opts.max_sockets, TT_DEFAULT_MAX_SOCKETS);
 	assert_int_equal(p.opts.max_procs, TT_DEFAULT_MAX_PROCS);
+	assert_false(p.opts.catch_nested);
 	assert_false(p.opts.help);
 	assert_false(p.opts.version);
 }
@@ -522,6 +523,17 @@ static void test_max_procs_limits(void **state)
 	parse_fails_naming(ARGV("--max-procs", "1048577"), "'1048577'");
 }
 
+static void test_catch_nested_takes_no_argument(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("--catch-nested", "-p", "nginx"));
+	assert_true(p.opts.catch_nested);
+	assert_int_equal(p.opts.n_targets, 1);
+	parse_fails_naming(ARGV("--catch-nested=yes"), "--catch-nested");
+}
+
 static void test_help(void **state)
 {
 	struct parsed p;
@@ -716,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_max_comms_limits),
 		cmocka_unit_test(test_max_sockets_limits),
 		cmocka_unit_test(test_max_procs_limits),
+		cmocka_unit_test(test_catch_nested_takes_no_argument),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_positional_argument_is_rejected),

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* --catch-nested: a twin for each hook that runs in both process and
+ * softirq context. The kernel skips a program for an event that comes
+ * while the same program runs on the CPU (a softirq's, during a
+ * close()'s). The twin, attached to the same tracepoint, runs after its
+ * primary for every event: it handles the ones its primary did not note
+ * among the last few it began on this CPU. A flag set while the primary
+ * runs would not do: the kernel already counts it as running before its
+ * first instruction and after its last. */
+#ifndef TT_NESTED_BPF_H
+#define TT_NESTED_BPF_H
+
+const volatile bool catch_nested = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tt_nesting);
+} nesting SEC(".maps");
+
+/* An event: the object it is about (a socket, an RST's packet), and for
+ * a state change which one. */
+static __always_inline __u32 event_what(int oldstate, int newstate)
+{
+	return (oldstate & 0xff) << 8 | (newstate & 0xff);
+}
+
+/* In a primary, first. Each hook has notes of its own: programs of other
+ * hooks may run nested in it and note their events meanwhile. Without
+ * --catch-nested it compiles to nothing at load: catch_nested is a
+ * constant to the verifier. */
+static __always_inline void note_event(enum tt_hook hook, const void *object, __u32 what)
+{
+	struct tt_nesting *n;
+	__u32 zero = 0, i;
+
+	if (!catch_nested)
+		return;
+	n = bpf_map_lookup_elem(&nesting, &zero);
+	if (!n)
+		return;
+	i = n->next[hook]++ % TT_NESTING_NOTES;
+	n->object[hook][i] = addr_of(object);
+	n->what[hook][i] = what;
+}
+
+/* In a twin: whether the primary never began this event, the kernel
+ * having skipped it; counted then. */
+static __always_inline bool skipped_by_primary(enum tt_hook hook, const void *object,
+					       __u32 what)
+{
+	__u64 addr = addr_of(object);
+	struct tt_nesting *n;
+	__u32 zero = 0;
+
+	n = bpf_map_lookup_elem(&nesting, &zero);
+	if (!n)
+		return false;
+	for (int i = 0; i < TT_NESTING_NOTES; i++)
+		if (n->object[hook][i] == addr && n->what[hook][i] == what)
+			return false;
+	__sync_fetch_and_add(&n->caught, 1);
+	return true;
+}
+
+#endif /* TT_NESTED_BPF_H */
