@@ -855,8 +855,27 @@ case_socket_map_full() {
 # 102,000 connections held at once by traced processes. Six servers of
 # 17,000 each: this machine allows a process 20,000 open files and no
 # more (no CAP_SYS_RESOURCE). Clients are not traced.
-case_102k_concurrent_connections() {
-	local k=6 n=17000 i j servers=() clients=() csv=$WORK/scale.csv held
+case_102k_concurrent_connections() { mass_release 6 17000; }
+
+# The same release, smaller and through a rate-limited loopback, with
+# --catch-nested. Packets the rate holds back come out of a timer's
+# softirq, which interrupts programs running in the clients' close()s:
+# about 1,200 events a run are nested. Without the option they are lost
+# (and fin_passive_in comes out short); with it the twins handle them,
+# none is lost, and none is counted twice. Whether every end is counted is
+# the 102,000 case's: on this machine the kernel gives no BPF program at
+# all the events of some softirqs (docs/reliability.md), so here the ends
+# are held to at most the truth.
+case_nested_events_caught() {
+	RELEASE_RATE=20mbit ENDS_AT_MOST=1 mass_release 4 12000 --catch-nested || return 1
+	expect_eq "events lost" "" "$(sed -n 's/^tcptrace: \([0-9]*\) events lost.*/\1/p' "$WORK/tracer.err")"
+	expect_eq "events nested and counted by a twin > 0" 1 \
+		"$(sed -n 's/^tcptrace: \([0-9]*\) events nested.*/\1/p' "$WORK/tracer.err" | awk '{ print ($1 > 0) }')"
+}
+
+mass_release() { # servers connections-each [tcptrace options...]
+	local k=$1 n=$2 i j servers=() clients=() csv=$WORK/scale.csv held holder
+	shift 2
 	ulimit -Sn 20000
 	ns_new "net.ipv4.ip_local_port_range=1024 65535" || return 1
 	for i in $(seq 0 $((k - 1))); do
@@ -864,7 +883,11 @@ case_102k_concurrent_connections() {
 		mv "$WORK/server.out" "$WORK/server$i.out"
 		servers+=("$SRV")
 	done
-	tracer_start "$csv" -i 1 -p "$(IFS=,; echo "${servers[*]}")" || return 1
+	# Traced too, so that tcptrace outlives the servers until their last
+	# closes have settled (it stops once every traced PID has exited).
+	sleep 600 &
+	holder=$!
+	tracer_start "$csv" -i 1 -p "$(IFS=,; echo "${servers[*]},$holder")" "$@" || return 1
 	for i in $(seq 0 $((k - 1))); do
 		ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port $((9000 + i)) \
 			--count "$n" --mode hold --hold "$WORK/scale-held$i" >"$WORK/client$i.out" 2>&1 &
@@ -873,16 +896,28 @@ case_102k_concurrent_connections() {
 	for i in $(seq 0 $((k - 1))); do
 		for j in $(seq 600); do [ -s "$WORK/scale-held$i" ] && break; sleep 0.1; done
 	done
-	held=$(in_ns ss -tanH state established '( sport >= :9000 and sport <= :9005 )' | wc -l)
+	held=$(in_ns ss -tanH state established "( sport >= :9000 and sport <= :$((9000 + k - 1)) )" | wc -l)
 	sleep 1.5 # one interval with every connection up
 	expect_eq "connections held at once (ss)" $((k * n)) "$held"
 	expect_eq "conn_in while held" "$held" "$(awk -F, 'NR > 1 { s += $5 } END { print s + 0 }' "$csv")"
+	# Packets the rate holds back come out of a timer's softirq, which
+	# may interrupt a program running in a close() on that CPU.
+	[ -z "${RELEASE_RATE:-}" ] || in_ns tc qdisc add dev lo root tbf rate "$RELEASE_RATE" burst 8kb latency 5s || return 1
 	kill -USR1 "${clients[@]}"
-	wait "${clients[@]}" "${servers[@]}" || { log "a scenario process failed"; return 1; }
+	wait "${clients[@]}" "${servers[@]}" || { log "a scenario process failed"; kill "$holder"; return 1; }
+	[ -z "${RELEASE_RATE:-}" ] || sleep 5 # the rate's queue drains for a few seconds more
+	settle
+	kill "$holder"
+	wait "$holder" 2>/dev/null
 	tracer_stop || return 1
 	local eofs=0
 	for i in $(seq 0 $((k - 1))); do eofs=$((eofs + $(field "$WORK/server$i.out" eof))); done
-	expect_eq "fin_passive_in = the servers' own EOF count" "$eofs" "$(awk -F, 'NR > 1 { s += $9 } END { print s + 0 }' "$csv")"
+	if [ -n "${ENDS_AT_MOST:-}" ]; then
+		expect_eq "fin_passive_in at most the servers' own EOF count" 1 \
+			"$(awk -F, -v eofs="$eofs" 'NR > 1 { s += $9 } END { print (s <= eofs && s > 0) }' "$csv")"
+	else
+		expect_eq "fin_passive_in = the servers' own EOF count" "$eofs" "$(awk -F, 'NR > 1 { s += $9 } END { print s + 0 }' "$csv")"
+	fi
 	expect_eq "conn_in in all" $((k * n)) "$(awk -F, 'NR > 1 { s += $5 } END { print s + 0 }' "$csv")"
 	expect_eq "untracked" 0 "$(awk -F, 'NR > 1 { s += $22 } END { print s + 0 }' "$csv")"
 	log "    $(grep '^tcptrace: BPF maps\|events lost' "$WORK/tracer.err")"
@@ -1423,6 +1458,7 @@ run_case "a pid reused by another process: a row of its own, under its own name"
 run_case "process slots of exited processes are recycled (--max-procs 16)" case_process_slots_recycled
 run_case "socket map full: counted, and the limit named" case_socket_map_full
 run_case "102,000 concurrent connections, exact" case_102k_concurrent_connections
+run_case "--catch-nested: a mass release loses no event" case_nested_events_caught
 run_case "two instances at once" case_two_instances
 run_case "nginx -s reload: new workers followed, totals exact" case_nginx_reload
 run_case "nginx, shared listener: connections the client aborts land on their worker" case_nginx_shared_listener_client_aborts
