@@ -249,8 +249,15 @@ static __always_inline void process_gone(__u32 tgid, __u64 start)
 		 * new one's fork called this first) leaves the new slot be. */
 		if (owner && start && owner->start && owner->start != start)
 			return;
-		if (owner && owner->tgid == tgid && owner->state == TT_SLOT_LIVE)
+		if (owner && owner->tgid == tgid && owner->state == TT_SLOT_LIVE) {
+			char (*comm)[TT_COMM_LEN] = bpf_map_lookup_elem(&proc_comms, &tgid);
+
+			/* Named after its slot was given (in a softirq): the
+			 * name goes with the slot, for user space to read. */
+			if (comm && !owner->comm[0])
+				__builtin_memcpy(owner->comm, comm, TT_COMM_LEN);
 			owner->state = TT_SLOT_GONE;
+		}
 		bpf_map_delete_elem(&proc_slots, &tgid);
 	}
 	bpf_map_delete_elem(&proc_comms, &tgid);

@@ -308,27 +308,42 @@ static void add_selected_row(struct tt_snapshot *snap, size_t *cap, uint32_t pid
 	row_for(snap, snap->n, cap, pid, TT_ROW_ID_NO_SLOT | pid);
 }
 
+/* The name of a --pid process, read while it runs and kept: it may have
+ * no slot, and so no name of the BPF side's, before it exits. Told to the
+ * BPF side too, which names the slot it gives the process from it (a
+ * process that was there before start-up may get its slot in a softirq,
+ * where its name cannot be read). */
+static void name_selected(struct tracer *t, size_t j, char comm[TT_COMM_LEN])
+{
+	int comms_fd = bpf_map__fd(t->skel->maps.proc_comms);
+	char *kept;
+
+	if (!t->selected_comms)
+		t->selected_comms = calloc(t->n_selected, TT_COMM_LEN);
+	kept = t->selected_comms ? t->selected_comms[j] : comm;
+	if (!kept[0] && bpf_map_lookup_elem(comms_fd, &t->selected[j], kept)) {
+		if (proc_read_comm("/proc", t->selected[j], kept, TT_COMM_LEN) == 0)
+			bpf_map_update_elem(comms_fd, &t->selected[j], kept, BPF_NOEXIST);
+		else
+			kept[0] = '\0';
+	}
+	kept[TT_COMM_LEN - 1] = '\0';
+	memcpy(comm, kept[0] ? kept : "?", kept[0] ? TT_COMM_LEN : 2);
+}
+
 static void name_rows(struct tracer *t, struct tt_snapshot *snap)
 {
-	int fd = bpf_map__fd(t->skel->maps.proc_comms);
-
 	for (size_t i = 0; i < snap->n; i++) {
 		struct tt_row *row = &snap->rows[i];
 
-		/* A process of --pid with no slot yet: named as slots are. */
-		if (!row->comm[0] && bpf_map_lookup_elem(fd, &row->pid, row->comm)) {
-			char comm[TT_COMM_LEN] = {};
-
-			if (proc_read_comm("/proc", row->pid, comm, sizeof(comm)) == 0)
-				bpf_map_update_elem(fd, &row->pid, comm, BPF_NOEXIST);
-			else
-				snprintf(comm, sizeof(comm), "?");
-			memcpy(row->comm, comm, sizeof(comm));
+		for (size_t j = 0; j < t->n_selected; j++) {
+			if (t->selected[j] != row->pid)
+				continue;
+			row->selected = true;
+			if (!row->comm[0])
+				name_selected(t, j, row->comm);
 		}
 		row->comm[sizeof(row->comm) - 1] = '\0';
-		for (size_t j = 0; j < t->n_selected; j++)
-			if (t->selected[j] == row->pid)
-				row->selected = true;
 	}
 }
 

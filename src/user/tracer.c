@@ -336,6 +336,8 @@ void tracer_close(struct tracer *t)
 	ring_buffer__free(t->tw_ring);
 	t->tw_ring = NULL;
 	slots_close(t);
+	free(t->selected_comms);
+	t->selected_comms = NULL;
 	tcptrace_bpf__destroy(t->skel);
 	t->skel = NULL;
 	tw_table_free(&t->tw_owners);

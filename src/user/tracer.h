@@ -49,6 +49,7 @@ struct tracer {
 	bool netns_warned;        /* a namespace could not be opened (said once) */
 	const uint32_t *selected; /* PIDs named by --pid, shown every interval */
 	size_t n_selected;
+	char (*selected_comms)[TT_COMM_LEN]; /* their names, kept once read */
 	uint64_t seeded;          /* sockets found at start-up */
 	uint64_t tw_stamp;        /* the last one given to the BPF side */
 	unsigned int tw_families[TT_MAX_NETNS]; /* netns[i]'s with timewait owners: 1 IPv4, 2 IPv6 */
