@@ -16,12 +16,19 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARNINGS) \
 	-Wno-unused-parameter -Iinclude -I. -MMD -MP
 LIBS := -lbpf -lelf -lz
 
+# src/user/ by job (docs/layout.md); a folder uses only those before it
+# in this list (tests/lint/layers.sh checks it).
 # Pure modules: unit-tested without root and without libbpf.
-PURE := stats options table csv proc_match csv_read compare ports utf8 json metrics http \
-	timeline html report_page report_cli tw_table
-# The tracer's files: they include the BPF skeleton.
-TRACER := tracer seed snapshot timewait slots
-USER := $(PURE) sockdiag netns $(TRACER) selfcheck report privileges command exporter main
+PURE := common/stats common/utf8 common/procfs common/fail \
+	tracer/ports tracer/tw_table \
+	output/table output/csv output/json output/metrics output/http \
+	offline/csv_read offline/compare offline/timeline offline/html offline/report_page \
+	offline/report_cli \
+	cli/options cli/proc_match
+# The tracer's files that include the BPF skeleton.
+TRACER := tracer/tracer tracer/seed tracer/snapshot tracer/timewait tracer/slots tracer/counters
+USER := $(PURE) tracer/sockdiag tracer/netns tracer/namespaces $(TRACER) tracer/selfcheck output/report \
+	output/exporter cli/privileges cli/command cli/main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))
 
 ifeq ($(V),1)
@@ -37,7 +44,7 @@ endif
 
 all: tcptrace $(OUTPUT)/tt-scenario $(OUTPUT)/tt-stall
 
-$(OUTPUT) $(OUTPUT)/user:
+$(OUTPUT):
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/%.tmp.bpf.o: src/bpf/%.bpf.c | $(OUTPUT)
@@ -67,15 +74,16 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 $(patsubst %,$(OUTPUT)/user/%.o,$(TRACER)): $(OUTPUT)/tcptrace.skel.h
 
 # The report page's own style and script, compiled in as strings.
-REPORT_ASSETS := src/user/page/report.css src/user/page/report.js
+REPORT_ASSETS := src/user/offline/page/report.css src/user/offline/page/report.js
 $(OUTPUT)/report_assets.h: tools/embed.sh $(REPORT_ASSETS) | $(OUTPUT)
 	$(call msg,EMBED,$@)
-	$(Q)tools/embed.sh report_css src/user/page/report.css report_js src/user/page/report.js >$@
+	$(Q)tools/embed.sh report_css $(word 1,$(REPORT_ASSETS)) report_js $(word 2,$(REPORT_ASSETS)) >$@
 
-$(OUTPUT)/user/report_page.o: $(OUTPUT)/report_assets.h
+$(OUTPUT)/user/offline/report_page.o: $(OUTPUT)/report_assets.h
 
-$(OUTPUT)/user/%.o: src/user/%.c | $(OUTPUT)/user
+$(OUTPUT)/user/%.o: src/user/%.c
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(USER_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 tcptrace: $(patsubst %,$(OUTPUT)/user/%.o,$(USER))
@@ -160,7 +168,7 @@ uninstall:
 		[ ! -d "$$dir" ] || rmdir --ignore-fail-on-non-empty "$$dir"; \
 	done
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*/*.d)
 
 # ---------------------------------------------------------------------------
 # Reliability checks (tests/run-checks.sh runs the first three in sequence):
@@ -186,20 +194,19 @@ SAN_CFLAGS := -g -O1 $(SAN_FLAGS)
 ASAN_UNIT_TESTS := $(patsubst tests/unit/%.c,$(ASAN_OUTPUT)/%,$(wildcard tests/unit/test_*.c))
 ASAN_TCPTRACE := $(ASAN_OUTPUT)/tcptrace
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all
-# The CSV reader's harness is built once src/user/csv_read.c exists.
-FUZZERS := options http $(if $(wildcard src/user/csv_read.c),csv_read)
+# tests/fuzz/fuzz_NAME.c drives the module .../NAME.c of this list.
+FUZZ_MODULES := cli/options output/http offline/csv_read
+FUZZERS := $(notdir $(FUZZ_MODULES))
 LINT_CFLAGS := -std=gnu11 $(INCLUDES) -DTCPTRACE_VERSION='"$(VERSION)"'
 
 .PHONY: asan asan-unit asan-tcptrace valgrind valgrind-unit valgrind-tcptrace lint fuzz checks
 
-$(ASAN_OUTPUT)/user $(FUZZ_OUTPUT)/user:
-	$(Q)mkdir -p $@
-
 $(patsubst %,$(ASAN_OUTPUT)/user/%.o,$(TRACER)): $(OUTPUT)/tcptrace.skel.h
-$(ASAN_OUTPUT)/user/report_page.o: $(OUTPUT)/report_assets.h
+$(ASAN_OUTPUT)/user/offline/report_page.o: $(OUTPUT)/report_assets.h
 
-$(ASAN_OUTPUT)/user/%.o: src/user/%.c | $(ASAN_OUTPUT)/user
+$(ASAN_OUTPUT)/user/%.o: src/user/%.c
 	$(call msg,CC-ASAN,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(SAN_CC) $(SAN_CFLAGS) $(USER_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(ASAN_OUTPUT)/test_%: tests/unit/test_%.c $(patsubst %,$(ASAN_OUTPUT)/user/%.o,$(PURE))
@@ -235,28 +242,33 @@ valgrind: $(UNIT_TESTS) tcptrace
 	tests/memcheck.sh valgrind tcptrace ./tcptrace || status=1; \
 	exit $$status
 
-lint: $(OUTPUT)/tcptrace.skel.h $(OUTPUT)/report_assets.h
+lint: $(patsubst %,$(OUTPUT)/user/%.o,$(USER))
 	$(Q)CLANG_TIDY='$(CLANG_TIDY)' CPPCHECK='$(CPPCHECK)' tests/lint.sh $(LINT_CFLAGS)
 
-$(FUZZ_OUTPUT)/user/%.o: src/user/%.c | $(FUZZ_OUTPUT)/user
+$(FUZZ_OUTPUT)/user/%.o: src/user/%.c
 	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(SAN_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined $(USER_CFLAGS) \
 		$(DEPFLAGS) -c $< -o $@
 
-$(FUZZ_OUTPUT)/fuzz_%.o: tests/fuzz/fuzz_%.c | $(FUZZ_OUTPUT)/user
+$(FUZZ_OUTPUT)/fuzz_%.o: tests/fuzz/fuzz_%.c
 	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(SAN_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined $(USER_CFLAGS) \
 		$(DEPFLAGS) -c $< -o $@
 
-# tests/fuzz/fuzz_NAME.c drives src/user/NAME.c; its seeds are in
-# tests/fuzz/corpus/NAME, its dictionary in tests/fuzz/NAME.dict.
-$(FUZZ_OUTPUT)/fuzz_%: $(FUZZ_OUTPUT)/fuzz_%.o $(FUZZ_OUTPUT)/user/%.o
-	$(call msg,LINK-FUZZ,$@)
-	$(Q)$(SAN_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $^ -lm -o $@
+# tests/fuzz/fuzz_NAME.c drives the module NAME of FUZZ_MODULES; its seeds
+# are in tests/fuzz/corpus/NAME, its dictionary in tests/fuzz/NAME.dict.
+define fuzz_link
+$(FUZZ_OUTPUT)/fuzz_$(notdir $(1)): $(FUZZ_OUTPUT)/fuzz_$(notdir $(1)).o $(FUZZ_OUTPUT)/user/$(1).o
+	$$(call msg,LINK-FUZZ,$$@)
+	$$(Q)$$(SAN_CC) $$(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $$^ -lm -o $$@
+endef
+$(foreach m,$(FUZZ_MODULES),$(eval $(call fuzz_link,$(m))))
 
 # Kept, so a second `make fuzz` relinks nothing.
 .SECONDARY: $(patsubst %,$(FUZZ_OUTPUT)/fuzz_%.o,$(FUZZERS)) \
-	$(patsubst %,$(FUZZ_OUTPUT)/user/%.o,$(FUZZERS))
+	$(patsubst %,$(FUZZ_OUTPUT)/user/%.o,$(FUZZ_MODULES))
 
 fuzz: $(patsubst %,$(FUZZ_OUTPUT)/fuzz_%,$(FUZZERS))
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $^
@@ -264,4 +276,4 @@ fuzz: $(patsubst %,$(FUZZ_OUTPUT)/fuzz_%,$(FUZZERS))
 checks:
 	$(Q)tests/run-checks.sh
 
--include $(wildcard $(ASAN_OUTPUT)/user/*.d $(FUZZ_OUTPUT)/*.d $(FUZZ_OUTPUT)/user/*.d)
+-include $(wildcard $(ASAN_OUTPUT)/user/*/*.d $(FUZZ_OUTPUT)/*.d $(FUZZ_OUTPUT)/user/*/*.d)

@@ -160,7 +160,7 @@ struct tt_tw_key {
 
 /* What the BPF side tells user space about timewait sockets, through the
  * tw_records ring buffer; user space resolves it at each snapshot (see
- * src/user/timewait.c). */
+ * src/user/tracer/timewait.c). */
 enum tt_tw_record_kind {
 	/* An active close left the timewait socket key, owned by the process
 	 * of slot on side; stamp is tw_stamp when it was written. */

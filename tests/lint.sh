@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-# `make lint`: clang-tidy over src/user and tests/unit (settings in
-# .clang-tidy), then cppcheck over src/user (suppressions, each with its
-# reason, in tests/cppcheck.supp). Arguments: the compiler flags the sources
-# are built with. Any finding fails; both tools always run.
+# `make lint`: the shape of src/user (tests/lint/layers.sh: no cycle
+# between modules, no folder using one above it), clang-tidy over src/user
+# and tests/unit (settings in .clang-tidy), then cppcheck over src/user
+# (suppressions, each with its reason, in tests/cppcheck.supp). Arguments:
+# the compiler flags the sources are built with. Any finding fails; every
+# tool always runs.
 set -u
 cd "$(dirname "$0")/.."
 CLANG_TIDY=${CLANG_TIDY:-clang-tidy-19}
@@ -36,7 +38,8 @@ step() {
 
 # The force-included headers correct what the analyzer cannot know about
 # libbpf and cmocka; tests/lint/*.h say what and why.
-step "clang-tidy src/user" "$CLANG_TIDY" --quiet src/user/*.c -- "${cflags[@]}" \
+step "layers src/user" tests/lint/layers.sh build/user
+step "clang-tidy src/user" "$CLANG_TIDY" --quiet src/user/*/*.c -- "${cflags[@]}" \
 	-include tests/lint/libbpf-ownership.h
 step "clang-tidy tests/unit" "$CLANG_TIDY" --quiet tests/unit/*.c -- "${cflags[@]}" \
 	-include tests/lint/cmocka-noreturn.h

@@ -3,7 +3,7 @@
 # The installed files: `make install` and `make uninstall` under DESTDIR, the
 # man page (it renders without a warning, and it names every option of
 # --help, every CSV column and table heading tcptrace really writes, every
-# metric of src/user/metrics.c), the reference pages under docs/ (the same
+# metric of src/user/output/metrics.c), the reference pages under docs/ (the same
 # options, columns and metrics), the bash completion sourced in bash, and
 # the systemd unit example under systemd-analyze verify. The CSV headers
 # come from a real run, so this needs root, like `make test`. Run `make`
@@ -191,7 +191,7 @@ case_man_columns() {
 case_man_metrics() {
 	local page served name documented
 	page=$(section "PROMETHEUS METRICS")
-	served=$(grep -ohE '"tcptrace_[a-z_]+' src/user/metrics.c | tr -d '"' | LC_ALL=C sort -u)
+	served=$(grep -ohE '"tcptrace_[a-z_]+' src/user/output/metrics.c | tr -d '"' | LC_ALL=C sort -u)
 	[ "$(wc -l <<<"$served")" -ge 20 ] || { bad "too few metrics in metrics.c: $served"; return 1; }
 	for name in $served; do
 		grep -qw -- "$name" <<<"$page" || bad "metric $name is not in the page"
@@ -214,7 +214,7 @@ case_doc_pages() {
 	for col in $(head -qn1 "$WORK/proc.csv" "$WORK/dest.csv" | tr , '\n' | LC_ALL=C sort -u); do
 		grep -qw -- "$col" docs/columns.md || bad "CSV column $col is not in docs/columns.md"
 	done
-	served=$(grep -ohE '"tcptrace_[a-z_]+' src/user/metrics.c | tr -d '"' | LC_ALL=C sort -u)
+	served=$(grep -ohE '"tcptrace_[a-z_]+' src/user/output/metrics.c | tr -d '"' | LC_ALL=C sort -u)
 	documented=$(grep -oE 'tcptrace_[a-z_]+' docs/metrics.md | LC_ALL=C sort -u)
 	expect_eq "metrics in docs/metrics.md, as in metrics.c" "$(echo $served)" "$(echo $documented)"
 }

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "csv_read.h"
+#include "offline/csv_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

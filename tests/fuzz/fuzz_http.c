@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "http.h"
+#include "output/http.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
-#include "options.h"
+#include "cli/options.h"
 
 #define MAX_ARGS 64 /* getopt's cost grows with argc; more finds nothing new */
 

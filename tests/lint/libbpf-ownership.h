@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Force-included by `make lint` into src/user/*.c, never by a build.
+/* Force-included by `make lint` into every src/user .c file, never by a build.
  * libbpf's headers live in /usr/include, and the static analyzer assumes a
  * function declared in a system header frees nothing. It then reports a leak
  * of the bpf_object_skeleton that bpftool's generated open() hands to

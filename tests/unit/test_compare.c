@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "compare.h"
+#include "offline/compare.h"
 #include "csv_fixtures.h"
 
 #define T3 "2026-11-22T16:45:03.000Z"

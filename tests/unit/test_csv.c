@@ -11,7 +11,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <unistd.h>
-#include "csv.h"
+#include "output/csv.h"
 
 #define ISO_TIME "2026-11-22T16:45:01.000Z"
 #define ZERO_COUNTS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"

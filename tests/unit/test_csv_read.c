@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "csv.h"
-#include "csv_read.h"
+#include "output/csv.h"
+#include "offline/csv_read.h"
 #include "csv_fixtures.h"
 
 #define NOT_OURS "not a tcptrace CSV (header does not start with time,elapsed_s,pid,comm)"

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/time.h>
-#include "http.h"
+#include "output/http.h"
 
 static enum http_parse parse(const char *text, struct http_request *req)
 {

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
-#include "csv.h"
-#include "json.h"
+#include "output/csv.h"
+#include "output/json.h"
 
 #define ISO_TIME "2026-11-22T16:45:01.000Z"
 #define ZERO_FIELDS                                                                          \

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
-#include "metrics.h"
-#include "utf8.h"
+#include "output/metrics.h"
+#include "common/utf8.h"
 
 static struct tt_row make_row(uint32_t pid, const char *comm)
 {

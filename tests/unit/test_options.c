@@ -10,7 +10,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <linux/types.h>
-#include "options.h"
+#include "cli/options.h"
 
 #define ERR_LEN 256
 #define ARGV(...) ((char *[]){ "tcptrace", __VA_ARGS__, NULL })

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include "ports.h"
+#include "tracer/ports.h"
 
 static struct tt_port_policy policy; /* 8 KiB: not on the test's stack */
 

@@ -12,7 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "proc_match.h"
+#include "cli/proc_match.h"
+#include "common/procfs.h"
 
 #define ERR_LEN 128
 #define MAX_PIDS 16

@@ -15,10 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "html.h"
-#include "json.h"
-#include "report_cli.h"
-#include "report_page.h"
+#include "offline/html.h"
+#include "output/json.h"
+#include "offline/report_cli.h"
+#include "offline/report_page.h"
 #include "csv_fixtures.h"
 
 

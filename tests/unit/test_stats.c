@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
-#include "stats.h"
+#include "common/stats.h"
 
 static struct tt_row make_row(uint32_t pid, const char *comm)
 {

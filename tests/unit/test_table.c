@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
-#include "table.h"
+#include "output/table.h"
 
 #define HEADER_LINE_1(label)                                                              \
 	label "              conn        fin         rst          timewait      port\n"

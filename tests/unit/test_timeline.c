@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "timeline.h"
+#include "offline/timeline.h"
 #include "csv_fixtures.h"
 
 

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "tw_table.h"
+#include "tracer/tw_table.h"
 
 /* Timewait socket number i: distinct local ports, then sequence numbers. */
 static struct tw_owner owner_of(uint32_t i, uint32_t slot)

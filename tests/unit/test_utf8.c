@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
-#include "utf8.h"
+#include "common/utf8.h"
 
 static size_t len_of(const char *s)
 {

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Small reads of /proc files: a process's name, one numeric field. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "common/procfs.h"
+
+int proc_read_comm(const char *proc_root, uint32_t pid, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	size_t used = 0;
+	ssize_t got;
+	int fd;
+
+	if (len == 0)
+		return -1;
+	if (snprintf(path, sizeof(path), "%s/%u/comm", proc_root, pid) >= (int)sizeof(path))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (used < len - 1) {
+		got = read(fd, buf + used, len - 1 - used);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			close(fd);
+			return -1;
+		}
+		if (got == 0)
+			break;
+		used += (size_t)got;
+	}
+	close(fd);
+	buf[used] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int proc_read_field(const char *path, const char *label, uint64_t *value)
+{
+	size_t len = strlen(label);
+	char line[256];
+	int ret = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		char *end;
+
+		if (strncmp(line, label, len) != 0)
+			continue;
+		errno = 0;
+		v = strtoull(line + len, &end, 10);
+		if (errno || end == line + len || (*end != '\n' && *end != ' ' && *end != '\0'))
+			break;
+		*value = v;
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Small reads of /proc files: a process's name, one numeric field. */
+#ifndef TT_PROCFS_H
+#define TT_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Read <proc_root>/<pid>/comm without its newline; 0 or -1. */
+int proc_read_comm(const char *proc_root, uint32_t pid, char *buf, size_t len);
+
+/* The number after "label" on the line of a /proc file that starts with
+ * it ("VmHWM:" in /proc/self/status, "memlock:" in fdinfo). Returns 0, or
+ * -1 when the file, the line or a valid number is missing. */
+int proc_read_field(const char *path, const char *label, uint64_t *value);
+
+#endif /* TT_PROCFS_H */

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Plain structs for one process's counts, and the interval maths over
+ * them: pure functions, no libbpf, so unit tests need no root. */
+#ifndef TT_STATS_H
+#define TT_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "tcptrace.h"
+
+/* RST reasons are counted per value of enum sk_rst_reason; values at or
+ * past TT_REASON_OTHER, and TT_REASON_UNKNOWN, share the last slot. */
+#define TT_REASON_SLOTS 64
+#define TT_REASON_OTHER (TT_REASON_SLOTS - 1)
+
+/* Names of RST reasons indexed by reason slot; NULL entries are unnamed. */
+struct tt_reason_names {
+	const char *name[TT_REASON_SLOTS];
+};
+
+/* One process's counts: cumulative in a snapshot, a difference in a row. */
+struct tt_row {
+	uint64_t id; /* which of the processes that had pid (tracer: slot and give-back) */
+	uint32_t pid;
+	char comm[TT_COMM_LEN];
+	bool selected; /* named by --pid: shown every interval, zeros included */
+	struct tt_proc_counters c;
+	uint64_t tw_now; /* a gauge: timewait sockets held now, never a difference */
+	uint64_t reasons[TT_SIDES][TT_REASON_SLOTS]; /* RSTs sent, by side and reason */
+};
+
+/* One process's connections to one destination (--by dest). */
+struct tt_dest_row {
+	uint64_t id; /* as in struct tt_row */
+	uint32_t pid;
+	char comm[TT_COMM_LEN];
+	uint32_t netns;
+	uint16_t family;
+	uint16_t port;
+	uint8_t addr[16];
+	struct tt_dest_counters c;
+	uint64_t tw_now;     /* gauge: its timewait sockets toward the destination */
+	uint64_t ports_held; /* gauge: usable local ports of the namespace held toward it */
+	uint64_t ports_free; /* gauge: usable local ports still free toward it */
+	double runout_s;     /* in a difference: seconds until ports_free is 0 at the
+			      * interval's growth of ports_held; 0 when not growing */
+};
+
+/* RSTs in no process's row, in one network namespace, by reason. */
+struct tt_netns_rsts {
+	uint32_t netns;
+	uint64_t reasons[TT_REASON_SLOTS];
+};
+
+/* Everything read from the kernel at one moment, rows sorted by pid and id. */
+struct tt_snapshot {
+	uint64_t mono_ns; /* CLOCK_MONOTONIC when taken */
+	size_t n;
+	struct tt_row *rows;
+	uint64_t drops[TT_DROPS];
+	uint64_t lost; /* events the kernel skipped tcptrace's programs for */
+	size_t n_other;
+	struct tt_netns_rsts *other; /* cumulative, like rows */
+	size_t n_dests;
+	struct tt_dest_row *dests; /* --by dest only; sorted by dests_sort */
+};
+
+/* Slot of a reason value in tt_row.reasons. */
+size_t reason_slot(uint32_t reason);
+
+/* Sort rows by pid, then id (snapshots must be sorted for snapshot_diff). */
+void rows_sort(struct tt_row *rows, size_t n);
+
+/* For every row of cur, the difference to the row with the same pid and id
+ * in prev (a row missing from prev counts from zero); tw_now, comm and
+ * selected are taken from cur. Writes at most max rows to out, returns
+ * how many it wrote. */
+size_t snapshot_diff(const struct tt_snapshot *prev, const struct tt_snapshot *cur,
+		     struct tt_row *out, size_t max);
+
+/* True when the row has nothing to show: all counters and tw_now zero. */
+bool row_is_zero(const struct tt_row *row);
+
+/* The row's RSTs sent by reason, both sides added. */
+void row_reasons_total(const struct tt_row *row, uint64_t out[TT_REASON_SLOTS]);
+
+/* Sort destination rows by pid and id, then destination. */
+void dests_sort(struct tt_dest_row *rows, size_t n);
+
+/* The row with key's pid, id and destination in rows sorted by dests_sort. */
+struct tt_dest_row *dests_find(struct tt_dest_row *rows, size_t n, const struct tt_dest_row *key);
+
+/* snapshot_diff for destination rows: counters become differences,
+ * gauges are taken from cur, and runout_s is worked out from the growth
+ * of ports_held since prev. Returns how many rows it wrote (at most max). */
+size_t dests_diff(const struct tt_snapshot *prev, const struct tt_snapshot *cur,
+		  struct tt_dest_row *out, size_t max);
+
+/* True when a destination row has nothing to show: counters and tw_now 0. */
+bool dest_row_is_zero(const struct tt_dest_row *row);
+
+/* True when both snapshots hold the same processes with the same counters
+ * and RST reasons (tw_now, a gauge, is not compared): nothing happened
+ * between them. */
+bool snapshot_counts_equal(const struct tt_snapshot *a, const struct tt_snapshot *b);
+
+
+#endif /* TT_STATS_H */

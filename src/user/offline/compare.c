@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* tcptrace compare: sums each CSV run (totals, rates, the peak of tw_now per
+ * interval, its processes) and prints the runs side by side against the
+ * first, as text or CSV, TIME_WAIT first. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "offline/compare.h"
+#include "output/csv.h"
+
+#define LINE_WIDTH 100  /* the text report fits this for two runs */
+#define NAME_WIDTH 16   /* "fin_passive_out " */
+#define TOTAL_WIDTH 12
+#define RATE_WIDTH 11
+#define RATIO_WIDTH 9
+#define CONT_INDENT "    "
+
+/* The TIME_WAIT counts lead the report; the level tw_now comes after them. */
+const enum tt_csv_col compare_tw_counts[COMPARE_TW_COUNTS] = { TT_CSV_TW_IN, TT_CSV_TW_OUT };
+const enum tt_csv_col compare_other_counts[COMPARE_OTHER_COUNTS] = {
+	TT_CSV_CONN_IN,        TT_CSV_CONN_OUT,        TT_CSV_FIN_ACTIVE_IN,
+	TT_CSV_FIN_ACTIVE_OUT, TT_CSV_FIN_PASSIVE_IN,  TT_CSV_FIN_PASSIVE_OUT,
+	TT_CSV_RST_SENT_IN,    TT_CSV_RST_SENT_OUT,    TT_CSV_RST_RECV_IN,
+	TT_CSV_RST_RECV_OUT,   TT_CSV_EADDRNOTAVAIL,   TT_CSV_TIMEOUT_IN,
+	TT_CSV_TIMEOUT_OUT,    TT_CSV_CONNFAIL_OUT,    TT_CSV_UNTRACKED,
+	TT_CSV_TW_RST,
+};
+
+const char compare_usage[] =
+	"Usage: tcptrace compare FILE FILE [FILE]... [--csv]\n"
+	"Put two or more CSV files written by tcptrace --csv side by side: per run\n"
+	"its duration and processes, then for every count its total, its rate per\n"
+	"second and its ratio to the first run. TIME_WAIT comes first: tw_in,\n"
+	"tw_out, and the peak of tw_now (summed over processes per interval).\n"
+	"\n"
+	"      --csv     write the figures as CSV: counter,run,file,total,\n"
+	"                per_second,ratio_to_first\n"
+	"  -h, --help    print this help and exit\n"
+	"\n"
+	"A ratio is '-' when both runs counted 0, 'inf' when only the first did.\n"
+	"Exit status: 0 ok, 1 a file could not be read, 2 usage or malformed input.\n"
+	"\n"
+	"Example:\n"
+	"  tcptrace compare nginx-default.csv nginx-keepalive.csv\n";
+
+/* -1 after filling err; an expression rather than a variadic function that
+ * returns -1, so that the static analyzer, which does not follow variadic
+ * calls, sees the -1. */
+#define fail(err, line, ...) (csv_set_error((err), (line), __VA_ARGS__), -1)
+
+static int fail_nomem(struct csv_error *err)
+{
+	err->line = 0;
+	err->sys_errno = ENOMEM;
+	snprintf(err->msg, sizeof(err->msg), "%s", strerror(ENOMEM));
+	return -1;
+}
+
+static int add_checked(uint64_t *total, uint64_t v)
+{
+	if (*total > UINT64_MAX - v)
+		return -1;
+	*total += v;
+	return 0;
+}
+
+static int row_cmp_time(const void *a, const void *b)
+{
+	const struct tt_csv_row *ra = *(const struct tt_csv_row *const *)a;
+	const struct tt_csv_row *rb = *(const struct tt_csv_row *const *)b;
+
+	return strcmp(ra->time, rb->time);
+}
+
+static int row_cmp_proc(const void *a, const void *b)
+{
+	const struct tt_csv_row *ra = *(const struct tt_csv_row *const *)a;
+	const struct tt_csv_row *rb = *(const struct tt_csv_row *const *)b;
+
+	if (ra->pid != rb->pid)
+		return ra->pid < rb->pid ? -1 : 1;
+	return strcmp(ra->comm, rb->comm);
+}
+
+/* Rows of one interval share their time; their tw_now add up to what the
+ * run held then. The rows need not be next to each other. */
+static int tw_now_peak(struct compare_run *run, const struct tt_csv_row **by, size_t n,
+		       struct csv_error *err)
+{
+	size_t i = 0, j;
+
+	qsort(by, n, sizeof(*by), row_cmp_time);
+	while (i < n) {
+		uint64_t sum = 0;
+
+		for (j = i; j < n && !strcmp(by[j]->time, by[i]->time); j++) {
+			if (add_checked(&sum, by[j]->v[TT_CSV_TW_NOW]))
+				return fail(err, by[j]->line,
+					    "sum of tw_now at %s exceeds 18446744073709551615",
+					    by[j]->time);
+		}
+		if (sum > run->tw_now_peak)
+			run->tw_now_peak = sum;
+		i = j;
+	}
+	return 0;
+}
+
+static int collect_procs(struct compare_run *run, const struct tt_csv_row **by, size_t n,
+			 struct csv_error *err)
+{
+	size_t i;
+
+	qsort(by, n, sizeof(*by), row_cmp_proc);
+	run->procs = calloc(n ? n : 1, sizeof(*run->procs));
+	if (!run->procs)
+		return fail_nomem(err);
+	for (i = 0; i < n; i++) {
+		if (i && !row_cmp_proc(&by[i - 1], &by[i]))
+			continue;
+		run->procs[run->n_procs].pid = by[i]->pid;
+		run->procs[run->n_procs].comm = strdup(by[i]->comm);
+		if (!run->procs[run->n_procs].comm)
+			return fail_nomem(err);
+		run->n_procs++;
+	}
+	return 0;
+}
+
+int compare_run_init(struct compare_run *run, const char *file, const struct tt_csv_file *csv,
+		     struct csv_error *err)
+{
+	const struct tt_csv_row **by;
+	size_t i, k;
+	int ret;
+
+	memset(run, 0, sizeof(*run));
+	memset(err, 0, sizeof(*err));
+	run->file = file;
+	run->kind = csv->kind;
+	for (i = 0; i < csv->n; i++) {
+		const struct tt_csv_row *row = &csv->rows[i];
+
+		if (row->elapsed_s > run->duration_s)
+			run->duration_s = row->elapsed_s;
+		for (k = 0; k < TT_CSV_COLS; k++) {
+			if (k == TT_CSV_TW_NOW)
+				continue;
+			if (add_checked(&run->total[k], row->v[k]))
+				return fail(err, row->line,
+					    "total of %s exceeds 18446744073709551615",
+					    tt_csv_col_names[k]);
+		}
+	}
+	/* Both orderings sort pointers, never the file's own rows. */
+	by = malloc((csv->n ? csv->n : 1) * sizeof(*by));
+	if (!by)
+		return fail_nomem(err);
+	for (i = 0; i < csv->n; i++)
+		by[i] = &csv->rows[i];
+	ret = tw_now_peak(run, by, csv->n, err);
+	if (!ret)
+		ret = collect_procs(run, by, csv->n, err);
+	free(by);
+	return ret;
+}
+
+void compare_run_free(struct compare_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->n_procs; i++)
+		free(run->procs[i].comm);
+	free(run->procs);
+	run->procs = NULL;
+	run->n_procs = 0;
+}
+
+const char *compare_run_label(char *buf, size_t len, size_t index)
+{
+	char rev[16];
+	size_t n = 0, i;
+
+	index++;
+	while (index && n < sizeof(rev)) {
+		index--;
+		rev[n++] = (char)('A' + index % 26);
+		index /= 26;
+	}
+	for (i = 0; i < n && i + 1 < len; i++)
+		buf[i] = rev[n - 1 - i];
+	buf[i] = '\0';
+	return buf;
+}
+
+const char *compare_ratio_text(char *buf, size_t len, uint64_t first, uint64_t v)
+{
+	double ratio;
+
+	if (!first)
+		return v ? "inf" : "-";
+	ratio = (double)v / (double)first;
+	if (v && ratio < 0.005)
+		return "<0.01x";
+	snprintf(buf, len, "%.2fx", ratio);
+	return buf;
+}
+
+const char *compare_rate_text(char *buf, size_t len, uint64_t total, double duration_s)
+{
+	if (duration_s <= 0)
+		return "-";
+	snprintf(buf, len, "%.2f", (double)total / duration_s);
+	return buf;
+}
+
+/* Text from the file (comm) may hold any byte but line breaks and other
+ * control bytes would break the layout. */
+static void put_printable(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
+static void write_run_line(FILE *f, const struct compare_run *run, size_t index)
+{
+	char label[16], pid[16];
+	size_t col, i;
+	int len;
+
+	len = fprintf(f, "%s: %s, %.3f s, %zu process%s%s",
+		      compare_run_label(label, sizeof(label), index), run->file, run->duration_s,
+		      run->n_procs, run->n_procs == 1 ? "" : "es", run->n_procs ? ":" : "");
+	col = len > 0 ? (size_t)len : 0;
+	for (i = 0; i < run->n_procs; i++) {
+		size_t item = (size_t)snprintf(pid, sizeof(pid), "%u", run->procs[i].pid) + 1 +
+			      strlen(run->procs[i].comm);
+		size_t need = (i ? 2 : 1) + item + (i + 1 < run->n_procs ? 1 : 0);
+
+		/* Wrap before an item that would cross the line width with the
+		 * comma after it; a continuation line holds at least one item. */
+		if (col + need > LINE_WIDTH && col > strlen(CONT_INDENT)) {
+			fputs(i ? ",\n" CONT_INDENT : "\n" CONT_INDENT, f);
+			col = strlen(CONT_INDENT);
+		} else {
+			fputs(i ? ", " : " ", f);
+			col += i ? 2 : 1;
+		}
+		fprintf(f, "%s ", pid);
+		put_printable(f, run->procs[i].comm);
+		col += item;
+	}
+	fputc('\n', f);
+}
+
+/* Writes a line built in memory without its trailing spaces (blank cells at
+ * the end of a row). */
+static int put_trimmed(FILE *f, FILE *line, char **text, size_t *len)
+{
+	int failed = ferror(line);
+
+	if (fclose(line) || failed) {
+		free(*text);
+		*text = NULL;
+		return -1;
+	}
+	while (*len && (*text)[*len - 1] == ' ')
+		(*len)--;
+	fwrite(*text, 1, *len, f);
+	fputc('\n', f);
+	free(*text);
+	*text = NULL;
+	return 0;
+}
+
+static int write_table_header(FILE *f, const char *title, size_t n)
+{
+	char label[16], first[16], cell[48];
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *line = open_memstream(&text, &len);
+
+	if (!line)
+		return -1;
+	compare_run_label(first, sizeof(first), 0);
+	fprintf(line, "%-*s", NAME_WIDTH, title);
+	for (i = 0; i < n; i++) {
+		compare_run_label(label, sizeof(label), i);
+		snprintf(cell, sizeof(cell), "%s total", label);
+		fprintf(line, " %*s", TOTAL_WIDTH, cell);
+		snprintf(cell, sizeof(cell), "%s /s", label);
+		fprintf(line, " %*s", RATE_WIDTH, cell);
+		if (i) {
+			snprintf(cell, sizeof(cell), "%s/%s", label, first);
+			fprintf(line, " %*s", RATIO_WIDTH, cell);
+		}
+	}
+	return put_trimmed(f, line, &text, &len);
+}
+
+/* One row of the table: totals (with rates when with_rate) and ratios. */
+static int write_table_row(FILE *f, const char *name, const uint64_t *values,
+			   const struct compare_run *runs, size_t n, bool with_rate)
+{
+	char num[32], rate[48], ratio[48];
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *line = open_memstream(&text, &len);
+
+	if (!line)
+		return -1;
+	fprintf(line, "%-*s", NAME_WIDTH, name);
+	for (i = 0; i < n; i++) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)values[i]);
+		fprintf(line, " %*s %*s", TOTAL_WIDTH, num, RATE_WIDTH,
+			with_rate ? compare_rate_text(rate, sizeof(rate), values[i], runs[i].duration_s)
+				  : "");
+		if (i)
+			fprintf(line, " %*s", RATIO_WIDTH,
+				compare_ratio_text(ratio, sizeof(ratio), values[0], values[i]));
+	}
+	return put_trimmed(f, line, &text, &len);
+}
+
+static int write_count_rows(FILE *f, const enum tt_csv_col *cols, size_t n_cols,
+			    const struct compare_run *runs, size_t n, uint64_t *values)
+{
+	size_t c, i;
+
+	for (c = 0; c < n_cols; c++) {
+		for (i = 0; i < n; i++)
+			values[i] = runs[i].total[cols[c]];
+		if (write_table_row(f, tt_csv_col_names[cols[c]], values, runs, n, true))
+			return -1;
+	}
+	return 0;
+}
+
+/* Labels of the runs whose peak equals v, as "A" or "A, C". */
+static void write_labels_at(FILE *f, const struct compare_run *runs, size_t n, uint64_t v)
+{
+	const char *sep = "";
+	char label[16];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (runs[i].tw_now_peak != v)
+			continue;
+		fprintf(f, "%s%s", sep, compare_run_label(label, sizeof(label), i));
+		sep = ", ";
+	}
+}
+
+void compare_write_verdict(FILE *f, const struct compare_run *runs, size_t n)
+{
+	uint64_t hi = runs[0].tw_now_peak, lo = hi;
+	char a[16], b[16];
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		if (runs[i].tw_now_peak > hi)
+			hi = runs[i].tw_now_peak;
+		if (runs[i].tw_now_peak < lo)
+			lo = runs[i].tw_now_peak;
+	}
+	if (hi == lo) {
+		fprintf(f, "TIME_WAIT at peak: the same in every run (%llu).\n",
+			(unsigned long long)hi);
+		return;
+	}
+	if (n == 2) {
+		size_t more = runs[1].tw_now_peak > runs[0].tw_now_peak;
+
+		fprintf(f, "%s held more TIME_WAIT at its peak: %llu against %llu in %s.\n",
+			compare_run_label(a, sizeof(a), more),
+			(unsigned long long)runs[more].tw_now_peak,
+			(unsigned long long)runs[!more].tw_now_peak,
+			compare_run_label(b, sizeof(b), !more));
+		return;
+	}
+	fputs("Most TIME_WAIT at peak: ", f);
+	write_labels_at(f, runs, n, hi);
+	fprintf(f, " (%llu); least: ", (unsigned long long)hi);
+	write_labels_at(f, runs, n, lo);
+	fprintf(f, " (%llu).\n", (unsigned long long)lo);
+}
+
+int compare_write_text(FILE *f, const struct compare_run *runs, size_t n)
+{
+	uint64_t *values = calloc(n ? n : 1, sizeof(*values));
+	size_t i;
+	int ret = -1;
+
+	if (!values || !n)
+		goto out;
+	for (i = 0; i < n; i++)
+		write_run_line(f, &runs[i], i);
+	fputc('\n', f);
+	if (write_table_header(f, "TIME_WAIT", n) ||
+	    write_count_rows(f, compare_tw_counts, COMPARE_TW_COUNTS, runs, n, values))
+		goto out;
+	for (i = 0; i < n; i++)
+		values[i] = runs[i].tw_now_peak;
+	if (write_table_row(f, "tw_now peak", values, runs, n, false))
+		goto out;
+	compare_write_verdict(f, runs, n);
+	fputc('\n', f);
+	if (write_table_header(f, "other counters", n) ||
+	    write_count_rows(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n, values))
+		goto out;
+	ret = ferror(f) ? -1 : 0;
+out:
+	free(values);
+	return ret;
+}
+
+/* RFC 4180: quoted only when it must be, quotes doubled. */
+
+static void write_csv_row(FILE *f, const char *counter, size_t index, const struct compare_run *run,
+			  uint64_t v, uint64_t first, bool with_rate)
+{
+	char label[16];
+
+	fprintf(f, "%s,%s,", counter, compare_run_label(label, sizeof(label), index));
+	csv_put_field(f, run->file);
+	fprintf(f, ",%llu,", (unsigned long long)v);
+	if (with_rate && run->duration_s > 0)
+		fprintf(f, "%.3f", (double)v / run->duration_s);
+	fputc(',', f);
+	if (first)
+		fprintf(f, "%.4f", (double)v / (double)first);
+	else if (v)
+		fputs("inf", f);
+	fputc('\n', f);
+}
+
+static void write_csv_counts(FILE *f, const enum tt_csv_col *cols, size_t n_cols,
+			     const struct compare_run *runs, size_t n)
+{
+	size_t c, i;
+
+	for (c = 0; c < n_cols; c++) {
+		for (i = 0; i < n; i++)
+			write_csv_row(f, tt_csv_col_names[cols[c]], i, &runs[i],
+				      runs[i].total[cols[c]], runs[0].total[cols[c]], true);
+	}
+}
+
+int compare_write_csv(FILE *f, const struct compare_run *runs, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return -1;
+	fputs("counter,run,file,total,per_second,ratio_to_first\n", f);
+	write_csv_counts(f, compare_tw_counts, COMPARE_TW_COUNTS, runs, n);
+	for (i = 0; i < n; i++)
+		write_csv_row(f, "tw_now_peak", i, &runs[i], runs[i].tw_now_peak,
+			      runs[0].tw_now_peak, false);
+	write_csv_counts(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n);
+	return ferror(f) ? -1 : 0;
+}
+
+enum { OPT_CSV = 0x100 };
+
+static const struct option long_options[] = {
+	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct compare_args {
+	const char **files;
+	size_t n_files;
+	bool csv;
+	bool help;
+};
+
+static int usage_error(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int usage_error(FILE *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tcptrace compare: ", err);
+	va_start(ap, fmt);
+	vfprintf(err, fmt, ap);
+	va_end(ap);
+	fputs(" (see tcptrace compare --help)\n", err);
+	return 2;
+}
+
+/* Returns 0, or the exit status after one line on err. */
+static int parse_args(int argc, char **argv, struct compare_args *args, FILE *err)
+{
+	int c;
+
+	memset(args, 0, sizeof(*args));
+	args->files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*args->files));
+	if (!args->files) {
+		fputs("tcptrace compare: out of memory\n", err);
+		return 1;
+	}
+	/* '-': files come back in order, between options; ':': a missing
+	 * argument is ':'. */
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "-:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			args->files[args->n_files++] = optarg;
+			break;
+		case OPT_CSV:
+			args->csv = true;
+			break;
+		case 'h':
+			args->help = true;
+			break;
+		default: {
+			const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+
+			if (optopt == OPT_CSV || optopt == 'h')
+				return usage_error(err, "option '%.*s' takes no argument",
+						   (int)strcspn(arg, "="), arg);
+			if (optopt)
+				return usage_error(err, "unknown option '-%c'", optopt);
+			return usage_error(err, "unknown option '%.*s'", (int)strcspn(arg, "="),
+					   arg);
+		}
+		}
+	}
+	/* Whatever follows "--" is a file, even when it starts with '-'. */
+	while (optind < argc)
+		args->files[args->n_files++] = argv[optind++];
+	if (!args->help && args->n_files < 2)
+		return usage_error(err, "expected at least two CSV files, got %zu",
+				   args->n_files);
+	return 0;
+}
+
+/* Reads and sums one file. Returns 0, or the exit status after one line on
+ * err: 1 when it could not be read, 2 when its content is wrong. */
+static int load_run(const char *path, struct compare_run *run, FILE *err)
+{
+	struct tt_csv_file csv;
+	struct csv_error e;
+	int ret;
+
+	ret = csv_load("compare", path, TT_CSV_PER_PROCESS, &csv, err);
+	if (ret)
+		return ret;
+	ret = compare_run_init(run, path, &csv, &e);
+	csv_file_free(&csv);
+	return ret ? csv_print_error(err, "compare", path, &e) : 0;
+}
+
+/* The report is built in memory and written at once, so that a failed
+ * write is seen, with its errno, at the call that failed. */
+static int write_report(FILE *out, const struct compare_run *runs, size_t n, bool csv,
+			FILE *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+	int failed;
+
+	m = open_memstream(&text, &len);
+	if (!m) {
+		fputs("tcptrace compare: out of memory\n", err);
+		return 1;
+	}
+	failed = csv ? compare_write_csv(m, runs, n) : compare_write_text(m, runs, n);
+	if (fclose(m) || failed) {
+		free(text);
+		fputs("tcptrace compare: out of memory\n", err);
+		return 1;
+	}
+	if (fwrite(text, 1, len, out) != len || fflush(out)) {
+		fprintf(err, "tcptrace compare: cannot write the report: %s\n", strerror(errno));
+		free(text);
+		return 1;
+	}
+	free(text);
+	return 0;
+}
+
+int compare_cli(int argc, char **argv, FILE *out, FILE *err)
+{
+	struct compare_run *runs = NULL;
+	struct compare_args args;
+	size_t loaded = 0, i;
+	int ret;
+
+	ret = parse_args(argc, argv, &args, err);
+	if (ret)
+		goto out;
+	if (args.help) {
+		if (fputs(compare_usage, out) == EOF || fflush(out)) {
+			fprintf(err, "tcptrace compare: cannot write the help: %s\n",
+				strerror(errno));
+			ret = 1;
+		}
+		goto out;
+	}
+	runs = calloc(args.n_files ? args.n_files : 1, sizeof(*runs));
+	if (!runs) {
+		fputs("tcptrace compare: out of memory\n", err);
+		ret = 1;
+		goto out;
+	}
+	for (loaded = 0; loaded < args.n_files; loaded++) {
+		ret = load_run(args.files[loaded], &runs[loaded], err);
+		if (ret) {
+			compare_run_free(&runs[loaded]);
+			goto out;
+		}
+	}
+	ret = write_report(out, runs, args.n_files, args.csv, err);
+out:
+	for (i = 0; i < loaded; i++)
+		compare_run_free(&runs[i]);
+	free(runs);
+	free(args.files);
+	return ret;
+}
+
+int compare_main(int argc, char **argv)
+{
+	return compare_cli(argc, argv, stdout, stderr);
+}

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Turns a parsed CSV into the per-interval series of tcptrace report: rows
+ * grouped by time, summed over processes and destinations, and written as
+ * JSON for the page. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "output/json.h"
+#include "offline/timeline.h"
+
+const char *const timeline_series_names[TL_SERIES] = {
+	[TL_CONN_IN] = "conn_in",
+	[TL_CONN_OUT] = "conn_out",
+	[TL_FIN_ACTIVE] = "fin_active",
+	[TL_FIN_PASSIVE] = "fin_passive",
+	[TL_RST_SENT] = "rst_sent",
+	[TL_RST_RECV] = "rst_recv",
+	[TL_TIMEOUT] = "timeout",
+	[TL_EADDRNOTAVAIL] = "eaddrnotavail",
+	[TL_TW_NOW] = "tw_now",
+};
+
+/* The CSV columns each series adds up: both sides of a close class. */
+static const enum tt_csv_col series_cols[TL_SERIES][2] = {
+	[TL_CONN_IN] = { TT_CSV_CONN_IN, TT_CSV_COLS },
+	[TL_CONN_OUT] = { TT_CSV_CONN_OUT, TT_CSV_COLS },
+	[TL_FIN_ACTIVE] = { TT_CSV_FIN_ACTIVE_IN, TT_CSV_FIN_ACTIVE_OUT },
+	[TL_FIN_PASSIVE] = { TT_CSV_FIN_PASSIVE_IN, TT_CSV_FIN_PASSIVE_OUT },
+	[TL_RST_SENT] = { TT_CSV_RST_SENT_IN, TT_CSV_RST_SENT_OUT },
+	[TL_RST_RECV] = { TT_CSV_RST_RECV_IN, TT_CSV_RST_RECV_OUT },
+	[TL_TIMEOUT] = { TT_CSV_TIMEOUT_IN, TT_CSV_TIMEOUT_OUT },
+	[TL_EADDRNOTAVAIL] = { TT_CSV_EADDRNOTAVAIL, TT_CSV_COLS },
+	[TL_TW_NOW] = { TT_CSV_TW_NOW, TT_CSV_COLS },
+};
+
+bool timeline_has(enum tt_csv_kind kind, enum timeline_series s)
+{
+	return kind == TT_CSV_PER_PROCESS || s != TL_CONN_IN;
+}
+
+static void add_saturating(uint64_t *sum, uint64_t v)
+{
+	*sum = *sum > UINT64_MAX - v ? UINT64_MAX : *sum + v;
+}
+
+static int row_cmp_time(const void *a, const void *b)
+{
+	const struct tt_csv_row *ra = *(const struct tt_csv_row *const *)a;
+	const struct tt_csv_row *rb = *(const struct tt_csv_row *const *)b;
+
+	if (ra->elapsed_s != rb->elapsed_s)
+		return ra->elapsed_s < rb->elapsed_s ? -1 : 1;
+	return strcmp(ra->time, rb->time);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The distinct strings of names[0..n), sorted, in place; returns how many. */
+static size_t sort_unique(const char **names, size_t n)
+{
+	size_t i, out = 0;
+
+	qsort(names, n, sizeof(*names), name_cmp);
+	for (i = 0; i < n; i++) {
+		if (!out || strcmp(names[out - 1], names[i]) != 0)
+			names[out++] = names[i];
+	}
+	return out;
+}
+
+static size_t index_of(const char *const *names, size_t n, const char *name)
+{
+	const char *const *at = bsearch(&name, names, n, sizeof(*names), name_cmp);
+
+	return (size_t)(at - names);
+}
+
+/* The reason and destination names of the file, each once and sorted. */
+static int collect_names(const struct tt_csv_file *csv, const char ***reasons,
+			 size_t *n_reasons, const char ***dests, size_t *n_dests)
+{
+	size_t i, k, nr = 0, nd = 0;
+
+	for (i = 0; i < csv->n; i++)
+		nr += csv->rows[i].n_reasons;
+	*reasons = malloc((nr ? nr : 1) * sizeof(**reasons));
+	*dests = malloc((csv->n ? csv->n : 1) * sizeof(**dests));
+	if (!*reasons || !*dests)
+		return -1;
+	nr = 0;
+	for (i = 0; i < csv->n; i++) {
+		for (k = 0; k < csv->rows[i].n_reasons; k++)
+			(*reasons)[nr++] = csv->rows[i].reasons[k].name;
+		if (csv->rows[i].dest)
+			(*dests)[nd++] = csv->rows[i].dest;
+	}
+	*n_reasons = sort_unique(*reasons, nr);
+	*n_dests = sort_unique(*dests, nd);
+	return 0;
+}
+
+static int alloc_series(struct timeline *tl, const char **reasons, const char **dests)
+{
+	size_t n = tl->n ? tl->n : 1, s, i;
+
+	tl->elapsed_s = calloc(n, sizeof(*tl->elapsed_s));
+	for (s = 0; s < TL_SERIES; s++)
+		if (!(tl->series[s] = calloc(n, sizeof(*tl->series[s]))))
+			return -1;
+	tl->reasons = calloc(tl->n_reasons ? tl->n_reasons : 1, sizeof(*tl->reasons));
+	tl->dests = calloc(tl->n_dests ? tl->n_dests : 1, sizeof(*tl->dests));
+	if (!tl->elapsed_s || !tl->reasons || !tl->dests)
+		return -1;
+	for (i = 0; i < tl->n_reasons; i++) {
+		tl->reasons[i].name = reasons[i];
+		if (!(tl->reasons[i].count = calloc(n, sizeof(uint64_t))))
+			return -1;
+	}
+	for (i = 0; i < tl->n_dests; i++) {
+		struct timeline_dest *d = &tl->dests[i];
+
+		d->dest = dests[i];
+		d->seen = calloc(n, sizeof(*d->seen));
+		d->ports_free = calloc(n, sizeof(*d->ports_free));
+		d->runout_s = calloc(n, sizeof(*d->runout_s));
+		if (!d->seen || !d->ports_free || !d->runout_s)
+			return -1;
+		d->fewest_free = UINT64_MAX;
+	}
+	return 0;
+}
+
+/* Adds one destination row to interval t of its destination. */
+static void add_dest_row(struct timeline_dest *d, size_t t, const struct tt_csv_row *row)
+{
+	size_t k;
+
+	for (k = 0; k < TT_CSV_COLS; k++) {
+		if (k != TT_CSV_TW_NOW)
+			add_saturating(&d->total[k], row->v[k]);
+	}
+	if (!d->seen[t] || row->ports_free < d->ports_free[t])
+		d->ports_free[t] = row->ports_free;
+	if (row->runout_s > 0 && (d->runout_s[t] == 0 || row->runout_s < d->runout_s[t]))
+		d->runout_s[t] = row->runout_s;
+	d->seen[t] = true;
+	if (row->ports_free < d->fewest_free)
+		d->fewest_free = row->ports_free;
+	if (row->runout_s > 0 && (d->shortest_runout_s == 0 || row->runout_s < d->shortest_runout_s))
+		d->shortest_runout_s = row->runout_s;
+}
+
+static void add_row(struct timeline *tl, size_t t, const struct tt_csv_row *row,
+		    const char *const *reasons, const char *const *dests)
+{
+	size_t s, k;
+
+	for (s = 0; s < TL_SERIES; s++) {
+		for (k = 0; k < 2 && series_cols[s][k] != TT_CSV_COLS; k++)
+			add_saturating(&tl->series[s][t], row->v[series_cols[s][k]]);
+	}
+	for (k = 0; k < row->n_reasons; k++) {
+		size_t r = index_of(reasons, tl->n_reasons, row->reasons[k].name);
+
+		add_saturating(&tl->reasons[r].count[t], row->reasons[k].count);
+	}
+	if (row->dest)
+		add_dest_row(&tl->dests[index_of(dests, tl->n_dests, row->dest)], t, row);
+}
+
+static int fill(struct timeline *tl, const struct tt_csv_file *csv, const struct tt_csv_row **by)
+{
+	const char **reasons = NULL, **dests = NULL;
+	size_t i, t = 0;
+	int ret = -1;
+
+	if (collect_names(csv, &reasons, &tl->n_reasons, &dests, &tl->n_dests))
+		goto out;
+	for (i = 0; i < csv->n; i++)
+		tl->n += !i || strcmp(by[i]->time, by[i - 1]->time) != 0;
+	if (alloc_series(tl, reasons, dests))
+		goto out;
+	for (i = 0; i < csv->n; i++) {
+		if (i && strcmp(by[i]->time, by[i - 1]->time) != 0)
+			t++;
+		tl->elapsed_s[t] = by[i]->elapsed_s;
+		add_row(tl, t, by[i], reasons, dests);
+	}
+	for (i = 0; i < tl->n_dests; i++) {
+		if (tl->dests[i].fewest_free == UINT64_MAX)
+			tl->dests[i].fewest_free = 0;
+	}
+	ret = 0;
+out:
+	free(reasons);
+	free(dests);
+	return ret;
+}
+
+int timeline_build(struct timeline *tl, const struct tt_csv_file *csv)
+{
+	const struct tt_csv_row **by;
+	size_t i;
+	int ret;
+
+	memset(tl, 0, sizeof(*tl));
+	tl->kind = csv->kind;
+	/* Sorted pointers, never the file's own rows. */
+	by = malloc((csv->n ? csv->n : 1) * sizeof(*by));
+	if (!by) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (i = 0; i < csv->n; i++)
+		by[i] = &csv->rows[i];
+	qsort(by, csv->n, sizeof(*by), row_cmp_time);
+	ret = fill(tl, csv, by);
+	free(by);
+	if (ret)
+		errno = ENOMEM;
+	return ret;
+}
+
+void timeline_free(struct timeline *tl)
+{
+	size_t i, s;
+
+	free(tl->elapsed_s);
+	for (s = 0; s < TL_SERIES; s++)
+		free(tl->series[s]);
+	for (i = 0; tl->reasons && i < tl->n_reasons; i++)
+		free(tl->reasons[i].count);
+	for (i = 0; tl->dests && i < tl->n_dests; i++) {
+		free(tl->dests[i].seen);
+		free(tl->dests[i].ports_free);
+		free(tl->dests[i].runout_s);
+	}
+	free(tl->reasons);
+	free(tl->dests);
+	memset(tl, 0, sizeof(*tl));
+}
+
+static void put_counts(FILE *f, const uint64_t *v, size_t n)
+{
+	size_t i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)v[i]);
+	fputc(']', f);
+}
+
+static void put_dest(FILE *f, const struct timeline_dest *d, size_t n)
+{
+	size_t i;
+
+	fputs("{\"dest\":", f);
+	json_put_string_for_html(f, d->dest, strlen(d->dest));
+	fputs(",\"ports_free\":[", f);
+	for (i = 0; i < n; i++) {
+		if (d->seen[i])
+			fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)d->ports_free[i]);
+		else
+			fputs(i ? ",null" : "null", f);
+	}
+	fputs("],\"runout_s\":[", f);
+	for (i = 0; i < n; i++) {
+		if (d->runout_s[i] > 0)
+			fprintf(f, "%s%.1f", i ? "," : "", d->runout_s[i]);
+		else
+			fputs(i ? ",null" : "null", f);
+	}
+	fputs("]}", f);
+}
+
+int timeline_write_json(FILE *f, const struct timeline *tl)
+{
+	const char *sep = "";
+	size_t i, s;
+
+	fprintf(f, "{\"kind\":\"%s\",\"elapsed_s\":[",
+		tl->kind == TT_CSV_PER_DEST ? "dest" : "process");
+	for (i = 0; i < tl->n; i++)
+		fprintf(f, "%s%.3f", i ? "," : "", tl->elapsed_s[i]);
+	fputs("],\"series\":{", f);
+	for (s = 0; s < TL_SERIES; s++) {
+		if (!timeline_has(tl->kind, s))
+			continue;
+		fprintf(f, "%s\"%s\":", sep, timeline_series_names[s]);
+		put_counts(f, tl->series[s], tl->n);
+		sep = ",";
+	}
+	fputs("},\"rst_sent_reasons\":{", f);
+	for (i = 0; i < tl->n_reasons; i++) {
+		if (i)
+			fputc(',', f);
+		json_put_string_for_html(f, tl->reasons[i].name, strlen(tl->reasons[i].name));
+		fputc(':', f);
+		put_counts(f, tl->reasons[i].count, tl->n);
+	}
+	fputs("},\"dests\":[", f);
+	for (i = 0; i < tl->n_dests; i++) {
+		if (i)
+			fputc(',', f);
+		put_dest(f, &tl->dests[i], tl->n);
+	}
+	fputs("]}", f);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The series `tcptrace report` draws, from one parsed CSV: per interval
+ * (one time of the CSV), the counts of its rows summed over processes and
+ * destinations, the RSTs sent by reason, and per destination the fewest
+ * ports free and the shortest runout. Pure: plain structs in, plain
+ * structs and JSON out. */
+#ifndef TT_TIMELINE_H
+#define TT_TIMELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "offline/csv_read.h"
+
+/* The series of a run: counts per interval, but tw_now, a level. A close
+ * class adds up both sides. */
+enum timeline_series {
+	TL_CONN_IN, /* per process only */
+	TL_CONN_OUT,
+	TL_FIN_ACTIVE,
+	TL_FIN_PASSIVE,
+	TL_RST_SENT,
+	TL_RST_RECV,
+	TL_TIMEOUT,
+	TL_EADDRNOTAVAIL,
+	TL_TW_NOW,
+	TL_SERIES,
+};
+
+/* JSON names of the series, indexed by enum timeline_series. */
+extern const char *const timeline_series_names[TL_SERIES];
+
+/* Whether a kind of CSV has the series (a per-destination one has no
+ * accepted connections). */
+bool timeline_has(enum tt_csv_kind kind, enum timeline_series s);
+
+/* One RST reason of rst_sent_reasons, per interval. */
+struct timeline_reason {
+	const char *name; /* the CSV's, not owned */
+	uint64_t *count;
+};
+
+/* One destination of a --by dest CSV. */
+struct timeline_dest {
+	const char *dest;           /* the CSV's, not owned */
+	bool *seen;                 /* per interval: the destination has a row */
+	uint64_t *ports_free;       /* per interval: the fewest over its rows */
+	double *runout_s;           /* per interval: the shortest above 0, or 0 */
+	uint64_t total[TT_CSV_COLS]; /* its counts summed over every row; tw_now 0 */
+	uint64_t fewest_free;       /* over the run */
+	double shortest_runout_s;   /* over the run, above 0; 0 when none */
+};
+
+struct timeline {
+	enum tt_csv_kind kind;
+	size_t n;           /* intervals, in time order */
+	double *elapsed_s;  /* the end of each, as the CSV has it */
+	uint64_t *series[TL_SERIES];
+	size_t n_reasons;
+	struct timeline_reason *reasons; /* sorted by name */
+	size_t n_dests;
+	struct timeline_dest *dests;     /* sorted by destination */
+};
+
+/* Builds the series of csv, whose strings it points into: csv must outlive
+ * tl. Rows of one interval share their time; they need not be next to each
+ * other. Sums stop at 2^64-1. Returns 0, or -1 when out of memory (errno
+ * ENOMEM); tl is freed with timeline_free() either way. */
+int timeline_build(struct timeline *tl, const struct tt_csv_file *csv);
+void timeline_free(struct timeline *tl);
+
+/* The run as one JSON object, to be embedded in an HTML page (no '<', '>'
+ * or '&' in it):
+ * {"kind":"process"|"dest","elapsed_s":[...],"series":{"conn_in":[...],...},
+ *  "rst_sent_reasons":{"NAME":[...],...},
+ *  "dests":[{"dest":"...","ports_free":[n|null,...],"runout_s":[s|null,...]}]}
+ * A series the kind has not is left out; runout_s is null where it is 0.
+ * Returns 0, or -1 when f has an error. */
+int timeline_write_json(FILE *f, const struct timeline *tl);
+
+#endif /* TT_TIMELINE_H */

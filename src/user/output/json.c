@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Writes the JSON lines output (RFC 8259, one object and "\n" per row). */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "output/json.h"
+#include "output/table.h"
+#include "common/utf8.h"
+
+/* In an HTML <script> element, "</script>" or "<!--" in a string would end
+ * or change the element: '<', '>' and '&' are written as escapes there, and
+ * U+2028 and U+2029, which end a line in older JavaScript. */
+static void put_string(FILE *f, const char *s, size_t len, bool for_html)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	fputc('"', f);
+	while (i < len) {
+		unsigned char c = p[i];
+		size_t n;
+
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc(c, f);
+			i++;
+		} else if (c < 0x20) {
+			static const char short_form[] = { ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n',
+							   ['\r'] = 'r', ['\t'] = 't' };
+
+			if (c < sizeof(short_form) && short_form[c])
+				fprintf(f, "\\%c", short_form[c]);
+			else
+				fprintf(f, "\\u%04x", c);
+			i++;
+		} else if (for_html && (c == '<' || c == '>' || c == '&')) {
+			fprintf(f, "\\u%04x", c);
+			i++;
+		} else if ((n = utf8_char_len(p + i, len - i)) > 0) {
+			if (for_html && n == 3 && !memcmp(p + i, "\xe2\x80", 2) &&
+			    (p[i + 2] == 0xa8 || p[i + 2] == 0xa9))
+				fprintf(f, "\\u%04x", 0x2000 + (p[i + 2] & 0x3f));
+			else
+				fwrite(p + i, 1, n, f);
+			i += n;
+		} else {
+			fputs("\\ufffd", f);
+			i++;
+		}
+	}
+	fputc('"', f);
+}
+
+void json_put_string(FILE *f, const char *s, size_t len)
+{
+	put_string(f, s, len, false);
+}
+
+void json_put_string_for_html(FILE *f, const char *s, size_t len)
+{
+	put_string(f, s, len, true);
+}
+
+struct json_field {
+	const char *name;
+	uint64_t value;
+};
+
+/* The line's start: time, elapsed_s, pid and comm, into a memory stream;
+ * the row is built in memory and written at once, like a CSV row. */
+static FILE *line_start(char **text, size_t *len, const char *iso_time, double elapsed_s,
+			uint32_t pid, const char *comm)
+{
+	FILE *m = open_memstream(text, len);
+
+	if (!m)
+		return NULL;
+	fputs("{\"time\":", m);
+	json_put_string(m, iso_time, strlen(iso_time));
+	fprintf(m, ",\"elapsed_s\":%.3f,\"pid\":%u,\"comm\":", elapsed_s, pid);
+	json_put_string(m, comm, strnlen(comm, TT_COMM_LEN));
+	return m;
+}
+
+static void put_fields(FILE *m, const struct json_field *fields, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(m, ",\"%s\":%llu", fields[i].name, (unsigned long long)fields[i].value);
+}
+
+/* Close the memory stream (which sets *text and *len) and write its line
+ * to f at once. */
+static int line_end(FILE *f, FILE *m, char **text, const size_t *len)
+{
+	/* A memory stream can fail to grow on any write; ferror keeps the trace. */
+	int failed = ferror(m), ret = 0;
+
+	if (fclose(m) || failed) {
+		free(*text);
+		return -1;
+	}
+	if (fwrite(*text, 1, *len, f) != *len || ferror(f))
+		ret = -1;
+	free(*text);
+	return ret;
+}
+
+int json_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct tt_row *row,
+		   const struct tt_reason_names *names)
+{
+	const struct tt_proc_counters *c = &row->c;
+	const struct json_field counts[] = {
+		{ "conn_in", c->conn[TT_SIDE_IN] },
+		{ "conn_out", c->conn[TT_SIDE_OUT] },
+		{ "fin_active_in", c->fin_active[TT_SIDE_IN] },
+		{ "fin_active_out", c->fin_active[TT_SIDE_OUT] },
+		{ "fin_passive_in", c->fin_passive[TT_SIDE_IN] },
+		{ "fin_passive_out", c->fin_passive[TT_SIDE_OUT] },
+		{ "rst_sent_in", c->rst_sent[TT_SIDE_IN] },
+		{ "rst_sent_out", c->rst_sent[TT_SIDE_OUT] },
+		{ "rst_recv_in", c->rst_recv[TT_SIDE_IN] },
+		{ "rst_recv_out", c->rst_recv[TT_SIDE_OUT] },
+		{ "tw_in", c->tw[TT_SIDE_IN] },
+		{ "tw_out", c->tw[TT_SIDE_OUT] },
+		{ "tw_now", row->tw_now },
+		{ "eaddrnotavail", c->eaddrnotavail },
+		{ "timeout_in", c->timeout[TT_SIDE_IN] },
+		{ "timeout_out", c->timeout[TT_SIDE_OUT] },
+		{ "connfail_out", c->connfail },
+		{ "untracked", c->untracked },
+		{ "tw_rst", c->tw_rst },
+	};
+	uint64_t reasons[TT_REASON_SLOTS];
+	const char *sep = "";
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *m = line_start(&text, &len, iso_time, elapsed_s, row->pid, row->comm);
+
+	if (!m)
+		return -1;
+	put_fields(m, counts, sizeof(counts) / sizeof(counts[0]));
+	fputs(",\"rst_sent_reasons\":{", m);
+	row_reasons_total(row, reasons);
+	for (i = 0; i < TT_REASON_SLOTS; i++) {
+		const char *name = names ? names->name[i] : NULL;
+		char unnamed[32];
+
+		if (!reasons[i])
+			continue;
+		if (!name) {
+			snprintf(unnamed, sizeof(unnamed), "reason_%zu", i);
+			name = unnamed;
+		}
+		fputs(sep, m);
+		json_put_string(m, name, strlen(name));
+		fprintf(m, ":%llu", (unsigned long long)reasons[i]);
+		sep = ",";
+	}
+	fputs("}}\n", m);
+	return line_end(f, m, &text, &len);
+}
+
+int json_write_dest_row(FILE *f, const char *iso_time, double elapsed_s,
+			const struct tt_dest_row *row)
+{
+	const struct tt_dest_counters *c = &row->c;
+	const struct json_field counts[] = {
+		{ "conn_out", c->conn },
+		{ "fin_active_out", c->fin_active },
+		{ "fin_passive_out", c->fin_passive },
+		{ "rst_sent_out", c->rst_sent },
+		{ "rst_recv_out", c->rst_recv },
+		{ "timeout_out", c->timeout },
+		{ "tw_out", c->tw },
+		{ "tw_now", row->tw_now },
+		{ "connfail_out", c->connfail },
+		{ "eaddrnotavail", c->eaddrnotavail },
+		{ "ports_held", row->ports_held },
+		{ "ports_free", row->ports_free },
+	};
+	char *text = NULL, dest[TT_DEST_LEN];
+	size_t len = 0;
+	FILE *m = line_start(&text, &len, iso_time, elapsed_s, row->pid, row->comm);
+
+	if (!m)
+		return -1;
+	format_dest(dest, sizeof(dest), row);
+	fputs(",\"dest\":", m);
+	json_put_string(m, dest, strlen(dest));
+	put_fields(m, counts, sizeof(counts) / sizeof(counts[0]));
+	fprintf(m, ",\"runout_s\":%.1f}\n", row->runout_s);
+	return line_end(f, m, &text, &len);
+}

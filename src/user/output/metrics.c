@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Sums each interval's per-process rows into counters per process name,
+ * and writes them as Prometheus text (0.0.4) or OpenMetrics (1.0.0). */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "output/metrics.h"
+#include "common/utf8.h"
+
+_Static_assert(sizeof(struct tt_proc_counters) % sizeof(__u64) == 0,
+	       "struct tt_proc_counters must hold only __u64 fields");
+#define COUNTER_WORDS (sizeof(struct tt_proc_counters) / sizeof(__u64))
+
+static const char *const side_names[TT_SIDES] = { [TT_SIDE_IN] = "in", [TT_SIDE_OUT] = "out" };
+
+static const char *const drop_names[TT_DROPS] = {
+	[TT_DROP_SOCK_MAP_FULL] = "sock_map_full",
+	[TT_DROP_PROC_MAP_FULL] = "proc_map_full",
+	[TT_DROP_TW_MAP_FULL] = "tw_map_full",
+	[TT_DROP_REASON_MAP_FULL] = "reason_map_full",
+	[TT_DROP_DEST_MAP_FULL] = "dest_map_full",
+};
+/* A new enum tt_drop needs its label value above. */
+_Static_assert(TT_DROPS == 5, "name every enum tt_drop in drop_names");
+
+_Static_assert(sizeof(struct tt_dest_counters) % sizeof(__u64) == 0,
+	       "struct tt_dest_counters must hold only __u64 fields");
+#define DEST_WORDS (sizeof(struct tt_dest_counters) / sizeof(__u64))
+_Static_assert(METRICS_COMM_SIZE > TT_COMM_LEN, "a comm label holds any process name");
+_Static_assert(sizeof(METRICS_OTHER_DEST) <= TT_DEST_LEN, "a dest label holds the other one");
+
+void metrics_init(struct tt_metrics *m, size_t limit)
+{
+	memset(m, 0, sizeof(*m));
+	m->limit = limit ? limit : 1;
+	memcpy(m->other.comm, METRICS_OTHER_COMM, sizeof(METRICS_OTHER_COMM));
+	memcpy(m->other_dest.comm, METRICS_OTHER_COMM, sizeof(METRICS_OTHER_COMM));
+	memcpy(m->other_dest.dest, METRICS_OTHER_DEST, sizeof(METRICS_OTHER_DEST));
+}
+
+void metrics_free(struct tt_metrics *m)
+{
+	free(m->comms);
+	free(m->dests);
+	m->comms = NULL;
+	m->dests = NULL;
+	m->n = m->allocated = m->n_dests = m->dests_allocated = 0;
+}
+
+/* The table of n elements with room for one more (of at most limit),
+ * grown by doubling; NULL past the limit or out of memory, when the table
+ * stays as it was. */
+static void *with_room(void *table, size_t *allocated, size_t n, size_t limit, size_t size)
+{
+	size_t want = *allocated ? 2 * *allocated : 16;
+	void *grown;
+
+	if (n >= limit)
+		return NULL;
+	if (n < *allocated)
+		return table;
+	if (want > limit)
+		want = limit;
+	grown = realloc(table, want * size);
+	if (grown)
+		*allocated = want;
+	return grown;
+}
+
+/* As in stats.c: a counter only goes down when it starts again from zero. */
+static uint64_t delta(uint64_t cur, uint64_t prev)
+{
+	return cur >= prev ? cur - prev : cur;
+}
+
+/* The series of comm, created in sorted place while the limit allows;
+ * NULL past the limit or out of memory. */
+static struct tt_comm_series *series_for(struct tt_metrics *m, const char *comm)
+{
+	size_t lo = 0, hi = m->n;
+	struct tt_comm_series *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int cmp = strcmp(m->comms[mid].comm, comm);
+
+		if (cmp == 0)
+			return &m->comms[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	s = with_room(m->comms, &m->allocated, m->n, m->limit, sizeof(*s));
+	if (!s)
+		return NULL;
+	m->comms = s;
+	s = &m->comms[lo];
+	memmove(s + 1, s, (m->n - lo) * sizeof(*s));
+	m->n++;
+	memset(s, 0, sizeof(*s));
+	memcpy(s->comm, comm, strnlen(comm, TT_COMM_LEN));
+	return s;
+}
+
+static void series_add(struct tt_comm_series *s, const struct tt_row *row)
+{
+	__u64 sum[COUNTER_WORDS], add[COUNTER_WORDS];
+
+	memcpy(sum, &s->c, sizeof(sum));
+	memcpy(add, &row->c, sizeof(add));
+	for (size_t i = 0; i < COUNTER_WORDS; i++)
+		sum[i] += add[i];
+	memcpy(&s->c, sum, sizeof(sum));
+	for (size_t side = 0; side < TT_SIDES; side++)
+		for (size_t i = 0; i < TT_REASON_SLOTS; i++)
+			s->reasons[side][i] += row->reasons[side][i];
+	s->tw_now += row->tw_now;
+}
+
+static void add_unowned_rsts(struct tt_metrics *m, const struct tt_snapshot *prev,
+			     const struct tt_snapshot *cur)
+{
+	for (size_t i = 0; i < cur->n_other; i++) {
+		const struct tt_netns_rsts *ns = &cur->other[i], *before = NULL;
+
+		for (size_t j = 0; prev && j < prev->n_other; j++)
+			if (prev->other[j].netns == ns->netns)
+				before = &prev->other[j];
+		for (size_t slot = 0; slot < TT_REASON_SLOTS; slot++)
+			m->unowned_rsts[slot] +=
+				delta(ns->reasons[slot], before ? before->reasons[slot] : 0);
+	}
+}
+
+void metrics_add_interval(struct tt_metrics *m, const struct tt_row *rows, size_t n,
+			  const struct tt_snapshot *prev, const struct tt_snapshot *cur)
+{
+	for (size_t i = 0; i < m->n; i++)
+		m->comms[i].tw_now = 0;
+	m->other.tw_now = 0;
+	for (size_t i = 0; i < n; i++) {
+		char comm[TT_COMM_LEN + 1] = { 0 };
+		struct tt_comm_series *s;
+
+		memcpy(comm, rows[i].comm, strnlen(rows[i].comm, TT_COMM_LEN));
+		s = series_for(m, comm);
+		if (!s) {
+			s = &m->other;
+			m->other_used = true;
+			if (!row_is_zero(&rows[i]))
+				m->overflow_rows++;
+		}
+		series_add(s, &rows[i]);
+	}
+	for (size_t i = 0; cur && i < TT_DROPS; i++)
+		m->drops[i] += delta(cur->drops[i], prev ? prev->drops[i] : 0);
+	if (cur)
+		m->lost += delta(cur->lost, prev ? prev->lost : 0);
+	if (cur)
+		add_unowned_rsts(m, prev, cur);
+}
+
+static int dest_series_cmp(const struct tt_dest_series *s, const char *comm, const char *dest)
+{
+	int cmp = strcmp(s->comm, comm);
+
+	return cmp ? cmp : strcmp(s->dest, dest);
+}
+
+/* As series_for, for a pair of process name and destination. */
+static struct tt_dest_series *dest_series_for(struct tt_metrics *m, const char *comm,
+					      const char *dest)
+{
+	size_t lo = 0, hi = m->n_dests;
+	struct tt_dest_series *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int cmp = dest_series_cmp(&m->dests[mid], comm, dest);
+
+		if (cmp == 0)
+			return &m->dests[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	s = with_room(m->dests, &m->dests_allocated, m->n_dests, m->limit, sizeof(*s));
+	if (!s)
+		return NULL;
+	m->dests = s;
+	s = &m->dests[lo];
+	memmove(s + 1, s, (m->n_dests - lo) * sizeof(*s));
+	m->n_dests++;
+	memset(s, 0, sizeof(*s));
+	memcpy(s->comm, comm, strnlen(comm, TT_COMM_LEN));
+	memcpy(s->dest, dest, strnlen(dest, TT_DEST_LEN - 1));
+	return s;
+}
+
+static void dest_series_add(struct tt_dest_series *s, const struct tt_dest_row *row)
+{
+	__u64 sum[DEST_WORDS], add[DEST_WORDS];
+
+	memcpy(sum, &s->c, sizeof(sum));
+	memcpy(add, &row->c, sizeof(add));
+	for (size_t i = 0; i < DEST_WORDS; i++)
+		sum[i] += add[i];
+	memcpy(&s->c, sum, sizeof(sum));
+	s->tw_now += row->tw_now;
+	if (!s->seen || row->ports_free < s->ports_free)
+		s->ports_free = row->ports_free;
+	s->seen = true;
+}
+
+void metrics_add_dests(struct tt_metrics *m, const struct tt_dest_row *rows, size_t n)
+{
+	for (size_t i = 0; i < m->n_dests; i++) {
+		m->dests[i].tw_now = 0;
+		m->dests[i].seen = false;
+	}
+	m->other_dest.tw_now = 0;
+	m->other_dest.seen = false;
+	for (size_t i = 0; i < n; i++) {
+		char comm[TT_COMM_LEN + 1] = { 0 }, dest[TT_DEST_LEN];
+		struct tt_dest_series *s;
+
+		memcpy(comm, rows[i].comm, strnlen(rows[i].comm, TT_COMM_LEN));
+		format_dest(dest, sizeof(dest), &rows[i]);
+		s = dest_series_for(m, comm, dest);
+		if (!s) {
+			s = &m->other_dest;
+			m->other_dest_used = true;
+			if (!dest_row_is_zero(&rows[i]))
+				m->dest_overflow_rows++;
+		}
+		dest_series_add(s, &rows[i]);
+	}
+}
+
+void metrics_put_label_value(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	fputc('"', f);
+	while (i < len) {
+		size_t n = utf8_char_len(p + i, len - i);
+
+		if (p[i] == '\\' || p[i] == '"') {
+			fputc('\\', f);
+			fputc(p[i], f);
+		} else if (p[i] == '\n') {
+			fputs("\\n", f);
+		} else if (n > 0) {
+			fwrite(p + i, 1, n, f);
+			i += n;
+			continue;
+		} else {
+			fputs(UTF8_REPLACEMENT, f);
+		}
+		i++;
+	}
+	fputc('"', f);
+}
+
+/* HELP and TYPE of one family. OpenMetrics names a counter family without
+ * its _total and an info family without its _info; the 0.0.4 text format
+ * has no info type, so build_info is a gauge there, as is customary. */
+static void family(FILE *f, enum metrics_format fmt, const char *name, const char *type,
+		   const char *help)
+{
+	int len = (int)strlen(name);
+
+	if (fmt == METRICS_OPENMETRICS && !strcmp(type, "counter"))
+		len -= (int)strlen("_total");
+	else if (fmt == METRICS_OPENMETRICS && !strcmp(type, "info"))
+		len -= (int)strlen("_info");
+	else if (!strcmp(type, "info"))
+		type = "gauge";
+	fprintf(f, "# HELP %.*s %s\n# TYPE %.*s %s\n", len, name, help, len, name, type);
+}
+
+static void comm_label(FILE *f, const char *name, const struct tt_comm_series *s)
+{
+	fprintf(f, "%s{comm=", name);
+	metrics_put_label_value(f, s->comm, strlen(s->comm));
+}
+
+static const char *reason_name(const struct tt_reason_names *names, size_t slot, char *buf,
+			       size_t len)
+{
+	if (names && names->name[slot])
+		return names->name[slot];
+	snprintf(buf, len, "reason_%zu", slot);
+	return buf;
+}
+
+/* The series in output order: by name, then the other series if used. */
+static const struct tt_comm_series *nth_series(const struct tt_metrics *m, size_t i)
+{
+	if (i < m->n)
+		return &m->comms[i];
+	return i == m->n && m->other_used ? &m->other : NULL;
+}
+
+/* A counter family with comm and side labels, over a per-side field of
+ * struct tt_proc_counters. */
+static void per_side(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
+		     const char *name, size_t offset, const char *help)
+{
+	const struct tt_comm_series *s;
+
+	family(f, fmt, name, "counter", help);
+	for (size_t i = 0; (s = nth_series(m, i)); i++) {
+		const __u64 *v = (const __u64 *)((const char *)&s->c + offset);
+
+		for (size_t side = 0; side < TT_SIDES; side++) {
+			comm_label(f, name, s);
+			fprintf(f, ",side=\"%s\"} %llu\n", side_names[side],
+				(unsigned long long)v[side]);
+		}
+	}
+}
+
+/* A counter family with a comm label only, over a field of the counters. */
+static void per_comm(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
+		     const char *name, size_t offset, const char *help)
+{
+	const struct tt_comm_series *s;
+
+	family(f, fmt, name, "counter", help);
+	for (size_t i = 0; (s = nth_series(m, i)); i++) {
+		const __u64 *v = (const __u64 *)((const char *)&s->c + offset);
+
+		comm_label(f, name, s);
+		fprintf(f, "} %llu\n", (unsigned long long)*v);
+	}
+}
+
+static void connections_closed(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
+{
+	static const struct {
+		const char *how;
+		size_t offset;
+	} classes[] = {
+		{ "fin_active", offsetof(struct tt_proc_counters, fin_active) },
+		{ "fin_passive", offsetof(struct tt_proc_counters, fin_passive) },
+		{ "rst_sent", offsetof(struct tt_proc_counters, rst_sent) },
+		{ "rst_recv", offsetof(struct tt_proc_counters, rst_recv) },
+		{ "timeout", offsetof(struct tt_proc_counters, timeout) },
+	};
+	const char *name = "tcptrace_connections_closed_total";
+	const struct tt_comm_series *s;
+
+	family(f, fmt, name, "counter",
+	       "TCP connections that ended, each once, by how: fin_active (this side sent the "
+	       "first FIN), fin_passive (the peer did), rst_sent, rst_recv, timeout (neither a "
+	       "FIN exchange nor an RST).");
+	for (size_t i = 0; (s = nth_series(m, i)); i++)
+		for (size_t side = 0; side < TT_SIDES; side++)
+			for (size_t k = 0; k < sizeof(classes) / sizeof(classes[0]); k++) {
+				const __u64 *v = (const __u64 *)((const char *)&s->c +
+								 classes[k].offset);
+
+				comm_label(f, name, s);
+				fprintf(f, ",side=\"%s\",how=\"%s\"} %llu\n", side_names[side],
+					classes[k].how, (unsigned long long)v[side]);
+			}
+}
+
+static void rst_sent(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
+		     const struct tt_reason_names *names)
+{
+	const char *name = "tcptrace_rst_sent_total";
+	const struct tt_comm_series *s;
+	char buf[32];
+
+	family(f, fmt, name, "counter",
+	       "TCP connections ended by an RST this side sent, by the kernel's reason (enum "
+	       "sk_rst_reason; UNKNOWN before Linux 6.10). Only reasons seen have a series.");
+	for (size_t i = 0; (s = nth_series(m, i)); i++)
+		for (size_t side = 0; side < TT_SIDES; side++)
+			for (size_t slot = 0; slot < TT_REASON_SLOTS; slot++) {
+				const char *reason = reason_name(names, slot, buf, sizeof(buf));
+
+				if (!s->reasons[side][slot])
+					continue;
+				comm_label(f, name, s);
+				fprintf(f, ",side=\"%s\",reason=", side_names[side]);
+				metrics_put_label_value(f, reason, strlen(reason));
+				fprintf(f, "} %llu\n", (unsigned long long)s->reasons[side][slot]);
+			}
+}
+
+static void timewait_now(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
+{
+	const char *name = "tcptrace_timewait_sockets";
+	const struct tt_comm_series *s;
+
+	family(f, fmt, name, "gauge",
+	       "Timewait sockets of the process name's connections that exist now (at the end "
+	       "of the last interval), from the kernel's socket table.");
+	for (size_t i = 0; (s = nth_series(m, i)); i++) {
+		comm_label(f, name, s);
+		fprintf(f, "} %llu\n", (unsigned long long)s->tw_now);
+	}
+}
+
+static const struct tt_dest_series *nth_dest(const struct tt_metrics *m, size_t i)
+{
+	if (i < m->n_dests)
+		return &m->dests[i];
+	return i == m->n_dests && m->other_dest_used ? &m->other_dest : NULL;
+}
+
+static void dest_labels(FILE *f, const char *name, const struct tt_dest_series *s)
+{
+	fprintf(f, "%s{comm=", name);
+	metrics_put_label_value(f, s->comm, strlen(s->comm));
+	fputs(",dest=", f);
+	metrics_put_label_value(f, s->dest, strlen(s->dest));
+}
+
+/* A counter family with comm and dest labels over a field of the pair's
+ * counters. */
+static void per_dest(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
+		     const char *name, size_t offset, const char *help)
+{
+	const struct tt_dest_series *s;
+
+	family(f, fmt, name, "counter", help);
+	for (size_t i = 0; (s = nth_dest(m, i)); i++) {
+		const __u64 *v = (const __u64 *)((const char *)&s->c + offset);
+
+		dest_labels(f, name, s);
+		fprintf(f, "} %llu\n", (unsigned long long)*v);
+	}
+}
+
+/* --by dest: the out side of each process name per destination, and the
+ * local ports still free toward it. */
+static void dest_families(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
+{
+	static const struct {
+		const char *how;
+		size_t offset;
+	} classes[] = {
+		{ "fin_active", offsetof(struct tt_dest_counters, fin_active) },
+		{ "fin_passive", offsetof(struct tt_dest_counters, fin_passive) },
+		{ "rst_sent", offsetof(struct tt_dest_counters, rst_sent) },
+		{ "rst_recv", offsetof(struct tt_dest_counters, rst_recv) },
+		{ "timeout", offsetof(struct tt_dest_counters, timeout) },
+	};
+	const struct tt_dest_series *s;
+	const char *name;
+
+	per_dest(f, m, fmt, "tcptrace_dest_connections_total",
+		 offsetof(struct tt_dest_counters, conn),
+		 "Connections the process name opened with connect() to the destination that "
+		 "reached ESTABLISHED (--by dest).");
+	name = "tcptrace_dest_connections_closed_total";
+	family(f, fmt, name, "counter",
+	       "Connections to the destination that ended, by how, as in "
+	       "tcptrace_connections_closed_total (--by dest).");
+	for (size_t i = 0; (s = nth_dest(m, i)); i++)
+		for (size_t k = 0; k < sizeof(classes) / sizeof(classes[0]); k++) {
+			const __u64 *v = (const __u64 *)((const char *)&s->c + classes[k].offset);
+
+			dest_labels(f, name, s);
+			fprintf(f, ",how=\"%s\"} %llu\n", classes[k].how, (unsigned long long)*v);
+		}
+	per_dest(f, m, fmt, "tcptrace_dest_timewait_total",
+		 offsetof(struct tt_dest_counters, tw),
+		 "Timewait sockets left behind by connections to the destination (--by dest).");
+	per_dest(f, m, fmt, "tcptrace_dest_connect_failed_total",
+		 offsetof(struct tt_dest_counters, connfail),
+		 "connect() attempts to the destination that got a local port but never reached "
+		 "ESTABLISHED (--by dest).");
+	per_dest(f, m, fmt, "tcptrace_dest_connect_eaddrnotavail_total",
+		 offsetof(struct tt_dest_counters, eaddrnotavail),
+		 "connect() calls to the destination that failed with EADDRNOTAVAIL (--by dest).");
+	name = "tcptrace_dest_timewait_sockets";
+	family(f, fmt, name, "gauge",
+	       "Timewait sockets of the process name toward the destination now (--by dest).");
+	for (size_t i = 0; (s = nth_dest(m, i)); i++) {
+		dest_labels(f, name, s);
+		fprintf(f, "} %llu\n", (unsigned long long)s->tw_now);
+	}
+	name = "tcptrace_dest_ports_free";
+	family(f, fmt, name, "gauge",
+	       "Local ports of the namespace still free for connections to the destination, "
+	       "the fewest over the process name's namespaces; absent without a row in the last "
+	       "interval (--by dest).");
+	for (size_t i = 0; (s = nth_dest(m, i)); i++) {
+		if (!s->seen)
+			continue;
+		dest_labels(f, name, s);
+		fprintf(f, "} %llu\n", (unsigned long long)s->ports_free);
+	}
+	family(f, fmt, "tcptrace_dests", "gauge",
+	       "Pairs of process name and destination with series of their own (--by dest).");
+	fprintf(f, "tcptrace_dests %zu\n", m->n_dests);
+	family(f, fmt, "tcptrace_dests_overflow_total", "counter",
+	       "Destination rows of an interval with counts that went to comm (other processes) "
+	       "and dest (other destinations) because --max-comms pairs had series already.");
+	fprintf(f, "tcptrace_dests_overflow_total %llu\n", (unsigned long long)m->dest_overflow_rows);
+}
+
+static void global(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
+		   const struct tt_reason_names *names, const char *version)
+{
+	char buf[32];
+
+	family(f, fmt, "tcptrace_unowned_rst_sent_total", "counter",
+	       "RSTs the kernel sent that end no traced connection: no socket, a listener, a "
+	       "half-open socket, an untraced process. By reason, only reasons seen.");
+	for (size_t slot = 0; slot < TT_REASON_SLOTS; slot++) {
+		const char *reason = reason_name(names, slot, buf, sizeof(buf));
+
+		if (!m->unowned_rsts[slot])
+			continue;
+		fputs("tcptrace_unowned_rst_sent_total{reason=", f);
+		metrics_put_label_value(f, reason, strlen(reason));
+		fprintf(f, "} %llu\n", (unsigned long long)m->unowned_rsts[slot]);
+	}
+	family(f, fmt, "tcptrace_drops_total", "counter",
+	       "Events tcptrace could not account for, by the map that was full: sock_map_full "
+	       "(sockets not followed: raise --max-sockets), tw_map_full (timewait owners not "
+	       "recorded), proc_map_full, reason_map_full and dest_map_full (raise --max-procs).");
+	for (size_t i = 0; i < TT_DROPS; i++)
+		fprintf(f, "tcptrace_drops_total{what=\"%s\"} %llu\n", drop_names[i],
+			(unsigned long long)m->drops[i]);
+	family(f, fmt, "tcptrace_events_lost_total", "counter",
+	       "TCP events the kernel did not run tcptrace's programs for: a softirq hit the "
+	       "same tracepoint while one of them ran on that CPU (recursion_misses).");
+	fprintf(f, "tcptrace_events_lost_total %llu\n", (unsigned long long)m->lost);
+	family(f, fmt, "tcptrace_comms", "gauge", "Process names with series of their own.");
+	fprintf(f, "tcptrace_comms %zu\n", m->n);
+	family(f, fmt, "tcptrace_comms_limit", "gauge",
+	       "Process names that can have series of their own (--max-comms), and with --by "
+	       "dest as many pairs of name and destination. Counts of further ones are added "
+	       "up under comm (other processes).");
+	fprintf(f, "tcptrace_comms_limit %zu\n", m->limit);
+	family(f, fmt, "tcptrace_comms_overflow_total", "counter",
+	       "Process rows of an interval with counts that went to comm (other processes) "
+	       "because --max-comms names had series already.");
+	fprintf(f, "tcptrace_comms_overflow_total %llu\n", (unsigned long long)m->overflow_rows);
+	family(f, fmt, "tcptrace_build_info", "info", "The tcptrace version that serves these metrics.");
+	fputs("tcptrace_build_info{version=", f);
+	metrics_put_label_value(f, version, strlen(version));
+	fputs("} 1\n", f);
+}
+
+char *metrics_render(const struct tt_metrics *m, const struct tt_reason_names *names,
+		     const char *version, enum metrics_format format, size_t *len)
+{
+	char *text = NULL;
+	int failed;
+	FILE *f;
+
+	*len = 0;
+	f = open_memstream(&text, len);
+	if (!f)
+		return NULL;
+	per_side(f, m, format, "tcptrace_connections_total",
+		 offsetof(struct tt_proc_counters, conn),
+		 "TCP connections that reached ESTABLISHED, by process name and side (in: "
+		 "accepted from a listener, out: opened with connect()).");
+	connections_closed(f, m, format);
+	rst_sent(f, m, format, names);
+	per_side(f, m, format, "tcptrace_timewait_total", offsetof(struct tt_proc_counters, tw),
+		 "Timewait sockets left behind by the side's connections (a subset of "
+		 "connections closed with how fin_active).");
+	timewait_now(f, m, format);
+	per_comm(f, m, format, "tcptrace_timewait_rst_total",
+		 offsetof(struct tt_proc_counters, tw_rst),
+		 "RSTs sent by the process name's timewait sockets, answering a segment that "
+		 "arrived after the connection ended.");
+	per_comm(f, m, format, "tcptrace_connect_failed_total",
+		 offsetof(struct tt_proc_counters, connfail),
+		 "connect() attempts that got a local port but never reached ESTABLISHED: "
+		 "refused, timed out, or closed while connecting.");
+	per_comm(f, m, format, "tcptrace_connect_eaddrnotavail_total",
+		 offsetof(struct tt_proc_counters, eaddrnotavail),
+		 "connect() calls that failed with EADDRNOTAVAIL because no local port was free.");
+	per_comm(f, m, format, "tcptrace_untracked_sockets_total",
+		 offsetof(struct tt_proc_counters, untracked),
+		 "Sockets of the process name that were not followed because the socket map was "
+		 "full (raise --max-sockets).");
+	if (m->by_dest)
+		dest_families(f, m, format);
+	global(f, m, format, names, version);
+	if (format == METRICS_OPENMETRICS)
+		fputs("# EOF\n", f);
+	failed = ferror(f);
+	if (fclose(f) || failed) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}

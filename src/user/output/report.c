@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Writes each interval's rows to the table, the CSV and the JSON lines,
+ * and the summary at exit. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "output/json.h"
+#include "output/report.h"
+#include "output/table.h"
+
+static void write_reasons(FILE *f, const uint64_t *reasons, const struct tt_reason_names *names)
+{
+	const char *sep = "";
+
+	for (size_t slot = 0; slot < TT_REASON_SLOTS; slot++) {
+		if (!reasons[slot])
+			continue;
+		if (names->name[slot])
+			fprintf(f, "%s%s %" PRIu64, sep, names->name[slot], reasons[slot]);
+		else
+			fprintf(f, "%sreason_%zu %" PRIu64, sep, slot, reasons[slot]);
+		sep = ", ";
+	}
+}
+
+bool report_shows(const struct tt_row *row)
+{
+	return row->selected || !row_is_zero(row);
+}
+
+/* A row block that could not be written in full (a full disk) is cut back
+ * off the file, which then keeps whole rows only. */
+static int stream_failed(FILE *f, off_t good, bool *failed)
+{
+	int err = errno ? errno : EIO;
+
+	*failed = true;
+	if (good >= 0 && ftruncate(fileno(f), good) == 0)
+		clearerr(f);
+	return -err;
+}
+
+/* The interval's rows as CSV or JSON lines: the process rows, or with
+ * by_dest the destination rows. */
+static int write_rows(struct report *r, FILE *f, bool json, bool *failed,
+		      const struct tt_row *rows, size_t n, const struct tt_dest_row *dests,
+		      size_t n_dests, const char *iso, double elapsed_s)
+{
+	off_t good = ftello(f);
+
+	for (size_t i = 0; i < n && !r->by_dest; i++)
+		if (report_shows(&rows[i]) &&
+		    (json ? json_write_row : csv_write_row)(f, iso, elapsed_s, &rows[i], r->names))
+			return stream_failed(f, good, failed);
+	for (size_t i = 0; i < n_dests && r->by_dest; i++)
+		if (!dest_row_is_zero(&dests[i]) &&
+		    (json ? json_write_dest_row : csv_write_dest_row)(f, iso, elapsed_s, &dests[i]))
+			return stream_failed(f, good, failed);
+	if (fflush(f))
+		return stream_failed(f, good, failed);
+	return 0;
+}
+
+void report_csv_header(struct report *r)
+{
+	if (!r->csv)
+		return;
+	if (r->by_dest)
+		csv_write_dest_header(r->csv);
+	else
+		csv_write_header(r->csv);
+}
+
+static void table_write_dests(FILE *f, const char *label, const struct tt_dest_row *dests,
+			      size_t n)
+{
+	table_write_dest_header(f, label);
+	for (size_t i = 0; i < n; i++)
+		if (!dest_row_is_zero(&dests[i]))
+			table_write_dest_row(f, &dests[i]);
+}
+
+int report_interval(struct report *r, const struct tt_row *rows, size_t n,
+		    const struct tt_dest_row *dests, size_t n_dests, const struct timespec *when,
+		    double elapsed_s)
+{
+	char clock[16], iso[40];
+	struct tm local, utc;
+
+	localtime_r(&when->tv_sec, &local);
+	gmtime_r(&when->tv_sec, &utc);
+	strftime(clock, sizeof(clock), "%H:%M:%S", &local);
+	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%S", &utc);
+	snprintf(iso + 19, sizeof(iso) - 19, ".%03ldZ", when->tv_nsec / 1000000);
+
+	if (r->table) {
+		fputc('\n', r->table);
+		if (r->by_dest) {
+			table_write_dests(r->table, clock, dests, n_dests);
+		} else {
+			table_write_header(r->table, clock);
+			for (size_t i = 0; i < n; i++)
+				if (report_shows(&rows[i]))
+					table_write_row(r->table, &rows[i]);
+		}
+		if (fflush(r->table) || ferror(r->table))
+			return -(errno ? errno : EIO);
+	}
+	if (r->csv) {
+		int err = write_rows(r, r->csv, false, &r->csv_failed, rows, n, dests, n_dests, iso,
+				     elapsed_s);
+
+		if (err)
+			return err;
+	}
+	if (r->json)
+		return write_rows(r, r->json, true, &r->json_failed, rows, n, dests, n_dests, iso,
+				  elapsed_s);
+	return 0;
+}
+
+void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed_s,
+		    const struct tt_reason_names *names, bool reasons_available)
+{
+	fprintf(f, "\nTotals over %.1f s\n", elapsed_s);
+	table_write_header(f, "total");
+	for (size_t i = 0; i < n; i++)
+		if (report_shows(&rows[i]))
+			table_write_row(f, &rows[i]);
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t reasons[TT_REASON_SLOTS];
+
+		if (!rows[i].c.rst_sent[TT_SIDE_IN] && !rows[i].c.rst_sent[TT_SIDE_OUT])
+			continue;
+		fprintf(f, "%7u %-9.9s RSTs sent by reason: ", rows[i].pid, rows[i].comm);
+		row_reasons_total(&rows[i], reasons);
+		write_reasons(f, reasons, names);
+		fputc('\n', f);
+	}
+	/* Both came with Linux 6.10: before it, tcp_send_reset fires only for
+	 * RSTs sent by full sockets. */
+	if (!reasons_available)
+		fprintf(f, "RST reasons are not available on this kernel (tcp_send_reset has no "
+			   "reason before Linux 6.10)\n"
+			   "RSTs sent by timewait sockets or for no socket are not seen on this "
+			   "kernel (tcp_send_reset reports them from Linux 6.10): tw_rst stays 0\n");
+	fflush(f);
+}
+void report_other_rsts(FILE *f, const struct tt_snapshot *first, const struct tt_snapshot *last,
+		       const struct tt_reason_names *names)
+{
+	for (size_t i = 0; i < last->n_other; i++) {
+		const struct tt_netns_rsts *ns = &last->other[i];
+		uint64_t diff[TT_REASON_SLOTS], total = 0;
+
+		for (size_t slot = 0; slot < TT_REASON_SLOTS; slot++) {
+			diff[slot] = ns->reasons[slot];
+			for (size_t j = 0; j < first->n_other; j++)
+				if (first->other[j].netns == ns->netns)
+					diff[slot] -= first->other[j].reasons[slot];
+			total += diff[slot];
+		}
+		if (!total)
+			continue;
+		fprintf(f, "RSTs in no process row, network namespace %u: %" PRIu64 " (", ns->netns,
+			total);
+		write_reasons(f, diff, names);
+		fputs(")\n", f);
+	}
+	fflush(f);
+}
+
+void report_dest_summary(FILE *f, const struct tt_dest_row *dests, size_t n)
+{
+	fprintf(f, "\nTotals by destination\n");
+	table_write_dests(f, "total", dests, n);
+	fflush(f);
+}

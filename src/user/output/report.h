@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Writes each interval's rows to the table, the CSV and the JSON lines,
+ * and the summary at exit. Knows which rows to show; knows nothing of BPF. */
+#ifndef TT_REPORT_H
+#define TT_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
+#include "output/csv.h"
+#include "common/stats.h"
+
+struct report {
+	FILE *table; /* NULL when the CSV or JSON goes to stdout, or with --listen */
+	FILE *csv;   /* NULL without --csv */
+	FILE *json;  /* NULL without --json */
+	const struct tt_reason_names *names;
+	bool by_dest;     /* rows per destination instead of per process */
+	bool csv_failed;  /* the last error was the CSV file's */
+	bool json_failed; /* the last error was the JSON file's */
+};
+
+/* Whether a row is shown: named by --pid, or anything happened. */
+bool report_shows(const struct tt_row *row);
+
+/* One interval ending at wall-clock time `when`, elapsed_s after start:
+ * the process rows, or with by_dest the destination rows. Returns 0, or
+ * -errno of a failed write. */
+int report_interval(struct report *r, const struct tt_row *rows, size_t n,
+		    const struct tt_dest_row *dests, size_t n_dests, const struct timespec *when,
+		    double elapsed_s);
+
+/* The CSV header of the rows report_interval writes. */
+void report_csv_header(struct report *r);
+
+/* Totals per process and destination over the whole run (--by dest). */
+void report_dest_summary(FILE *f, const struct tt_dest_row *dests, size_t n);
+
+/* Totals per process over the whole run, then the RST reasons. */
+void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed_s,
+		    const struct tt_reason_names *names, bool reasons_available);
+
+/* RSTs in no process's row, per network namespace, over the whole run
+ * (last minus first). */
+void report_other_rsts(FILE *f, const struct tt_snapshot *first, const struct tt_snapshot *last,
+		       const struct tt_reason_names *names);
+
+#endif /* TT_REPORT_H */

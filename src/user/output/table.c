@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Formats the human-readable table: a two-line header per interval and one
+ * 77-column row per process, with counts shortened to five characters. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+#include "output/table.h"
+
+#define LEAD_WIDTH 17 /* "%7u %-9.9s" */
+#define CELL_WIDTH 6  /* " %5s" */
+#define CELLS 10
+
+/* Header groups, each over a run of cells of the row. */
+struct group {
+	const char *name;
+	int first, last;
+};
+
+static const struct group groups[] = {
+	{ "conn", 0, 1 }, { "fin", 2, 3 }, { "rst", 4, 5 }, { "timewait", 6, 8 }, { "port", 9, 9 },
+};
+
+static const char *const cell_names[CELLS] = {
+	"in", "out", "actv", "pasv", "sent", "recv", "in", "out", "now", "fail",
+};
+
+void format_count(char *buf, size_t len, uint64_t v)
+{
+	static const char units[] = "kMGTPE";
+	uint64_t div = 1000;
+	int unit = 0;
+
+	if (v < 100000) {
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+		return;
+	}
+	/* UINT64_MAX is 18.4E, so the loop stops at E. */
+	while (v / div >= 1000) {
+		div *= 1000;
+		unit++;
+	}
+	if (v / div < 10)
+		snprintf(buf, len, "%llu.%llu%c", (unsigned long long)(v / div),
+			 (unsigned long long)(v / (div / 10) % 10), units[unit]);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)(v / div), units[unit]);
+}
+
+/* The label, then each group's name centred over the text of its cells,
+ * odd space to the left as the numbers below are right-aligned. */
+static void write_group_line(FILE *f, const char *label, size_t lead_width,
+			     const struct group *g, size_t n_groups)
+{
+	char line[128];
+	size_t i, end;
+
+	memset(line, ' ', sizeof(line));
+	end = strnlen(label, LEAD_WIDTH - 1);
+	memcpy(line, label, end);
+	for (i = 0; i < n_groups; i++) {
+		size_t start = lead_width + (size_t)g[i].first * CELL_WIDTH + 1;
+		size_t width = (size_t)(g[i].last - g[i].first) * CELL_WIDTH + CELL_WIDTH - 1;
+		size_t len = strlen(g[i].name);
+
+		start += (width - len + 1) / 2;
+		if (start + len >= sizeof(line))
+			break;
+		memcpy(line + start, g[i].name, len);
+		end = start + len;
+	}
+	fprintf(f, "%.*s\n", (int)end, line);
+}
+
+void table_write_header(FILE *f, const char *label)
+{
+	size_t i;
+
+	write_group_line(f, label, LEAD_WIDTH, groups, sizeof(groups) / sizeof(groups[0]));
+	fprintf(f, "%7s %-9s", "PID", "COMM");
+	for (i = 0; i < CELLS; i++)
+		fprintf(f, " %5s", cell_names[i]);
+	fputc('\n', f);
+}
+
+void table_write_row(FILE *f, const struct tt_row *row)
+{
+	const struct tt_proc_counters *c = &row->c;
+	const uint64_t cells[CELLS] = {
+		c->conn[TT_SIDE_IN],
+		c->conn[TT_SIDE_OUT],
+		c->fin_active[TT_SIDE_IN] + c->fin_active[TT_SIDE_OUT],
+		c->fin_passive[TT_SIDE_IN] + c->fin_passive[TT_SIDE_OUT],
+		c->rst_sent[TT_SIDE_IN] + c->rst_sent[TT_SIDE_OUT],
+		c->rst_recv[TT_SIDE_IN] + c->rst_recv[TT_SIDE_OUT],
+		c->tw[TT_SIDE_IN],
+		c->tw[TT_SIDE_OUT],
+		row->tw_now,
+		c->eaddrnotavail,
+	};
+	char buf[8];
+	size_t i;
+
+	fprintf(f, "%7u %-9.9s", row->pid, row->comm);
+	for (i = 0; i < CELLS; i++) {
+		format_count(buf, sizeof(buf), cells[i]);
+		fprintf(f, " %5s", buf);
+	}
+	fputc('\n', f);
+}
+
+#define DEST_WIDTH 21 /* "255.255.255.255:65535"; longer IPv6 ones push the row */
+#define DEST_CELLS 10
+
+static const struct group dest_groups[] = {
+	{ "fin", 1, 2 }, { "rst", 3, 4 }, { "timewait", 5, 6 }, { "ports", 7, 9 },
+};
+
+void format_dest(char *buf, size_t len, const struct tt_dest_row *row)
+{
+	char addr[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(row->family == AF_INET ? AF_INET : AF_INET6, row->addr, addr, sizeof(addr));
+	if (row->family == AF_INET)
+		snprintf(buf, len, "%s:%u", addr, row->port);
+	else
+		snprintf(buf, len, "[%s]:%u", addr, row->port);
+}
+
+void table_write_dest_header(FILE *f, const char *label)
+{
+	static const char *const names[DEST_CELLS] = {
+		"conn", "actv", "pasv", "sent", "recv", "tw", "now", "fail", "free", "runout",
+	};
+
+	write_group_line(f, label, LEAD_WIDTH + 1 + DEST_WIDTH, dest_groups,
+			 sizeof(dest_groups) / sizeof(dest_groups[0]));
+	fprintf(f, "%7s %-9s %-*s", "PID", "COMM", DEST_WIDTH, "DESTINATION");
+	for (size_t i = 0; i < DEST_CELLS - 1; i++)
+		fprintf(f, " %5s", names[i]);
+	fprintf(f, " %6s\n", names[DEST_CELLS - 1]);
+}
+
+/* Seconds until no port is free: "-" when the ports held are not growing. */
+static void format_runout(char *buf, size_t len, double s)
+{
+	if (s <= 0)
+		snprintf(buf, len, "-");
+	else if (s < 99999.5)
+		snprintf(buf, len, "%.0fs", s);
+	else
+		snprintf(buf, len, ">1d");
+}
+
+void table_write_dest_row(FILE *f, const struct tt_dest_row *row)
+{
+	const struct tt_dest_counters *c = &row->c;
+	const uint64_t cells[DEST_CELLS - 1] = {
+		c->conn,     c->fin_active, c->fin_passive,   c->rst_sent,    c->rst_recv,
+		c->tw,       row->tw_now,   c->eaddrnotavail, row->ports_free,
+	};
+	char dest[TT_DEST_LEN], buf[8];
+
+	format_dest(dest, sizeof(dest), row);
+	fprintf(f, "%7u %-9.9s %-*s", row->pid, row->comm, DEST_WIDTH, dest);
+	for (size_t i = 0; i < DEST_CELLS - 1; i++) {
+		format_count(buf, sizeof(buf), cells[i]);
+		fprintf(f, " %5s", buf);
+	}
+	format_runout(buf, sizeof(buf), row->runout_s);
+	fprintf(f, " %6s\n", buf);
+}

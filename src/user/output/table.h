@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The human-readable table: a two-line header per interval carrying the
+ * clock, then one row per process, 78 columns wide. Pure formatting. */
+#ifndef TT_TABLE_H
+#define TT_TABLE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "common/stats.h"
+
+/* Right-aligned into at most 5 characters: 0..99999 as is, then 100k..999k,
+ * 1.0M..9.9M, 10M..999M, 1.0G.. and so on. buf must hold 8 bytes. */
+void format_count(char *buf, size_t len, uint64_t v);
+
+/* label is the clock ("16:45:01") for an interval, or "total" for the summary. */
+void table_write_header(FILE *f, const char *label);
+void table_write_row(FILE *f, const struct tt_row *row);
+
+/* "192.0.2.1:80" or "[2001:db8::1]:80". buf must hold TT_DEST_LEN bytes. */
+#define TT_DEST_LEN 56
+void format_dest(char *buf, size_t len, const struct tt_dest_row *row);
+
+/* --by dest: the same, one row per process and destination. */
+void table_write_dest_header(FILE *f, const char *label);
+void table_write_dest_row(FILE *f, const struct tt_dest_row *row);
+
+#endif /* TT_TABLE_H */

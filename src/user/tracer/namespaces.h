@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The network namespaces of the traced processes, each opened once, on
+ * first use (netns.h), and the port settings read from them. */
+#ifndef TT_NAMESPACES_H
+#define TT_NAMESPACES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tracer/netns.h"
+#include "tracer/ports.h"
+
+#define TT_MAX_NETNS 64
+
+struct namespaces {
+	struct tt_netns ns[TT_MAX_NETNS];
+	size_t n;
+	bool warned; /* a namespace could not be opened (said once) */
+};
+
+/* The namespace of process pid, opened if it is new; NULL when the
+ * process is gone, the namespace cannot be opened, or TT_MAX_NETNS are. */
+struct tt_netns *namespaces_of_pid(struct namespaces *s, uint32_t pid);
+
+/* The index in s->ns of the namespace with inode inum, or TT_MAX_NETNS. */
+size_t namespaces_index(const struct namespaces *s, uint32_t inum);
+
+/* The namespace's port sysctls as they are now (defaults where unreadable). */
+void namespaces_port_policy(const struct tt_netns *ns, struct tt_port_policy *p);
+
+void namespaces_close(struct namespaces *s);
+
+#endif /* TT_NAMESPACES_H */

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Sockets that existed before tcptrace started: the listeners and
+ * connections held by the processes to trace, found in /proc/PID/fd and in
+ * one sock_diag dump per network namespace, stored in the listeners and
+ * seeds maps for the BPF side to adopt at their next event. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+#include "tcptrace.h"
+#include "tracer/namespaces.h"
+#include "tracer/seed.h"
+#include "tracer/sockdiag.h"
+#include "tcptrace.skel.h"
+
+/* Socket inodes held by the seeded processes, sorted for bsearch. */
+struct inode_owner {
+	uint32_t inode;
+	uint32_t pid;
+};
+
+struct inode_table {
+	struct inode_owner *v;
+	size_t n, cap;
+};
+
+static int cmp_inode(const void *a, const void *b)
+{
+	const struct inode_owner *x = a, *y = b;
+
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+static void collect_socket_inodes(uint32_t pid, struct inode_table *tab)
+{
+	char path[64], link[64];
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/fd", pid);
+	dir = opendir(path);
+	if (!dir)
+		return; /* gone, or a kernel thread */
+	fd = dirfd(dir);
+	while (fd >= 0 && (de = readdir(dir))) {
+		unsigned long inode;
+		ssize_t len;
+		char *end;
+
+		len = readlinkat(fd, de->d_name, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (strncmp(link, "socket:[", 8) != 0)
+			continue;
+		errno = 0;
+		inode = strtoul(link + 8, &end, 10);
+		if (errno || end == link + 8 || strcmp(end, "]") != 0 || inode > UINT32_MAX)
+			continue;
+		if (tab->n == tab->cap) {
+			size_t cap = tab->cap ? tab->cap * 2 : 256;
+			struct inode_owner *v = realloc(tab->v, cap * sizeof(*v));
+			if (!v)
+				break;
+			tab->v = v;
+			tab->cap = cap;
+		}
+		tab->v[tab->n++] = (struct inode_owner){ .inode = (uint32_t)inode, .pid = pid };
+	}
+	closedir(dir);
+}
+
+/* Listening ports of one namespace: a few, so a plain array. */
+struct port_set {
+	uint16_t *v;
+	size_t n, cap;
+};
+
+static bool port_set_has(const struct port_set *set, uint16_t port)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i] == port)
+			return true;
+	return false;
+}
+
+static void add_port(struct port_set *set, uint16_t port)
+{
+	if (port_set_has(set, port))
+		return;
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 16;
+		uint16_t *v = realloc(set->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		set->v = v;
+		set->cap = cap;
+	}
+	set->v[set->n++] = port;
+}
+
+/* Whether more than one process holds the socket with this inode. */
+static bool held_by_several(const struct inode_table *tab, uint32_t inode)
+{
+	struct inode_owner key = { .inode = inode }, *hit;
+	size_t first, last;
+
+	hit = bsearch(&key, tab->v, tab->n, sizeof(key), cmp_inode);
+	if (!hit)
+		return false;
+	first = last = (size_t)(hit - tab->v);
+	while (first > 0 && tab->v[first - 1].inode == inode)
+		first--;
+	while (last + 1 < tab->n && tab->v[last + 1].inode == inode)
+		last++;
+	for (size_t i = first + 1; i <= last; i++)
+		if (tab->v[i].pid != tab->v[first].pid)
+			return true;
+	return false;
+}
+
+struct seed_ctx {
+	struct tcptrace_bpf *skel;
+	const struct inode_table *inodes;
+	uint32_t netns;
+	struct tt_diag_sock *socks; /* this namespace's sockets held by seeded processes */
+	uint32_t *owners;
+	size_t n, cap;
+	uint64_t listeners, connections; /* stored */
+	struct port_set listening;       /* of every process in the namespace */
+	uint16_t ephemeral_lo, ephemeral_hi;
+};
+
+/* A connection in a listener's accept queue: no process holds it yet, and
+ * its owner is its listener's (see store_seeds). */
+static bool unaccepted(const struct tt_diag_sock *sock)
+{
+	return !sock->inode && (sock->state == TCP_ESTABLISHED || sock->state == TCP_CLOSE_WAIT);
+}
+
+static void keep_owned(const struct tt_diag_sock *sock, void *opaque)
+{
+	struct seed_ctx *ctx = opaque;
+	struct inode_owner key = { .inode = sock->inode }, *hit = NULL;
+
+	if (sock->state == TCP_LISTEN)
+		add_port(&ctx->listening, sock->lport);
+	if (sock->inode)
+		hit = bsearch(&key, ctx->inodes->v, ctx->inodes->n, sizeof(key), cmp_inode);
+	if (!hit && !unaccepted(sock))
+		return;
+	if (ctx->n == ctx->cap) {
+		size_t cap = ctx->cap ? ctx->cap * 2 : 256;
+		struct tt_diag_sock *socks = realloc(ctx->socks, cap * sizeof(*socks));
+		uint32_t *owners = socks ? realloc(ctx->owners, cap * sizeof(*owners)) : NULL;
+
+		if (socks)
+			ctx->socks = socks;
+		if (!owners)
+			return;
+		ctx->owners = owners;
+		ctx->cap = cap;
+	}
+	ctx->socks[ctx->n] = *sock;
+	ctx->owners[ctx->n++] = hit ? hit->pid : 0;
+}
+
+/* The seeded listener on port, or -1. */
+static ssize_t listener_on(const struct seed_ctx *ctx, uint16_t port)
+{
+	for (size_t i = 0; i < ctx->n; i++)
+		if (ctx->socks[i].state == TCP_LISTEN && ctx->socks[i].lport == port && ctx->owners[i])
+			return (ssize_t)i;
+	return -1;
+}
+
+static __u16 seed_flags(uint8_t state)
+{
+	__u16 flags = 0;
+
+	if (state == TCP_SYN_SENT)
+		return flags;
+	flags |= TT_SK_ESTABLISHED | TT_SK_COUNTED;
+	if (state == TCP_FIN_WAIT1 || state == TCP_FIN_WAIT2 || state == TCP_CLOSING)
+		flags |= TT_SK_FIN_FIRST;
+	else if (state == TCP_CLOSE_WAIT || state == TCP_LAST_ACK)
+		flags |= TT_SK_FIN_PEER;
+	return flags;
+}
+
+/* Accepted (in) or connected (out)? The kernel does not say once the
+ * socket exists. A local port someone listens on means accepted; else the
+ * end holding the ephemeral port is the one that connected. */
+static __u8 seed_side(const struct seed_ctx *ctx, const struct tt_diag_sock *s)
+{
+	bool local_ephemeral = s->lport >= ctx->ephemeral_lo && s->lport <= ctx->ephemeral_hi;
+	bool remote_ephemeral = s->rport >= ctx->ephemeral_lo && s->rport <= ctx->ephemeral_hi;
+
+	if (port_set_has(&ctx->listening, s->lport))
+		return TT_SIDE_IN;
+	return remote_ephemeral && !local_ephemeral ? TT_SIDE_IN : TT_SIDE_OUT;
+}
+
+/* Listeners and connections; a connection on a listening port is `in`. */
+static void store_seeds(struct seed_ctx *ctx)
+{
+	int listeners_fd = bpf_map__fd(ctx->skel->maps.listeners);
+	int seeds_fd = bpf_map__fd(ctx->skel->maps.seeds);
+
+	for (size_t i = 0; i < ctx->n; i++) {
+		const struct tt_diag_sock *s = &ctx->socks[i];
+
+		if (s->state == TCP_LISTEN) {
+			struct tt_listener_key key = { .netns = ctx->netns, .port = s->lport };
+			struct tt_owner owner = {
+				.tgid = ctx->owners[i],
+				.flags = held_by_several(ctx->inodes, s->inode) ? TT_LISTENER_SHARED : 0,
+			};
+
+			if (bpf_map_update_elem(listeners_fd, &key, &owner, BPF_ANY) == 0)
+				ctx->listeners++;
+		} else if (s->cookie) {
+			struct tt_seed seed = {
+				.tgid = ctx->owners[i],
+				.flags = seed_flags(s->state),
+				.side = seed_side(ctx, s),
+			};
+
+			if (unaccepted(s)) {
+				ssize_t l = listener_on(ctx, s->lport);
+
+				if (l < 0)
+					continue; /* not a traced process's listener */
+				seed.tgid = ctx->owners[l];
+				seed.side = TT_SIDE_IN;
+				/* As adopt_child does: the accepting process of a
+				 * shared listener is known at its first touch. */
+				if (held_by_several(ctx->inodes, ctx->socks[l].inode))
+					seed.flags |= TT_SK_PROVISIONAL;
+			}
+
+			if (bpf_map_update_elem(seeds_fd, &s->cookie, &seed, BPF_NOEXIST) == 0)
+				ctx->connections++;
+		}
+	}
+}
+
+static void list_all_pids(uint32_t **pids, size_t *n)
+{
+	DIR *dir = opendir("/proc");
+	struct dirent *de;
+	size_t cap = 0;
+
+	*pids = NULL;
+	*n = 0;
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (*end || pid == 0 || pid > UINT32_MAX)
+			continue;
+		if (*n == cap) {
+			uint32_t *v = realloc(*pids, (cap = cap ? cap * 2 : 1024) * sizeof(*v));
+			if (!v)
+				break;
+			*pids = v;
+		}
+		(*pids)[(*n)++] = (uint32_t)pid;
+	}
+	closedir(dir);
+}
+
+#define SEED_STATES (~((1u << TCP_TIME_WAIT) | (1u << TCP_CLOSE) | (1u << 12 /* NEW_SYN_RECV */)))
+
+uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const uint32_t *pids,
+		      size_t n_pids, bool all)
+{
+	struct inode_table inodes = {};
+	uint32_t *all_pids = NULL;
+	uint64_t listeners = 0, connections = 0;
+
+	if (all) {
+		list_all_pids(&all_pids, &n_pids);
+		pids = all_pids;
+	}
+	for (size_t i = 0; i < n_pids; i++)
+		collect_socket_inodes(pids[i], &inodes);
+	if (inodes.n > 1)
+		qsort(inodes.v, inodes.n, sizeof(*inodes.v), cmp_inode);
+
+	/* One dump per network namespace the processes live in. */
+	for (size_t i = 0; i < n_pids && inodes.n; i++) {
+		size_t before = nss->n;
+		struct tt_netns *ns = namespaces_of_pid(nss, pids[i]);
+		struct seed_ctx ctx = { .skel = skel, .inodes = &inodes };
+		struct tt_port_policy policy;
+
+		if (!ns || nss->n == before)
+			continue; /* already dumped, or gone */
+		ctx.netns = ns->inum;
+		namespaces_port_policy(ns, &policy);
+		ctx.ephemeral_lo = policy.lo;
+		ctx.ephemeral_hi = policy.hi;
+		sockdiag_dump(ns->diag_fd, AF_INET, SEED_STATES, keep_owned, &ctx);
+		sockdiag_dump(ns->diag_fd, AF_INET6, SEED_STATES, keep_owned, &ctx);
+		store_seeds(&ctx);
+		listeners += ctx.listeners;
+		connections += ctx.connections;
+		free(ctx.socks);
+		free(ctx.owners);
+		free(ctx.listening.v);
+	}
+	free(inodes.v);
+	free(all_pids);
+	skel->bss->seeds_pending = connections;
+	return listeners + connections;
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Proof at start-up that tcptrace's programs see TCP on this kernel: one
+ * loopback connection between two processes of its own, in a network
+ * namespace of their own, must be counted with the right owner, side and
+ * close class. A kernel whose events do not reach the programs, or whose
+ * layout the programs misread, would otherwise give a table of zeros. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include "tracer/selfcheck.h"
+
+#define SELFCHECK_WAIT_MS 5000
+
+/* Everything but fds a and b closed: the children must not hold the BPF
+ * programs attached if tcptrace dies before they end. */
+static void close_other_fds(int a, int b)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+
+		if (*end == '\0' && fd > 2 && fd != a && fd != b && fd != dirfd(dir))
+			close((int)fd);
+	}
+	closedir(dir);
+}
+
+static void loopback_up(void)
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;
+	strcpy(ifr.ifr_name, "lo");
+	if (!ioctl(fd, SIOCGIFFLAGS, &ifr)) {
+		ifr.ifr_flags |= IFF_UP;
+		ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	close(fd);
+}
+
+static int read_full(int fd, void *buf, size_t len)
+{
+	return read(fd, buf, len) == (ssize_t)len ? 0 : -1;
+}
+
+/* The connecting end: connects, closes first (so it keeps the timewait
+ * socket), and waits for the peer's FIN before it exits. */
+static int run_client(int port_fd)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	char byte;
+	int fd;
+
+	if (read_full(port_fd, &addr.sin_port, sizeof(addr.sin_port)))
+		return 1;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
+		return 1;
+	shutdown(fd, SHUT_WR);
+	while (read(fd, &byte, 1) > 0)
+		;
+	close(fd);
+	return 0;
+}
+
+/* The accepting end, in a new network namespace: forks the client, tells
+ * tcptrace both PIDs, and once tcptrace has marked them traced, listens,
+ * accepts, reads to the end and closes second. */
+static int run_server(int go_fd, int report_fd)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	socklen_t len = sizeof(addr);
+	int port_pipe[2], lfd, cfd, status;
+	uint32_t client;
+	pid_t pid;
+	char byte;
+
+	/* A namespace of its own keeps its timewait socket out of every other
+	 * namespace's counts; without CAP_SYS_ADMIN it stays in tcptrace's. */
+	if (!unshare(CLONE_NEWNET))
+		loopback_up();
+	if (pipe(port_pipe))
+		return 1;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		close(port_pipe[1]);
+		close(go_fd);
+		close(report_fd);
+		_exit(run_client(port_pipe[0]));
+	}
+	close(port_pipe[0]);
+	client = (uint32_t)pid;
+	if (write(report_fd, &client, sizeof(client)) != sizeof(client) ||
+	    read(go_fd, &byte, 1) != 1)
+		goto fail;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) || listen(lfd, 1) ||
+	    getsockname(lfd, (struct sockaddr *)&addr, &len) ||
+	    write(port_pipe[1], &addr.sin_port, sizeof(addr.sin_port)) != sizeof(addr.sin_port))
+		goto fail;
+	cfd = accept(lfd, NULL, NULL);
+	if (cfd < 0)
+		goto fail;
+	while (read(cfd, &byte, 1) > 0)
+		;
+	close(cfd);
+	close(lfd);
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : 1;
+fail:
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return 1;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static bool seen_as_expected(const struct tt_proc_counters *server,
+			     const struct tt_proc_counters *client)
+{
+	struct tt_proc_counters want_server = {}, want_client = {};
+
+	want_server.conn[TT_SIDE_IN] = want_server.fin_passive[TT_SIDE_IN] = 1;
+	want_client.conn[TT_SIDE_OUT] = want_client.fin_active[TT_SIDE_OUT] = 1;
+	want_client.tw[TT_SIDE_OUT] = 1;
+	return !memcmp(server, &want_server, sizeof(*server)) &&
+	       !memcmp(client, &want_client, sizeof(*client));
+}
+
+static void describe(char *err, size_t errlen, const struct tt_proc_counters *server,
+		     const struct tt_proc_counters *client)
+{
+	struct utsname u = {};
+
+	uname(&u);
+	snprintf(err, errlen,
+		 "self-check failed on Linux %s: its own loopback connection was not counted "
+		 "(connecting end conn_out %llu fin_active_out %llu tw_out %llu, accepting end "
+		 "conn_in %llu fin_passive_in %llu; 1 each expected)",
+		 u.release, (unsigned long long)client->conn[TT_SIDE_OUT],
+		 (unsigned long long)client->fin_active[TT_SIDE_OUT],
+		 (unsigned long long)client->tw[TT_SIDE_OUT],
+		 (unsigned long long)server->conn[TT_SIDE_IN],
+		 (unsigned long long)server->fin_passive[TT_SIDE_IN]);
+}
+
+int selfcheck_run(struct tracer *t, char *err, size_t errlen)
+{
+	struct tt_proc_counters server_c = {}, client_c = {};
+	int go[2], report[2], status, ret = -1;
+	uint32_t server = 0, client = 0;
+	uint64_t deadline;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(report, O_CLOEXEC)) {
+		snprintf(err, errlen, "self-check: cannot make a pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "self-check: cannot fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		sigset_t unblocked;
+
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		sigemptyset(&unblocked);
+		sigprocmask(SIG_SETMASK, &unblocked, NULL);
+		close_other_fds(go[0], report[1]);
+		setpgid(0, 0);
+		_exit(run_server(go[0], report[1]));
+	}
+	server = (uint32_t)pid;
+	close(report[1]);
+	report[1] = -1;
+	if (read_full(report[0], &client, sizeof(client))) {
+		snprintf(err, errlen, "self-check: its processes did not start");
+		goto out;
+	}
+	if (tracer_trace_pid(t, server) || tracer_trace_pid(t, client)) {
+		snprintf(err, errlen, "%s", t->err);
+		goto out;
+	}
+	if (write(go[1], "g", 1) != 1) {
+		snprintf(err, errlen, "self-check: its processes ended early");
+		goto out;
+	}
+	deadline = now_ms() + SELFCHECK_WAIT_MS;
+	do {
+		if (tracer_counters_of(t, server, &server_c) || tracer_counters_of(t, client, &client_c)) {
+			snprintf(err, errlen, "%s", t->err);
+			goto out;
+		}
+		if (seen_as_expected(&server_c, &client_c)) {
+			ret = 0;
+			break;
+		}
+		usleep(2000);
+	} while (now_ms() < deadline);
+	if (ret)
+		describe(err, errlen, &server_c, &client_c);
+out:
+	if (pid > 0) {
+		kill(-pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (server)
+		tracer_forget_pid(t, server);
+	if (client)
+		tracer_forget_pid(t, client);
+	close(go[0]);
+	close(go[1]);
+	close(report[0]);
+	if (report[1] >= 0)
+		close(report[1]);
+	return ret;
+}

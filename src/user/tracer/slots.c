@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Process slots: which process each counter slot is, its name, and a
+ * slot's return to free_slots (see slots.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "common/fail.h"
+#include "common/procfs.h"
+#include "tracer/slots.h"
+#include "tcptrace.skel.h"
+
+int slots_open(struct slots *s, struct tcptrace_bpf *skel, char *err)
+{
+	struct bpf_map *map = skel->maps.slot_owners;
+	size_t n = bpf_map__max_entries(map);
+	void *owners;
+
+	s->skel = skel;
+	s->views = calloc(n, sizeof(*s->views));
+	if (!s->views)
+		return tt_fail(err, ENOMEM, "cannot hold the process slots");
+	s->owners_bytes = n * sizeof(struct tt_slot_owner);
+	owners = mmap(NULL, s->owners_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      bpf_map__fd(map), 0);
+	if (owners == MAP_FAILED)
+		return tt_fail(err, errno, "cannot map the process slots");
+	s->owners = owners;
+	s->n = n;
+	return 0;
+}
+
+void slots_close(struct slots *s)
+{
+	if (s->owners)
+		munmap(s->owners, s->owners_bytes);
+	s->owners = NULL;
+	free(s->views);
+	s->views = NULL;
+	s->n = 0;
+}
+
+static uint32_t state_of(const struct slots *s, uint32_t slot)
+{
+	return __atomic_load_n(&s->owners[slot].state, __ATOMIC_ACQUIRE);
+}
+
+bool slots_has_row(const struct slots *s, uint32_t slot)
+{
+	uint32_t state;
+
+	if (slot >= s->n)
+		return false;
+	state = state_of(s, slot);
+	return state == TT_SLOT_LIVE || state == TT_SLOT_GONE;
+}
+
+uint32_t slots_tgid(const struct slots *s, uint32_t slot)
+{
+	return s->owners[slot].tgid;
+}
+
+uint64_t slots_row_id(const struct slots *s, uint32_t slot)
+{
+	return (uint64_t)s->views[slot].gen << 32 | slot;
+}
+
+int slots_name_of_pid(struct slots *s, uint32_t pid, char comm[TT_COMM_LEN])
+{
+	int comms_fd = bpf_map__fd(s->skel->maps.proc_comms);
+
+	if (bpf_map_lookup_elem(comms_fd, &pid, comm) == 0)
+		return 0;
+	if (proc_read_comm("/proc", pid, comm, TT_COMM_LEN))
+		return -1;
+	bpf_map_update_elem(comms_fd, &pid, comm, BPF_NOEXIST);
+	return 0;
+}
+
+/* The BPF side's copy when it made one (and after a rename), else the one
+ * it records by PID, else /proc's while the process runs; kept, since the
+ * process may go before its last count. */
+void slots_name(struct slots *s, uint32_t slot, char comm[TT_COMM_LEN])
+{
+	const struct tt_slot_owner *owner = &s->owners[slot];
+	struct slot_view *view = &s->views[slot];
+	int comms_fd = bpf_map__fd(s->skel->maps.proc_comms);
+
+	if (owner->comm[0]) {
+		memcpy(view->comm, owner->comm, TT_COMM_LEN);
+	} else if (!view->comm[0] &&
+		   bpf_map_lookup_elem(comms_fd, &owner->tgid, view->comm) &&
+		   owner->state == TT_SLOT_LIVE &&
+		   proc_read_comm("/proc", owner->tgid, view->comm, TT_COMM_LEN) == 0) {
+		bpf_map_update_elem(comms_fd, &owner->tgid, view->comm, BPF_NOEXIST);
+	}
+	view->comm[TT_COMM_LEN - 1] = '\0';
+	memcpy(comm, view->comm, TT_COMM_LEN);
+	if (!comm[0])
+		memcpy(comm, "?", 2);
+}
+
+/* How many entries of the socket table hold slot, over every CPU; -1 when
+ * unreadable. */
+static int64_t sockets_holding(const struct slots *s, uint32_t slot, int64_t *percpu, int ncpus)
+{
+	int64_t sum = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.slot_sockets), &slot, percpu))
+		return -1;
+	for (int cpu = 0; cpu < ncpus; cpu++)
+		sum += percpu[cpu];
+	return sum;
+}
+
+size_t slots_reclaimable(struct slots *s, uint32_t *out, size_t max)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	size_t in_use = 0, n = 0;
+	int64_t *percpu;
+	bool low;
+
+	if (ncpus <= 0)
+		return 0;
+	for (size_t slot = 0; slot < s->n; slot++)
+		in_use += s->owners[slot].state != TT_SLOT_FREE;
+	low = s->n - in_use < (s->n + 3) / 4;
+	percpu = calloc((size_t)ncpus, sizeof(*percpu));
+	if (!percpu)
+		return 0;
+	for (uint32_t slot = 0; slot < s->n && n < max; slot++) {
+		uint32_t state = state_of(s, slot);
+		struct slot_view *view = &s->views[slot];
+
+		if (state != TT_SLOT_GONE && state != TT_SLOT_FORGOTTEN)
+			continue;
+		if (!view->gone_seen) {
+			view->gone_seen = true;
+			continue;
+		}
+		if ((state == TT_SLOT_GONE && !low) || sockets_holding(s, slot, percpu, ncpus))
+			continue;
+		out[n++] = slot;
+	}
+	free(percpu);
+	return n;
+}
+
+void slots_give_back(struct slots *s, uint32_t slot)
+{
+	struct tt_slot_owner *owner = &s->owners[slot];
+
+	memset(owner->comm, 0, sizeof(owner->comm));
+	owner->tgid = 0;
+	__atomic_store_n(&owner->state, TT_SLOT_FREE, __ATOMIC_RELEASE);
+	memset(&s->views[slot], 0, sizeof(s->views[slot]));
+	s->views[slot].gen = ++s->gens;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.free_slots), NULL, &slot, BPF_ANY))
+		owner->state = TT_SLOT_FORGOTTEN; /* tried again at the next snapshot */
+}
+
+void slots_forget(struct slots *s, uint32_t slot)
+{
+	if (slot < s->n)
+		__atomic_store_n(&s->owners[slot].state, TT_SLOT_FORGOTTEN, __ATOMIC_RELEASE);
+}

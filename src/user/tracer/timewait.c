@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Timewait reconciliation: the records the BPF side writes to tw_records
+ * (struct tt_tw_record), drained at each reading into a table of owners
+ * and of timewait RSTs, matched against the kernel's own list of timewait
+ * sockets (sock_diag); an owner goes once its socket has ended. The stamp
+ * tells the owners recorded before a reading from those recorded after. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <bpf/libbpf.h>
+#include "common/fail.h"
+#include "tracer/timewait.h"
+
+static uint64_t monotonic_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+}
+
+/* Each reading's stamp, later than the one before. */
+static uint64_t next_stamp(struct timewait *tw)
+{
+	uint64_t now = monotonic_ms();
+
+	tw->stamp = now > tw->stamp ? now : tw->stamp + 1;
+	*tw->bpf_stamp = tw->stamp;
+	return tw->stamp;
+}
+
+/* A process's or a namespace's count, grown one entry at a time. */
+static uint64_t *count_of(struct tw_count **v, size_t *n, uint32_t id, uint16_t reason)
+{
+	struct tw_count *grown;
+
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].id == id && (*v)[i].reason == reason)
+			return &(*v)[i].count;
+	grown = realloc(*v, (*n + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	*v = grown;
+	grown[*n] = (struct tw_count){ .id = id, .reason = reason };
+	return &grown[(*n)++].count;
+}
+
+/* One record of tw_records: an owner goes into the table; an RST to its
+ * owner's count, or, for a timewait socket whose owner is not known, to
+ * the other RSTs of its namespace, as the BPF side counts an RST of no
+ * followed socket. */
+static int on_record(void *ctx, void *data, size_t size)
+{
+	const struct tt_tw_record *r = data;
+	struct timewait *tw = ctx;
+	struct tw_owner *owner;
+	uint64_t *count;
+
+	if (size < sizeof(*r))
+		return 0;
+	if (r->kind == TT_TW_OWNER) {
+		struct tw_owner o = {
+			.key = r->key, .stamp = r->stamp, .slot = r->slot, .side = r->side
+		};
+
+		if (tw_table_put(&tw->owners, &o))
+			tw->unrecorded++;
+		return 0;
+	}
+	if (r->kind != TT_TW_RST)
+		return 0;
+	owner = tw_table_get(&tw->owners, &r->key);
+	if (owner)
+		count = count_of(&tw->rsts, &tw->n_rsts, owner->slot, 0);
+	else
+		count = count_of(&tw->other_rsts, &tw->n_other_rsts, r->key.flow.netns, r->reason);
+	if (count)
+		++*count;
+	return 0;
+}
+
+int timewait_open(struct timewait *tw, int ring_fd, __u64 *bpf_stamp, char *err)
+{
+	tw->bpf_stamp = bpf_stamp;
+	tw->ring = ring_buffer__new(ring_fd, on_record, tw, NULL);
+	if (!tw->ring)
+		return tt_fail(err, errno, "cannot map the timewait records");
+	next_stamp(tw);
+	return 0;
+}
+
+void timewait_close(struct timewait *tw)
+{
+	ring_buffer__free(tw->ring);
+	tw->ring = NULL;
+	tw_table_free(&tw->owners);
+	free(tw->rsts);
+	free(tw->other_rsts);
+	tw->rsts = tw->other_rsts = NULL;
+	tw->n_rsts = tw->n_other_rsts = 0;
+}
+
+static bool has_ended(const struct tw_owner *o, void *ctx)
+{
+	(void)ctx;
+	return o->ended;
+}
+
+static bool owned_by(const struct tw_owner *o, void *ctx)
+{
+	return o->slot == *(const uint32_t *)ctx;
+}
+
+void timewait_forget_rsts(struct timewait *tw, uint32_t slot)
+{
+	for (size_t i = 0; i < tw->n_rsts; i++)
+		if (tw->rsts[i].id == slot)
+			tw->rsts[i--] = tw->rsts[--tw->n_rsts];
+}
+
+void timewait_forget_slot(struct timewait *tw, uint32_t slot)
+{
+	tw_table_remove_if(&tw->owners, owned_by, &slot);
+	timewait_forget_rsts(tw, slot);
+}
+
+uint64_t timewait_rsts_of(const struct timewait *tw, uint32_t slot)
+{
+	for (size_t i = 0; i < tw->n_rsts; i++)
+		if (tw->rsts[i].id == slot)
+			return tw->rsts[i].count;
+	return 0;
+}
+
+uint32_t *timewait_owners_by_slot(const struct timewait *tw, size_t n_slots)
+{
+	uint32_t *held = calloc(n_slots ? n_slots : 1, sizeof(*held));
+	const struct tw_owner *o;
+	size_t pos = 0;
+
+	while (held && (o = tw_table_next(&tw->owners, &pos)))
+		if (o->slot < n_slots)
+			held[o->slot]++;
+	return held;
+}
+
+/* A timewait socket listed by sock_diag, keyed as in the owners' table. */
+struct listed_tw {
+	struct tt_flow_key key;
+	bool time_wait; /* substate TIME_WAIT, not FIN_WAIT2 (no FIN from the peer yet) */
+};
+
+static int cmp_listed(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct tt_flow_key));
+}
+
+/* The listing under way: the timewait sockets of every namespace listed,
+ * and with --by dest the sockets of the one being listed. */
+struct listing {
+	struct listed_tw *v;
+	size_t n, cap;
+	uint32_t netns;
+	struct ns_sockets *socks;
+};
+
+/* The kernel lists a timewait socket under its substate: TIME_WAIT, or
+ * FIN_WAIT2 while the peer has not sent its FIN. Both are alive; only the
+ * first counts as held (as in `ss state time-wait`). The idiag timer
+ * tells them from full sockets in FIN_WAIT2. */
+#define TT_DIAG_TIMER_TIMEWAIT 3
+
+static void add_timewait(const struct tt_diag_sock *sock, void *opaque)
+{
+	struct listing *list = opaque;
+	struct tt_flow_key *key;
+
+	if (sock->timer != TT_DIAG_TIMER_TIMEWAIT)
+		return;
+	if (list->n == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 1024;
+		struct listed_tw *v = realloc(list->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		list->v = v;
+		list->cap = cap;
+	}
+	list->v[list->n].time_wait = sock->state == TCP_TIME_WAIT;
+	key = &list->v[list->n++].key;
+	memset(key, 0, sizeof(*key));
+	key->netns = list->netns;
+	key->family = sock->family;
+	key->lport = sock->lport;
+	key->rport = sock->rport;
+	memcpy(key->laddr, sock->laddr, sizeof(key->laddr));
+	memcpy(key->raddr, sock->raddr, sizeof(key->raddr));
+}
+
+static void add_socket(const struct tt_diag_sock *sock, void *opaque)
+{
+	struct listing *list = opaque;
+	struct ns_sockets *s = list->socks;
+
+	add_timewait(sock, list);
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct tt_diag_sock *v = realloc(s->socks, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		s->socks = v;
+		s->cap = cap;
+	}
+	s->socks[s->n++] = *sock;
+}
+
+/* Bits of a namespace's families in want[] and listed[]. */
+static unsigned int family_bit(uint16_t family)
+{
+	return family == AF_INET6 ? 2 : 1;
+}
+
+/* Lists the timewait sockets of namespace i for the families in bits not
+ * listed yet; with every_socket, every socket of both families at once. */
+static void list_namespace(struct namespaces *nss, size_t i, unsigned int bits, bool every_socket,
+			   unsigned int *listed, struct listing *list, struct tw_reading *r)
+{
+	uint32_t states = 1u << TCP_TIME_WAIT | 1u << TCP_FIN_WAIT2;
+	int diag_fd = nss->ns[i].diag_fd;
+
+	list->netns = nss->ns[i].inum;
+	if (every_socket) {
+		struct ns_sockets *grown;
+
+		if (listed[i])
+			return;
+		grown = realloc(r->listed, (r->n_listed + 1) * sizeof(*grown));
+		if (!grown)
+			return;
+		r->listed = grown;
+		list->socks = &grown[r->n_listed++];
+		memset(list->socks, 0, sizeof(*list->socks));
+		list->socks->ns = i;
+		if (sockdiag_dump(diag_fd, AF_INET, ~0u, add_socket, list) == 0)
+			listed[i] |= 1;
+		if (sockdiag_dump(diag_fd, AF_INET6, ~0u, add_socket, list) == 0)
+			listed[i] |= 2;
+		return;
+	}
+	bits &= ~listed[i];
+	if ((bits & 1) && sockdiag_dump(diag_fd, AF_INET, states, add_timewait, list) == 0)
+		listed[i] |= 1;
+	if ((bits & 2) && sockdiag_dump(diag_fd, AF_INET6, states, add_timewait, list) == 0)
+		listed[i] |= 2;
+}
+
+/* An owner in the table, and the index of its namespace. */
+struct tw_entry {
+	struct tw_owner *owner;
+	size_t ns;
+};
+
+static int cmp_entry_flow(const void *a, const void *b)
+{
+	const struct tw_entry *x = a, *y = b;
+
+	return memcmp(&x->owner->key.flow, &y->owner->key.flow, sizeof(struct tt_flow_key));
+}
+
+static void add_held(struct tw_reading *r, const struct tw_owner *o)
+{
+	if (r->n_held == r->cap_held) {
+		size_t cap = r->cap_held ? r->cap_held * 2 : 256;
+		struct tw_held *v = realloc(r->held, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		r->held = v;
+		r->cap_held = cap;
+	}
+	r->held[r->n_held++] = (struct tw_held){
+		.slot = o->slot, .side = o->side, .flow = o->key.flow
+	};
+}
+
+/* A timewait socket lasts 60 s (more only while its peer keeps sending
+ * FINs): the owners recorded in a namespace tcptrace cannot list go after
+ * ten minutes. */
+#define TT_TW_UNLISTED_MS (10ull * 60 * 1000)
+
+/* The kernel's own list of timewait sockets is read before tw_records is
+ * drained, so that the owner of every listed timewait socket is in the
+ * table: the program run that sees its full socket move to CLOSE records
+ * it, right after the kernel has put it in the connection hash. Each owner
+ * is matched to that list in its namespace and family: a listed one in
+ * TIME_WAIT is held; an unlisted one recorded before this reading's stamp
+ * belongs to a timewait socket that has ended, and goes (its RSTs, sent
+ * before its end, were drained with it). Only the namespaces and families
+ * holding owners are listed, unless every_socket. */
+void timewait_read(struct timewait *tw, struct namespaces *nss, bool every_socket,
+		   struct tw_reading *r)
+{
+	unsigned int want[TT_MAX_NETNS] = {}, listed[TT_MAX_NETNS] = {};
+	size_t n = 0, pos = 0;
+	struct listing list = {};
+	struct tw_entry *entries = NULL;
+	struct tw_owner *owner;
+	uint64_t stamp, now;
+
+	memset(r, 0, sizeof(*r));
+	stamp = next_stamp(tw);
+	for (size_t i = 0; i < nss->n; i++)
+		if (every_socket || tw->families[i])
+			list_namespace(nss, i, tw->families[i], every_socket, listed, &list, r);
+	ring_buffer__consume(tw->ring);
+	entries = malloc((tw->owners.n ? tw->owners.n : 1) * sizeof(*entries));
+	if (!entries)
+		goto out;
+	while ((owner = tw_table_next(&tw->owners, &pos))) {
+		const struct tt_flow_key *flow = &owner->key.flow;
+		size_t i = namespaces_index(nss, flow->netns);
+
+		entries[n++] = (struct tw_entry){ .owner = owner, .ns = i };
+		if (i < TT_MAX_NETNS)
+			want[i] |= family_bit(flow->family);
+	}
+	/* A namespace or family without owners at the reading before: listed
+	 * now, and at the next reading first. */
+	for (size_t i = 0; i < nss->n; i++) {
+		if (want[i] & ~listed[i])
+			list_namespace(nss, i, want[i], every_socket, listed, &list, r);
+		tw->families[i] = want[i];
+	}
+	if (list.n > 1)
+		qsort(list.v, list.n, sizeof(*list.v), cmp_listed);
+	if (n > 1)
+		qsort(entries, n, sizeof(*entries), cmp_entry_flow);
+	now = monotonic_ms();
+	/* One group of owners per four-tuple. A listed timewait socket is the
+	 * four-tuple's latest connection, whose sequence numbers are the
+	 * highest (a new connection's ISN follows the clock): the group's other
+	 * owners, and every owner of an unlisted four-tuple, have ended. */
+	for (size_t a = 0, b; a < n; a = b) {
+		const struct tt_flow_key *flow = &entries[a].owner->key.flow;
+		size_t i = entries[a].ns, latest = a;
+		bool is_listed = i < TT_MAX_NETNS && (listed[i] & family_bit(flow->family));
+		const struct listed_tw *found = NULL;
+
+		for (b = a + 1; b < n && !cmp_entry_flow(&entries[b], &entries[a]); b++)
+			if ((int32_t)(entries[b].owner->key.snd_nxt -
+				      entries[latest].owner->key.snd_nxt) > 0)
+				latest = b;
+		if (list.n)
+			found = bsearch(flow, list.v, list.n, sizeof(*list.v), cmp_listed);
+		if (found && found->time_wait)
+			add_held(r, entries[latest].owner);
+		for (size_t e = a; e < b; e++) {
+			const struct tw_owner *o = entries[e].owner;
+
+			if (found && e == latest)
+				continue;
+			if (is_listed ? o->stamp < stamp : o->stamp + TT_TW_UNLISTED_MS < now)
+				entries[e].owner->ended = true;
+		}
+	}
+	tw_table_remove_if(&tw->owners, has_ended, NULL);
+out:
+	free(entries);
+	free(list.v);
+}
+
+void tw_reading_free(struct tw_reading *r)
+{
+	for (size_t i = 0; i < r->n_listed; i++)
+		free(r->listed[i].socks);
+	free(r->listed);
+	free(r->held);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The BPF side's life cycle: open (the kernel's BTF probed for what it
+ * offers), configure, load, set the targets, seed, attach and close, the
+ * self-check's processes, and what the loaded object says of itself (map
+ * memory). Reading the maps is snapshot.c's job. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "common/procfs.h"
+#include "tracer/seed.h"
+#include "tracer/tracer.h"
+#include "tcptrace.skel.h"
+
+#define REASON_PREFIX "SK_RST_REASON_"
+
+/* Whether the running kernel's tcp_send_reset passes enum sk_rst_reason
+ * (6.10+): its raw tracepoint prototype has a fourth parameter. */
+static bool probe_rst_reason(const struct btf *btf)
+{
+	const struct btf_type *type;
+	int id = btf__find_by_name_kind(btf, "btf_trace_tcp_send_reset", BTF_KIND_TYPEDEF);
+
+	if (id < 0)
+		return false;
+	type = btf__type_by_id(btf, id);
+	type = btf__type_by_id(btf, type->type);
+	if (!type || !btf_is_ptr(type))
+		return false;
+	type = btf__type_by_id(btf, type->type);
+	return type && btf_is_func_proto(type) && btf_vlen(type) >= 4;
+}
+
+/* The kernel's own names for its RST reasons; values differ by version. */
+static void load_reason_names(const struct btf *btf, struct tt_reason_names *names)
+{
+	int id = btf__find_by_name_kind(btf, "sk_rst_reason", BTF_KIND_ENUM);
+	const struct btf_type *type;
+	const struct btf_enum *e;
+
+	if (id < 0)
+		return;
+	type = btf__type_by_id(btf, id);
+	e = btf_enum(type);
+	for (int i = 0; i < btf_vlen(type); i++, e++) {
+		const char *name = btf__name_by_offset(btf, e->name_off);
+		size_t slot = reason_slot(e->val);
+
+		if (!name || slot == TT_REASON_OTHER || names->name[slot])
+			continue;
+		if (!strncmp(name, REASON_PREFIX, strlen(REASON_PREFIX)))
+			name += strlen(REASON_PREFIX);
+		names->name[slot] = strdup(name);
+	}
+	names->name[TT_REASON_OTHER] = strdup("OTHER");
+}
+
+/* The type of a struct's member, past typedefs and qualifiers; NULL if
+ * either is missing. */
+static const struct btf_type *member_type(const struct btf *btf, const char *type_name,
+					  const char *member_name)
+{
+	int id = btf__find_by_name_kind(btf, type_name, BTF_KIND_STRUCT);
+	const struct btf_type *type = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_member *m;
+
+	if (!type)
+		return NULL;
+	m = btf_members(type);
+	for (int i = 0; i < btf_vlen(type); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), member_name))
+			return btf__type_by_id(btf, btf__resolve_type(btf, m->type));
+	return NULL;
+}
+
+/* Linux 5.17 to 6.0 allocated a namespace's TCP death row apart from
+ * struct netns_ipv4 (see compat.bpf.h), which no kernel of the test
+ * matrix does: refused in one line rather than loaded and unproven. */
+static bool death_row_embedded(const struct btf *btf)
+{
+	const struct btf_type *type = member_type(btf, "netns_ipv4", "tcp_death_row");
+
+	return type && btf_is_struct(type);
+}
+
+/* The ring buffer's header before each record (BPF_RINGBUF_HDR_SZ). */
+#define TT_RING_HDR 8
+#define TT_RING_MAX (1u << 30)
+
+/* tw_records holds what happens between two snapshots: room for as many
+ * records as --max-sockets (a power of two of bytes, as the kernel wants). */
+static __u32 tw_ring_bytes(__u64 max_sockets)
+{
+	__u64 want = max_sockets * (sizeof(struct tt_tw_record) + TT_RING_HDR);
+	__u32 bytes = 4096;
+
+	while (bytes < want && bytes < TT_RING_MAX)
+		bytes *= 2;
+	return bytes;
+}
+
+int tracer_open(struct tracer *t, const struct tracer_config *config)
+{
+	const struct tracer_config *cfg = &t->cfg;
+	struct tcptrace_bpf *skel;
+	struct btf *btf;
+	int err;
+
+	t->cfg = *config;
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return tt_fail(t->err, errno, "cannot read kernel BTF (/sys/kernel/btf/vmlinux)");
+	if (!death_row_embedded(btf)) {
+		btf__free(btf);
+		return tt_fail(t->err, ENOTSUP, "this kernel keeps a network namespace's timewait "
+				   "accounting (tcp_death_row) apart, as Linux 5.17 to 6.0 did; "
+				   "tcptrace supports 5.10 to 5.16 and 6.1 or later");
+	}
+	t->reasons_available = probe_rst_reason(btf);
+	if (t->reasons_available)
+		load_reason_names(btf, &t->reason_names);
+	else
+		t->reason_names.name[TT_REASON_OTHER] = strdup("UNKNOWN");
+	btf__free(btf);
+
+	skel = tcptrace_bpf__open();
+	if (!skel)
+		return tt_fail(t->err, errno, "cannot open BPF object");
+	t->skel = skel;
+	skel->rodata->trace_pids = cfg->n_pids > 0;
+	skel->rodata->trace_comms = cfg->n_comms > 0;
+	skel->rodata->trace_all = !cfg->n_pids && !cfg->n_comms;
+	skel->rodata->by_dest = cfg->by_dest;
+	bpf_program__set_autoload(skel->progs.handle_send_reset, t->reasons_available);
+	bpf_program__set_autoload(skel->progs.handle_send_reset_noreason, !t->reasons_available);
+	skel->rodata->catch_nested = cfg->catch_nested;
+	bpf_program__set_autoload(skel->progs.catch_set_state, cfg->catch_nested);
+	bpf_program__set_autoload(skel->progs.catch_send_reset,
+				  cfg->catch_nested && t->reasons_available);
+	bpf_program__set_autoload(skel->progs.catch_send_reset_noreason,
+				  cfg->catch_nested && !t->reasons_available);
+	bpf_program__set_autoload(skel->progs.catch_receive_reset, cfg->catch_nested);
+	bpf_program__set_autoload(skel->progs.catch_destroy_sock, cfg->catch_nested);
+	/* The verdicts by process are kept only with names to match. */
+	bpf_program__set_autoload(skel->progs.handle_task_rename, skel->rodata->trace_comms);
+
+	/* The socket table's buckets: see sock_table in socks.bpf.h. */
+	skel->rodata->sock_buckets = (cfg->max_sockets + 1) / 2;
+	err = bpf_map__set_max_entries(skel->maps.sock_table, skel->rodata->sock_buckets);
+	err = err ?: bpf_map__set_max_entries(skel->maps.sock_spill, cfg->max_sockets / 4);
+	err = err ?: bpf_map__set_max_entries(skel->maps.tw_records,
+					      tw_ring_bytes(cfg->max_sockets));
+	err = err ?: bpf_map__set_max_entries(skel->maps.seeds, cfg->max_sockets);
+	err = err ?: bpf_map__set_max_entries(skel->maps.proc_counters, cfg->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.proc_slots, cfg->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.free_slots, cfg->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.proc_comms, cfg->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.slot_owners, cfg->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.slot_sockets, cfg->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.verdicts,
+					      skel->rodata->trace_comms ? 4 * cfg->max_procs : 64);
+	err = err ?: bpf_map__set_max_entries(skel->maps.rst_reasons, cfg->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.dest_counters, cfg->max_procs);
+	if (err)
+		return tt_fail(t->err, err, "cannot size BPF maps");
+	return 0;
+}
+
+int tracer_load(struct tracer *t)
+{
+	int err = tcptrace_bpf__load(t->skel);
+	int fd = bpf_map__fd(t->skel->maps.free_slots);
+	__u32 slots = bpf_map__max_entries(t->skel->maps.free_slots);
+
+	if (err)
+		return tt_fail(t->err, err, "cannot load BPF programs");
+	for (__u32 slot = 0; slot < slots; slot++)
+		if (bpf_map_update_elem(fd, NULL, &slot, BPF_ANY))
+			return tt_fail(t->err, errno, "cannot fill the process slots");
+	err = counters_open(&t->counters, t->skel, t->err);
+	err = err ?: slots_open(&t->slots, t->skel, t->err);
+	err = err ?: timewait_open(&t->tw, bpf_map__fd(t->skel->maps.tw_records),
+				   &t->skel->bss->tw_stamp, t->err);
+	return err;
+}
+
+int tracer_set_targets(struct tracer *t)
+{
+	int pids_fd = bpf_map__fd(t->skel->maps.traced_pids);
+	int comms_fd = bpf_map__fd(t->skel->maps.traced_comms);
+	__u8 one = 1;
+
+	for (size_t i = 0; i < t->cfg.n_pids; i++)
+		if (bpf_map_update_elem(pids_fd, &t->cfg.pids[i], &one, BPF_ANY))
+			return tt_fail(t->err, errno, "cannot store traced process");
+	for (size_t i = 0; i < t->cfg.n_comms; i++) {
+		char comm[TT_COMM_LEN] = {};
+
+		strncpy(comm, t->cfg.comms[i], sizeof(comm) - 1);
+		if (bpf_map_update_elem(comms_fd, comm, &one, BPF_ANY))
+			return tt_fail(t->err, errno, "cannot store traced process");
+	}
+	return 0;
+}
+
+int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all)
+{
+	t->seeded = seed_sockets(t->skel, &t->netns, pids, n_pids, all);
+	return 0;
+}
+
+static bool is_twin(const struct bpf_program *prog)
+{
+	return !strncmp(bpf_program__name(prog), "catch_", 6);
+}
+
+int tracer_attach(struct tracer *t)
+{
+	/* For the self-check's test: a program left unattached is an event
+	 * tcptrace never sees, as on a kernel that does not fire it. */
+	const char *skip = getenv("TCPTRACE_TEST_SKIP_PROGRAM");
+	struct bpf_program *prog;
+
+	/* Twins (--catch-nested) last: a tracepoint runs its programs in the
+	 * order they were attached, and a twin must run after its primary. */
+	for (int twins = 0; twins < 2; twins++) {
+		bpf_object__for_each_program(prog, t->skel->obj) {
+			struct bpf_link *link;
+
+			if (!bpf_program__autoload(prog) || is_twin(prog) != twins ||
+			    (skip && !strcmp(skip, bpf_program__name(prog))))
+				continue;
+			if (t->n_links == sizeof(t->links) / sizeof(t->links[0]))
+				return tt_fail(t->err, E2BIG, "too many BPF programs to attach");
+			link = bpf_program__attach(prog);
+			if (!link)
+				return tt_fail(t->err, errno, "cannot attach to %s",
+						   strchr(bpf_program__section_name(prog), '/') + 1);
+			t->links[t->n_links++] = link;
+		}
+	}
+	return 0;
+}
+
+int tracer_map_fd(struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.proc_slots);
+}
+
+uint64_t tracer_map_bytes(struct tracer *t)
+{
+	struct bpf_map *map;
+	uint64_t total = 0;
+
+	bpf_object__for_each_map(map, t->skel->obj) {
+		char path[64];
+		uint64_t bytes;
+
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", bpf_map__fd(map));
+		if (proc_read_field(path, "memlock:", &bytes) == 0)
+			total += bytes;
+	}
+	return total;
+}
+
+uint64_t tracer_nested_caught(struct tracer *t)
+{
+	return t->cfg.catch_nested ? counters_nested_caught(&t->counters) : 0;
+}
+
+int tracer_trace_pid(struct tracer *t, uint32_t pid)
+{
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.traced_pids), &pid, &one, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.verdicts), &pid, &one, BPF_ANY))
+		return tt_fail(t->err, errno, "cannot store the self-check's processes");
+	__atomic_fetch_add(&t->skel->bss->procs_gen, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int tracer_counters_of(struct tracer *t, uint32_t pid, struct tt_proc_counters *out)
+{
+	__u32 slot;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.proc_slots), &pid, &slot))
+		return errno == ENOENT ? 0 : tt_fail(t->err, errno, "cannot read counters");
+	err = counters_of_slot(&t->counters, slot, out);
+	if (err)
+		return tt_fail(t->err, err, "cannot read counters");
+	out->tw_rst += timewait_rsts_of(&t->tw, slot);
+	return 0;
+}
+
+/* The self-check's processes leave no row: their slots are given back
+ * once nothing holds them, their timewait owners go now. */
+void tracer_forget_pid(struct tracer *t, uint32_t pid)
+{
+	struct tcptrace_bpf *skel = t->skel;
+	__u32 slot;
+
+	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.proc_slots), &pid, &slot) &&
+	    slot < t->slots.n) {
+		slots_forget(&t->slots, slot);
+		timewait_forget_slot(&t->tw, slot);
+	}
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.proc_slots), &pid);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.proc_comms), &pid);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.traced_pids), &pid);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.verdicts), &pid);
+	__atomic_fetch_add(&skel->bss->procs_gen, 1, __ATOMIC_SEQ_CST);
+}
+
+void tracer_close(struct tracer *t)
+{
+	while (t->n_links)
+		bpf_link__destroy(t->links[--t->n_links]);
+	timewait_close(&t->tw);
+	slots_close(&t->slots);
+	counters_close(&t->counters);
+	free(t->selected_comms);
+	t->selected_comms = NULL;
+	tcptrace_bpf__destroy(t->skel);
+	t->skel = NULL;
+	namespaces_close(&t->netns);
+	for (size_t i = 0; i < TT_REASON_SLOTS; i++) {
+		free((char *)t->reason_names.name[i]);
+		t->reason_names.name[i] = NULL;
+	}
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The tracer: the BPF side's life cycle (tracer.c) and the snapshot of
+ * its maps (snapshot.c), over the modules that each read one part of them
+ * and return plain data: counters.c, slots.c, timewait.c, and seed.c,
+ * which writes the sockets from before the start. */
+#ifndef TT_TRACER_H
+#define TT_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "common/fail.h"
+#include "common/stats.h"
+#include "tracer/counters.h"
+#include "tracer/namespaces.h"
+#include "tracer/slots.h"
+#include "tracer/timewait.h"
+
+struct tcptrace_bpf;
+struct bpf_link;
+
+/* What to trace, and how much room the maps have. */
+struct tracer_config {
+	const uint32_t *pids;              /* traced by PID */
+	size_t n_pids;
+	const char (*comms)[TT_COMM_LEN]; /* traced by name */
+	size_t n_comms;                   /* neither: every process */
+	uint32_t max_sockets;
+	uint32_t max_procs;
+	bool by_dest;      /* --by dest: destination rows in each snapshot */
+	bool catch_nested; /* --catch-nested: the twins are attached */
+};
+
+struct tracer {
+	struct tracer_config cfg;
+	struct tcptrace_bpf *skel;
+	struct bpf_link *links[16];
+	size_t n_links;
+	bool reasons_available; /* tcp_send_reset carries enum sk_rst_reason */
+	struct tt_reason_names reason_names;
+	struct namespaces netns;
+	struct counters counters;
+	struct slots slots;
+	struct timewait tw;
+	const uint32_t *selected; /* PIDs named by --pid, shown every interval */
+	size_t n_selected;
+	char (*selected_comms)[TT_COMM_LEN]; /* their names, kept once read */
+	uint64_t seeded;                     /* sockets found at start-up */
+	char err[TT_ERR_LEN];                /* the failed step and why, for the caller */
+};
+
+/* Each returns 0, or -errno with t->err set. cfg is copied; its arrays
+ * must live as long as t. */
+int tracer_open(struct tracer *t, const struct tracer_config *cfg);
+int tracer_load(struct tracer *t);
+int tracer_set_targets(struct tracer *t);
+int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all);
+int tracer_attach(struct tracer *t);
+/* A map's descriptor, for privileges_drop's probe. */
+int tracer_map_fd(struct tracer *t);
+/* The self-check's processes (selfcheck.c): traced whatever --pid says,
+ * their counters read, then every trace of them removed. */
+int tracer_trace_pid(struct tracer *t, uint32_t pid);
+int tracer_counters_of(struct tracer *t, uint32_t pid, struct tt_proc_counters *out);
+void tracer_forget_pid(struct tracer *t, uint32_t pid);
+/* Read every counter into snap (rows allocated, free with snapshot_free). */
+int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap);
+/* Kernel memory held by the BPF maps (their fdinfo memlock), in bytes. */
+uint64_t tracer_map_bytes(struct tracer *t);
+/* Events the twins of --catch-nested handled for their primaries. */
+uint64_t tracer_nested_caught(struct tracer *t);
+void tracer_close(struct tracer *t);
+
+void snapshot_free(struct tt_snapshot *snap);
+
+#endif /* TT_TRACER_H */
