@@ -59,10 +59,14 @@ int counters_of_slot(struct counters *c, uint32_t slot, struct tt_proc_counters 
  * the key is gone. */
 static int lookup_percpu_sum(struct counters *c, int fd, const void *key, uint64_t *sum)
 {
-	*sum = 0;
+	const __u64 *percpu = c->percpu;
+	uint64_t total = 0;
+
 	if (bpf_map_lookup_elem(fd, key, c->percpu))
 		return -1;
-	sum_percpu_words(c, sum, sizeof(*sum));
+	for (int cpu = 0; cpu < c->ncpus; cpu++)
+		total += percpu[cpu];
+	*sum = total;
 	return 0;
 }
 
