@@ -20,13 +20,14 @@ LIBS := -lbpf -lelf -lz
 # in this list (tests/lint/layers.sh checks it).
 # Pure modules: unit-tested without root and without libbpf.
 PURE := common/stats common/utf8 common/procfs common/fail \
-	tracer/ports tracer/tw_table \
+	tracer/ports tracer/tw_table tracer/kallsyms \
 	output/table output/csv output/json output/metrics output/http \
 	offline/csv_read offline/compare offline/timeline offline/html offline/report_page \
 	offline/report_cli \
 	cli/options cli/proc_match
 # The tracer's files that include the BPF skeleton.
-TRACER := tracer/tracer tracer/seed tracer/snapshot tracer/timewait tracer/slots tracer/counters
+TRACER := tracer/tracer tracer/seed tracer/snapshot tracer/timewait tracer/slots tracer/counters \
+	tracer/listeners
 USER := $(PURE) tracer/sockdiag tracer/netns tracer/namespaces $(TRACER) tracer/selfcheck output/report \
 	output/exporter cli/privileges cli/command cli/main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))

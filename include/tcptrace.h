@@ -28,6 +28,11 @@ struct tt_proc_counters {
 	__u64 eaddrnotavail;         /* connect() found no free local port */
 	__u64 untracked;             /* sockets not followed: the socket table full */
 	__u64 tw_rst;                /* RSTs sent by its timewait sockets */
+	__u64 syn_retrans;           /* SYNs its connect()s sent again, counted as each
+				      * connect leaves SYN_SENT */
+	__u64 synack_retrans;        /* SYN-ACKs its listeners sent again */
+	__u64 opened[TT_SIDES];      /* conn[] counted while ESTABLISHED */
+	__u64 open_ended[TT_SIDES];  /* of those, the ones that have left ESTABLISHED */
 };
 
 /* Key of dest_counters (--by dest): one process's connections to one
@@ -119,6 +124,7 @@ enum tt_sock_flags {
 	TT_SK_TOUCHED = 1 << 8,     /* a syscall of some process has touched it */
 	TT_SK_RST_AHEAD = 1 << 9,   /* RST_SENT set at the move to CLOSE, the RST not seen yet */
 	TT_SK_CLOSED = 1 << 10,     /* its move to CLOSE was seen */
+	TT_SK_OPEN = 1 << 11,       /* in opened[], not yet in open_ended[] */
 };
 
 /* A listening port and who owns it, per network namespace. */
@@ -148,6 +154,33 @@ struct tt_owner {
 	__u8 flags; /* TT_LISTENER_SHARED */
 	__u8 pad[2];
 };
+
+/* The accept queue of the listener on a port, for its deepest depth
+ * between two snapshots (user space resets peak after reading it). sk is
+ * the listener's address, learnt at listen() or from /proc/net/tcp for a
+ * listener from before start-up (0 when not known); with several
+ * listeners on one port (SO_REUSEPORT), the last one's. */
+struct tt_listen_queue {
+	__u64 sk;
+	__u32 peak; /* sk_ack_backlog after the deepest enqueue seen */
+	__u32 pad;
+};
+
+/* A traced listener that closed, through listener_records: its drops up
+ * to its end, for user space to count those since its last look. */
+struct tt_listener_record {
+	__u64 cookie; /* the socket's cookie, 0 if none was ever made */
+	__u64 drops;  /* sk_drops at the close */
+	__u64 extra;  /* of those, the ones that were no connection attempt */
+	__u32 netns;
+	__u32 tgid;   /* its owner, as the listeners map has it */
+	__u16 port;
+	__u16 pad[3];
+};
+
+/* Kernel functions where a listener's drop may bump its sk_drops while
+ * ListenDrops does not count it (see drop_site_start in queues.bpf.h). */
+#define TT_DROP_SITES 4
 
 /* One timewait socket, the key of user space's table of owners. The
  * four-tuple alone would not do: it may leave a new timewait socket while
@@ -199,6 +232,7 @@ enum tt_drop {
 	TT_DROP_TW_MAP_FULL,       /* a timewait record (owner or RST) not written */
 	TT_DROP_REASON_MAP_FULL,   /* an RST reason could not be counted */
 	TT_DROP_DEST_MAP_FULL,     /* a destination row could not be created */
+	TT_DROP_LISTENER_RECORD,   /* a closed listener's last drops not written */
 	TT_DROPS,
 };
 

@@ -80,6 +80,9 @@ static __always_inline void on_touch(const struct sock *sk, struct tt_sock *s)
 			bump(&c->conn[TT_SIDE_IN]);
 		s->flags |= TT_SK_COUNTED;
 	}
+	/* Not moved yet: a touch by close() comes before the move it makes. */
+	if (sk->__sk_common.skc_state == TCP_ESTABLISHED)
+		open_begins(s);
 }
 
 static __always_inline void touch(const struct sock *sk, struct tt_sock *s)
@@ -100,6 +103,7 @@ static __always_inline void on_listen(const struct sock *sk)
 		return;
 	listener_key_of_sk(sk, &key);
 	bpf_map_update_elem(&listeners, &key, &owner, BPF_ANY);
+	listen_queue_known(&key, sk);
 }
 
 static __always_inline void on_unlisten(const struct sock *sk)
@@ -112,9 +116,12 @@ static __always_inline void on_unlisten(const struct sock *sk)
 	owner = bpf_map_lookup_elem(&listeners, &stopping.key);
 	if (!owner)
 		return;
+	listener_closed(sk, owner, &stopping.key);
 	/* Another process may listen on the same port (SO_REUSEPORT). */
-	if (owner->tgid == current_tgid())
+	if (owner->tgid == current_tgid()) {
 		bpf_map_delete_elem(&listeners, &stopping.key);
+		bpf_map_delete_elem(&listen_queues, &stopping.key);
+	}
 	if (!bpf_map_update_elem(&stopping_listeners, &thread, &stopping, BPF_NOEXIST))
 		__sync_fetch_and_add(&listeners_stopping, 1);
 	else
@@ -153,21 +160,26 @@ static __always_inline bool is_unaccepted_child(const struct sock *sk)
 }
 
 /* Follows a connection accepted from a listener of process tgid, its entry
- * complete from the start. conn_in waits for the first touch if the
- * listener is shared (see on_touch). */
-static __always_inline bool follow_child(const struct sock *sk, __u32 tgid, bool shared)
+ * complete from the start; open when it has reached ESTABLISHED. conn_in
+ * waits for the first touch if the listener is shared (see on_touch). */
+static __always_inline bool follow_child(const struct sock *sk, __u32 tgid, bool shared,
+					 bool open)
 {
 	__u32 slot = shared ? TT_NO_SLOT : slot_of_process(tgid);
 	struct tt_proc_counters *counters;
+	struct tt_sock *s;
 
 	if (!track(sk, tgid, slot, TT_SIDE_IN,
 		   TT_SK_ESTABLISHED | (shared ? TT_SK_PROVISIONAL : TT_SK_COUNTED)))
 		return false;
-	if (!shared) {
-		counters = counters_at(slot);
-		if (counters)
-			bump(&counters->conn[TT_SIDE_IN]);
-	}
+	if (shared)
+		return true;
+	counters = counters_at(slot);
+	if (counters)
+		bump(&counters->conn[TT_SIDE_IN]);
+	s = open ? find(sk) : NULL;
+	if (s)
+		open_begins(s);
 	return true;
 }
 
@@ -182,8 +194,10 @@ static __always_inline void adopt_child(const struct sock *sk)
 		return;
 	listener_key_of_sk(sk, &lkey);
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
-	if (owner)
-		follow_child(sk, owner->tgid, owner->flags & TT_LISTENER_SHARED);
+	if (!owner)
+		return;
+	note_queue_depth(&lkey);
+	follow_child(sk, owner->tgid, owner->flags & TT_LISTENER_SHARED, true);
 }
 
 /* A socket leaving SYN_RECV for anything but ESTABLISHED, not followed:
@@ -222,17 +236,72 @@ static __always_inline struct tt_sock *adopt_fastopen_child(const struct sock *s
 	lkey.pad = 0;
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
 	if (owner)
-		followed = follow_child(sk, owner->tgid, owner->flags & TT_LISTENER_SHARED);
+		followed = follow_child(sk, owner->tgid, owner->flags & TT_LISTENER_SHARED, false);
 	else if (is_unaccepted_child(sk))
 		/* Its listener's owner is closing the listener, which it has
 		 * forgotten already (on_unlisten): the child stays its. */
-		followed = follow_child(sk, current_tgid(), false);
+		followed = follow_child(sk, current_tgid(), false, false);
 	if (!followed)
 		return NULL;
 	s = find(sk);
 	if (s && reset)
 		s->flags |= TT_SK_RST_RECV;
 	return s;
+}
+
+/* A packet freed as dropped, with the listener that received it (6.11+):
+ * counted when it went to the listener's sk_drops but not to ListenDrops. */
+static __always_inline void on_kfree_skb(const struct sk_buff *skb, __u64 location, __u32 reason,
+					 const struct sock *rx_sk)
+{
+	struct tt_listener_key key;
+	__u64 cookie, zero = 0, *extra;
+	int site = -1;
+
+	if (!rx_sk || rx_sk->__sk_common.skc_state != TCP_LISTEN)
+		return;
+	for (int i = 0; i < TT_DROP_SITES; i++) {
+		if (location >= drop_site_start[i] && location < drop_site_end[i]) {
+			site = i;
+			break;
+		}
+	}
+	if (site < 0)
+		return;
+	if ((__u32)site < drop_sites_rcv &&
+	    reason == bpf_core_enum_value(enum skb_drop_reason, SKB_DROP_REASON_TCP_CSUM))
+		return;
+	listener_key_of_sk(rx_sk, &key);
+	if (!bpf_map_lookup_elem(&listeners, &key))
+		return;
+	cookie = bpf_get_socket_cookie((void *)rx_sk);
+	extra = lookup_or_init(&listen_extra, &cookie, &zero);
+	if (extra)
+		__sync_fetch_and_add(extra, segments_of(skb));
+}
+
+/* A SYN-ACK sent again: by a listener for a request (its owner's), or by
+ * a Fast Open child before the handshake's last ACK (the child's owner). */
+static __always_inline void on_synack_retrans(const struct sock *sk)
+{
+	struct tt_proc_counters *c = NULL;
+
+	if (sk->__sk_common.skc_state == TCP_LISTEN) {
+		struct tt_listener_key key;
+		struct tt_owner *owner;
+
+		listener_key_of_sk(sk, &key);
+		owner = bpf_map_lookup_elem(&listeners, &key);
+		if (owner)
+			c = counters_of(owner->tgid);
+	} else {
+		struct tt_sock *s = lookup_sock(sk);
+
+		if (s)
+			c = counters_of_sock(s);
+	}
+	if (c)
+		bump(&c->synack_retrans);
 }
 
 #endif /* TT_LISTENERS_BPF_H */

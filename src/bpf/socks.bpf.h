@@ -304,18 +304,64 @@ static __always_inline struct tt_sock *adopt_seed(const struct sock *sk)
 	return followed ? find(sk) : NULL;
 }
 
+/* Open connections: opened[] when a counted connection is ESTABLISHED,
+ * open_ended[] when it leaves ESTABLISHED or ends; user space adds those
+ * it seeded open at start-up. A socket is open on one side of one
+ * process. */
+static __always_inline void open_begins(struct tt_sock *s)
+{
+	struct tt_proc_counters *c;
+
+	if (s->flags & TT_SK_OPEN)
+		return;
+	c = counters_of_sock(s);
+	if (!c)
+		return;
+	bump(&c->opened[s->side & 1]);
+	s->flags |= TT_SK_OPEN;
+}
+
+static __always_inline void open_ends(struct tt_sock *s)
+{
+	struct tt_proc_counters *c;
+
+	if (!(s->flags & TT_SK_OPEN))
+		return;
+	s->flags &= ~TT_SK_OPEN;
+	c = counters_of_sock(s);
+	if (c)
+		bump(&c->open_ended[s->side & 1]);
+}
+
 /* A socket that goes away drops its seed: one written by a scan that
  * raced with the programs, for a socket they already followed, would
- * otherwise never be adopted and keep seeds_pending up. */
+ * otherwise never be adopted and keep seeds_pending up. That socket was
+ * counted open twice, by user space from its seed and by the programs:
+ * once is taken back. */
 static __always_inline void drop_seed(const struct sock *sk)
 {
+	struct tt_seed *seed;
+	struct tt_proc_counters *c;
 	__u64 cookie;
+	__u32 tgid;
+	__u8 side;
+	bool open;
 
 	if (!seeds_pending)
 		return;
 	cookie = sk->__sk_common.skc_cookie.counter;
-	if (cookie && !bpf_map_delete_elem(&seeds, &cookie))
-		__sync_fetch_and_add(&seeds_pending, -1);
+	seed = cookie ? bpf_map_lookup_elem(&seeds, &cookie) : NULL;
+	if (!seed)
+		return;
+	open = seed->flags & TT_SK_OPEN;
+	tgid = seed->tgid;
+	side = seed->side & 1;
+	if (bpf_map_delete_elem(&seeds, &cookie))
+		return;
+	__sync_fetch_and_add(&seeds_pending, -1);
+	c = open ? counters_of(tgid) : NULL;
+	if (c)
+		bump(&c->open_ended[side]);
 }
 
 static __always_inline struct tt_sock *lookup_sock(const struct sock *sk)

@@ -31,6 +31,7 @@ const volatile bool by_dest = false; /* --by dest: also count per destination */
 #include "procs.bpf.h"
 #include "socks.bpf.h"
 #include "dests.bpf.h"
+#include "queues.bpf.h"
 #include "listeners.bpf.h"
 #include "timewait.bpf.h"
 #include "rsts.bpf.h"
@@ -45,6 +46,7 @@ static __always_inline void finish(const struct sock *sk, struct tt_sock *s)
 	struct tt_proc_counters *c;
 	__u8 side = s->side & 1;
 
+	open_ends(s);
 	if (!(s->flags & TT_SK_ESTABLISHED))
 		return;
 	c = counters_of_sock(s);
@@ -80,6 +82,22 @@ static __always_inline void finish(const struct sock *sk, struct tt_sock *s)
 		bump(&c->timeout[side]);
 		bump(&d->timeout);
 	}
+}
+
+/* A connect() leaving SYN_SENT: every segment it sent again was its SYN
+ * (tcp_sock's total_retrans counts them as TcpExtTCPSynRetrans does, on
+ * every kernel), each one a wait of a second or more. */
+static __always_inline void count_syn_retrans(const struct sock *sk, struct tt_sock *s)
+{
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
+	struct tt_proc_counters *c;
+	__u32 n = tp ? tp->total_retrans : 0;
+
+	if (!n)
+		return;
+	c = counters_of_sock(s);
+	if (c)
+		__sync_fetch_and_add(&c->syn_retrans, n);
 }
 
 static __always_inline void on_connect(const struct sock *sk)
@@ -227,6 +245,8 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 	}
 
 	note_who_closed_first(s, oldstate, newstate);
+	if (oldstate == TCP_SYN_SENT)
+		count_syn_retrans(sk, s);
 	switch (newstate) {
 	case TCP_ESTABLISHED:
 		s->flags |= TT_SK_ESTABLISHED;
@@ -239,6 +259,7 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 			if (d)
 				bump(&d->conn);
 			s->flags |= TT_SK_COUNTED;
+			open_begins(s);
 		}
 		break;
 	case TCP_FIN_WAIT1: /* close() or shutdown() by the owner */
@@ -250,6 +271,8 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 		on_close(sk, s, oldstate);
 		break;
 	}
+	if (oldstate == TCP_ESTABLISHED)
+		open_ends(s);
 }
 
 /* Every connection's birth, close and end passes here: the one hook that
@@ -327,6 +350,27 @@ int BPF_PROG(catch_receive_reset, struct sock *sk)
 {
 	if (skipped_by_primary(TT_HOOK_RECEIVE_RESET, sk, event_what(0, 0)))
 		on_receive_reset(sk);
+	return 0;
+}
+
+/* SYN-ACKs sent again: a client's ACK that did not come in time, or a
+ * SYN that came again. Runs at a retransmission only. */
+SEC("tp_btf/tcp_retransmit_synack")
+int BPF_PROG(handle_retransmit_synack, struct sock *sk, struct request_sock *req)
+{
+	on_synack_retrans(sk);
+	return 0;
+}
+
+/* Packets freed as dropped, with the socket that received them (6.11+;
+ * user space loads it only there): to tell a listener's drops that were
+ * connection attempts from the others. Runs at every drop on the machine;
+ * most leave at the first test. */
+SEC("tp_btf/kfree_skb")
+int BPF_PROG(handle_kfree_skb, struct sk_buff *skb, void *location, enum skb_drop_reason reason,
+	     struct sock *rx_sk)
+{
+	on_kfree_skb(skb, (__u64)location, reason, rx_sk);
 	return 0;
 }
 

@@ -543,7 +543,7 @@ case_grafana_dashboard() {
 	expect_panel "Names with series, and the limit" A "$in 1"
 	expect_panel "Names with series, and the limit" B "$in 4"
 	expect_panel "Names with series, and the limit" C "$in 256"
-	expect_panel "Map-full drops per second, by map" A "what=dest_map_full 0" "what=proc_map_full 0" \
+	expect_panel "Map-full drops per second, by map" A "what=dest_map_full 0" "what=listener_ring_full 0" "what=proc_map_full 0" \
 		"what=reason_map_full 0" "what=sock_map_full 0" "what=tw_map_full 0"
 	expect_panel_has "RSTs in no process row per second, by reason" A "reason=NO_SOCKET"
 

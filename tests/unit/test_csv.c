@@ -14,7 +14,7 @@
 #include "output/csv.h"
 
 #define ISO_TIME "2026-11-22T16:45:01.000Z"
-#define ZERO_COUNTS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+#define ZERO_COUNTS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
 
 struct capture {
 	FILE *f;
@@ -69,7 +69,8 @@ static void test_header(void **state)
 		"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
 		"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,"
 		"rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,"
-		"connfail_out,untracked,tw_rst,rst_sent_reasons\n");
+		"connfail_out,untracked,tw_rst,open_in,open_out,listen_drops,acceptq_peak,"
+		"acceptq_limit,syn_retrans_out,synack_retrans_in,rst_sent_reasons\n");
 	free(c.text);
 }
 
@@ -109,10 +110,17 @@ static void test_row_puts_each_counter_in_its_column(void **state)
 	row.c.connfail = 17;
 	row.c.untracked = 18446744073709551615ULL;
 	row.c.tw_rst = 19;
+	row.open[TT_SIDE_IN] = 20;
+	row.open[TT_SIDE_OUT] = 21;
+	row.listen_drops = 22;
+	row.acceptq_peak = 23;
+	row.acceptq_limit = 24;
+	row.c.syn_retrans = 25;
+	row.c.synack_retrans = 26;
 	text = row_text(&row, 2.5, NULL);
 	assert_string_equal(text, ISO_TIME ",2.500,7,nginx,"
 					   "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
-					   "18446744073709551615,19,\n");
+					   "18446744073709551615,19,20,21,22,23,24,25,26,\n");
 	free(text);
 }
 
@@ -175,7 +183,7 @@ static void test_reasons_named_and_unnamed_in_slot_order(void **state)
 	row.reasons[TT_SIDE_IN][5] = 3;
 	row.reasons[TT_SIDE_IN][2] = 6;
 	text = row_text(&row, 1.0, &names);
-	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,10,0,0,0,0,0,0,0,0,0,0,0,0,"
+	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,10,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
 					   "NO_SOCKET=6;reason_5=3;OTHER=1\n");
 	free(text);
 }
@@ -221,7 +229,7 @@ static void test_reasons_of_both_sides_are_added(void **state)
 	row.reasons[TT_SIDE_IN][2] = 4;
 	row.reasons[TT_SIDE_OUT][2] = 3;
 	text = row_text(&row, 1.0, &names);
-	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,4,3,0,0,0,0,0,0,0,0,0,0,0,"
+	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,4,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
 					   "NO_SOCKET=7\n");
 	free(text);
 }
@@ -274,8 +282,9 @@ static void test_rows_follow_the_header(void **state)
 		"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
 		"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,"
 		"rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,"
-		"connfail_out,untracked,tw_rst,rst_sent_reasons\n"
-		ISO_TIME ",0.500,1,a,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
+		"connfail_out,untracked,tw_rst,open_in,open_out,listen_drops,acceptq_peak,"
+		"acceptq_limit,syn_retrans_out,synack_retrans_in,rst_sent_reasons\n"
+		ISO_TIME ",0.500,1,a,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
 		ISO_TIME ",0.500,2,b," ZERO_COUNTS ",\n");
 	free(c.text);
 }

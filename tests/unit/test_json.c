@@ -19,7 +19,8 @@
 	"\"fin_passive_in\":0,\"fin_passive_out\":0,\"rst_sent_in\":0,\"rst_sent_out\":0,"   \
 	"\"rst_recv_in\":0,\"rst_recv_out\":0,\"tw_in\":0,\"tw_out\":0,\"tw_now\":0,"         \
 	"\"eaddrnotavail\":0,\"timeout_in\":0,\"timeout_out\":0,\"connfail_out\":0,"         \
-	"\"untracked\":0,\"tw_rst\":0"
+	"\"untracked\":0,\"tw_rst\":0,\"open_in\":0,\"open_out\":0,\"listen_drops\":0,"          \
+	"\"acceptq_peak\":0,\"acceptq_limit\":0,\"syn_retrans_out\":0,\"synack_retrans_in\":0"
 
 static struct tt_row make_row(uint32_t pid, const char *comm)
 {
@@ -141,6 +142,13 @@ static void test_row_puts_each_counter_in_its_field(void **state)
 	row.c.connfail = 17;
 	row.c.untracked = 18;
 	row.c.tw_rst = 18446744073709551615ULL;
+	row.open[TT_SIDE_IN] = 20;
+	row.open[TT_SIDE_OUT] = 21;
+	row.listen_drops = 22;
+	row.acceptq_peak = 23;
+	row.acceptq_limit = 24;
+	row.c.syn_retrans = 25;
+	row.c.synack_retrans = 26;
 	text = row_text(&row, NULL);
 	assert_string_equal(
 		text, "{\"time\":\"" ISO_TIME "\",\"elapsed_s\":1.500,\"pid\":7,\"comm\":\"envoy\","
@@ -149,7 +157,9 @@ static void test_row_puts_each_counter_in_its_field(void **state)
 		      "\"rst_sent_out\":8,\"rst_recv_in\":9,\"rst_recv_out\":10,\"tw_in\":11,"
 		      "\"tw_out\":12,\"tw_now\":13,\"eaddrnotavail\":14,\"timeout_in\":15,"
 		      "\"timeout_out\":16,\"connfail_out\":17,\"untracked\":18,"
-		      "\"tw_rst\":18446744073709551615,\"rst_sent_reasons\":{}}\n");
+		      "\"tw_rst\":18446744073709551615,\"open_in\":20,\"open_out\":21,"
+		      "\"listen_drops\":22,\"acceptq_peak\":23,\"acceptq_limit\":24,"
+		      "\"syn_retrans_out\":25,\"synack_retrans_in\":26,\"rst_sent_reasons\":{}}\n");
 	free(text);
 }
 

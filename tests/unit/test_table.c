@@ -13,9 +13,12 @@
 #include "output/table.h"
 
 #define HEADER_LINE_1(label)                                                              \
-	label "              conn        fin         rst          timewait      port\n"
+	label "              conn     open     fin         rst          timewait\n"
 #define HEADER_LINE_2                                                                     \
-	"    PID COMM         in   out  actv  pasv  sent  recv    in   out   now  fail\n"
+	"    PID COMM         in   out   now  actv  pasv  sent  recv    in   out   now\n"
+#define FAILURE_HEADER                                                                    \
+	"                     listen queue   syn retries   connect\n"                          \
+	"    PID COMM      drops  peak limit   out    in  fail  port\n"
 
 /* Output of one table_write_* call, captured in memory. */
 struct capture {
@@ -59,6 +62,8 @@ static struct tt_row haproxy_row(void)
 	row.c.rst_sent[TT_SIDE_OUT] = 500;
 	row.c.tw[TT_SIDE_IN] = 1000;
 	row.tw_now = 1000;
+	row.open[TT_SIDE_IN] = 10;
+	row.open[TT_SIDE_OUT] = 20;
 	return row;
 }
 
@@ -161,7 +166,7 @@ static void test_row_sums_sides_of_fin_and_rst(void **state)
 	text = capture_end(&c);
 	assert_string_equal(
 		text,
-		"   4242 haproxy    1000     0     0  1000  2000     0  1000     0  1000     0\n");
+		"   4242 haproxy    1000     0    30     0  1000  2000     0  1000     0  1000\n");
 	free(c.text);
 }
 
@@ -178,9 +183,9 @@ static void test_header_and_row_line_up(void **state)
 	text = capture_end(&c);
 	assert_string_equal(
 		text,
-		"16:45:01              conn        fin         rst          timewait      port\n"
-		"    PID COMM         in   out  actv  pasv  sent  recv    in   out   now  fail\n"
-		"   4242 haproxy    1000     0     0  1000  2000     0  1000     0  1000     0\n");
+		"16:45:01              conn     open     fin         rst          timewait\n"
+		"    PID COMM         in   out   now  actv  pasv  sent  recv    in   out   now\n"
+		"   4242 haproxy    1000     0    30     0  1000  2000     0  1000     0  1000\n");
 	free(c.text);
 }
 
@@ -196,18 +201,21 @@ static void test_row_puts_each_counter_in_its_column(void **state)
 	strcpy(row.comm, "a");
 	row.c.conn[TT_SIDE_IN] = 1;
 	row.c.conn[TT_SIDE_OUT] = 2;
+	row.open[TT_SIDE_IN] = 1;
+	row.open[TT_SIDE_OUT] = 2;
 	row.c.fin_active[TT_SIDE_IN] = 1;
-	row.c.fin_active[TT_SIDE_OUT] = 2;
-	row.c.fin_passive[TT_SIDE_OUT] = 4;
-	row.c.rst_sent[TT_SIDE_OUT] = 5;
-	row.c.rst_recv[TT_SIDE_IN] = 6;
-	row.c.tw[TT_SIDE_IN] = 7;
-	row.c.tw[TT_SIDE_OUT] = 8;
-	row.tw_now = 9;
-	row.c.eaddrnotavail = 10;
+	row.c.fin_active[TT_SIDE_OUT] = 3;
+	row.c.fin_passive[TT_SIDE_OUT] = 5;
+	row.c.rst_sent[TT_SIDE_OUT] = 6;
+	row.c.rst_recv[TT_SIDE_IN] = 7;
+	row.c.tw[TT_SIDE_IN] = 8;
+	row.c.tw[TT_SIDE_OUT] = 9;
+	row.tw_now = 10;
+	row.c.eaddrnotavail = 99;
 	row.c.timeout[TT_SIDE_IN] = 99;
 	row.c.connfail = 99;
 	row.c.untracked = 99;
+	row.listen_drops = 99;
 	capture_start(&c);
 	table_write_row(c.f, &row);
 	text = capture_end(&c);
@@ -230,13 +238,13 @@ static void test_row_truncates_comm_and_shortens_counts(void **state)
 	row.c.conn[TT_SIDE_OUT] = 123456789;
 	row.c.fin_active[TT_SIDE_IN] = 99999;
 	row.c.fin_active[TT_SIDE_OUT] = 1;
-	row.c.eaddrnotavail = UINT64_MAX;
+	row.tw_now = UINT64_MAX;
 	capture_start(&c);
 	table_write_row(c.f, &row);
 	text = capture_end(&c);
 	assert_string_equal(
 		text,
-		"4194304 systemd-j     0  123M  100k     0     0     0     0     0     0   18E\n");
+		"4194304 systemd-j     0  123M     0  100k     0     0     0     0     0   18E\n");
 	assert_int_equal(strlen(text), 78);
 	free(c.text);
 }
@@ -299,6 +307,77 @@ static void test_dest_runout_dash_when_not_growing_and_ipv6(void **state)
 	free(c.text);
 }
 
+static struct tt_row overflowing_row(void)
+{
+	struct tt_row row;
+
+	memset(&row, 0, sizeof(row));
+	row.pid = 4242;
+	strcpy(row.comm, "haproxy");
+	row.listen_drops = 281;
+	row.acceptq_peak = 17;
+	row.acceptq_limit = 16;
+	row.acceptq_peak_run = 17;
+	row.acceptq_limit_run = 16;
+	row.c.syn_retrans = 3;
+	row.c.synack_retrans = 4;
+	row.c.connfail = 5;
+	row.c.eaddrnotavail = 6;
+	return row;
+}
+
+static void test_failure_block_puts_each_count_in_its_column(void **state)
+{
+	struct tt_row row = overflowing_row();
+	struct capture c;
+
+	(void)state;
+	capture_start(&c);
+	table_write_failure_header(c.f);
+	table_write_failure_row(c.f, &row, false);
+	assert_string_equal(capture_end(&c),
+			    FAILURE_HEADER "   4242 haproxy     281    17    16     3     4     5     6\n");
+	free(c.text);
+}
+
+static void test_failure_block_run_queue_in_the_summary(void **state)
+{
+	struct tt_row row = overflowing_row();
+	struct capture c;
+
+	(void)state;
+	row.acceptq_peak = 2;
+	row.acceptq_limit = 128;
+	capture_start(&c);
+	table_write_failure_row(c.f, &row, true);
+	assert_string_equal(capture_end(&c),
+			    "   4242 haproxy     281    17    16     3     4     5     6\n");
+	free(c.text);
+}
+
+/* A row is in the failures block for any failure, or a queue more than
+ * half full; not for a queue at half its limit. */
+static void test_which_rows_have_failures(void **state)
+{
+	struct tt_row row;
+
+	(void)state;
+	memset(&row, 0, sizeof(row));
+	assert_false(table_row_has_failures(&row, false));
+	row.acceptq_peak = 8;
+	row.acceptq_limit = 16;
+	assert_false(table_row_has_failures(&row, false));
+	row.acceptq_peak = 9;
+	assert_true(table_row_has_failures(&row, false));
+	assert_false(table_row_has_failures(&row, true));
+	memset(&row, 0, sizeof(row));
+	row.c.syn_retrans = 1;
+	assert_true(table_row_has_failures(&row, false));
+	memset(&row, 0, sizeof(row));
+	row.c.eaddrnotavail = 1;
+	assert_true(table_row_has_failures(&row, true));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +396,9 @@ int main(void)
 		cmocka_unit_test(test_dest_runout_dash_when_not_growing_and_ipv6),
 		cmocka_unit_test(test_row_puts_each_counter_in_its_column),
 		cmocka_unit_test(test_row_truncates_comm_and_shortens_counts),
+		cmocka_unit_test(test_failure_block_puts_each_count_in_its_column),
+		cmocka_unit_test(test_failure_block_run_queue_in_the_summary),
+		cmocka_unit_test(test_which_rows_have_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,12 +61,19 @@ static void row_diff(struct tt_row *out, const struct tt_row *cur, const struct 
 	memcpy(out->comm, cur->comm, sizeof(out->comm));
 	out->selected = cur->selected;
 	out->tw_now = cur->tw_now;
+	memcpy(out->open, cur->open, sizeof(out->open));
+	out->acceptq_peak = cur->acceptq_peak;
+	out->acceptq_limit = cur->acceptq_limit;
+	out->acceptq_peak_run = cur->acceptq_peak_run;
+	out->acceptq_limit_run = cur->acceptq_limit_run;
 	if (!prev) {
 		out->c = cur->c;
+		out->listen_drops = cur->listen_drops;
 		memcpy(out->reasons, cur->reasons, sizeof(out->reasons));
 		return;
 	}
 	counters_sub(&out->c, &cur->c, &prev->c);
+	out->listen_drops = counter_delta(cur->listen_drops, prev->listen_drops);
 	for (side = 0; side < TT_SIDES; side++)
 		for (i = 0; i < TT_REASON_SLOTS; i++)
 			out->reasons[side][i] = counter_delta(cur->reasons[side][i],
@@ -99,7 +106,8 @@ bool row_is_zero(const struct tt_row *row)
 	uint64_t reasons[TT_REASON_SLOTS];
 	size_t i;
 
-	if (row->tw_now || memcmp(&row->c, &zero_counters, sizeof(zero_counters)) != 0)
+	if (row->tw_now || row->open[TT_SIDE_IN] || row->open[TT_SIDE_OUT] || row->listen_drops ||
+	    row->acceptq_peak || memcmp(&row->c, &zero_counters, sizeof(zero_counters)) != 0)
 		return false;
 	row_reasons_total(row, reasons);
 	for (i = 0; i < TT_REASON_SLOTS; i++) {
@@ -125,6 +133,7 @@ bool snapshot_counts_equal(const struct tt_snapshot *a, const struct tt_snapshot
 		const struct tt_row *ra = &a->rows[i], *rb = &b->rows[i];
 
 		if (row_cmp(ra, rb) || memcmp(&ra->c, &rb->c, sizeof(ra->c)) != 0 ||
+		    ra->listen_drops != rb->listen_drops ||
 		    memcmp(ra->reasons, rb->reasons, sizeof(ra->reasons)) != 0)
 			return false;
 	}

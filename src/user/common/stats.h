@@ -28,7 +28,35 @@ struct tt_row {
 	bool selected; /* named by --pid: shown every interval, zeros included */
 	struct tt_proc_counters c;
 	uint64_t tw_now; /* a gauge: timewait sockets held now, never a difference */
+	uint64_t open[TT_SIDES]; /* a gauge: its connections open (ESTABLISHED) now */
+	uint64_t listen_drops;   /* connection attempts its listeners dropped */
+	/* Gauges: the deepest accept queue of its listeners since the snapshot
+	 * before, and that listener's limit; the same since tracing began. */
+	uint64_t acceptq_peak, acceptq_limit;
+	uint64_t acceptq_peak_run, acceptq_limit_run;
 	uint64_t reasons[TT_SIDES][TT_REASON_SLOTS]; /* RSTs sent, by side and reason */
+};
+
+/* A listening socket of a traced process; its drops count on its owner's
+ * row (the process tcptrace takes for the owner of a listener that
+ * several share). */
+#define TT_MAX_SHARERS 8
+
+struct tt_listener_row {
+	uint64_t cookie; /* the kernel's socket cookie */
+	uint64_t id;     /* the owner's row: as in struct tt_row */
+	uint32_t pid;
+	char comm[TT_COMM_LEN];
+	uint32_t netns;
+	uint16_t family; /* 0 when only its close was seen */
+	uint16_t port;
+	uint8_t addr[16];
+	uint64_t drops;           /* cumulative, as listen_drops */
+	uint64_t depth, limit;    /* gauges: its accept queue now, and its limit */
+	uint64_t peak, peak_run;  /* gauges, as acceptq_peak and acceptq_peak_run */
+	bool closed;
+	size_t n_sharers;                 /* other processes that hold it */
+	uint32_t sharers[TT_MAX_SHARERS]; /* found when it first dropped */
 };
 
 /* One process's connections to one destination (--by dest). */
@@ -65,6 +93,8 @@ struct tt_snapshot {
 	struct tt_netns_rsts *other; /* cumulative, like rows */
 	size_t n_dests;
 	struct tt_dest_row *dests; /* --by dest only; sorted by dests_sort */
+	size_t n_listeners;
+	struct tt_listener_row *listeners;
 };
 
 /* Slot of a reason value in tt_row.reasons. */
@@ -80,7 +110,7 @@ void rows_sort(struct tt_row *rows, size_t n);
 size_t snapshot_diff(const struct tt_snapshot *prev, const struct tt_snapshot *cur,
 		     struct tt_row *out, size_t max);
 
-/* True when the row has nothing to show: all counters and tw_now zero. */
+/* True when the row has nothing to show: all counters and gauges zero. */
 bool row_is_zero(const struct tt_row *row);
 
 /* The row's RSTs sent by reason, both sides added. */

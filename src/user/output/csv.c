@@ -10,7 +10,8 @@ static const char csv_header[] =
 	"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
 	"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,"
 	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"
-	"tw_rst,rst_sent_reasons\n";
+	"tw_rst,open_in,open_out,listen_drops,acceptq_peak,acceptq_limit,syn_retrans_out,"
+	"synack_retrans_in,rst_sent_reasons\n";
 
 void csv_write_header(FILE *f)
 {
@@ -87,7 +88,10 @@ int csv_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct 
 		row->tw_now,                c->eaddrnotavail,
 		c->timeout[TT_SIDE_IN],     c->timeout[TT_SIDE_OUT],
 		c->connfail,                c->untracked,
-		c->tw_rst,
+		c->tw_rst,                  row->open[TT_SIDE_IN],
+		row->open[TT_SIDE_OUT],     row->listen_drops,
+		row->acceptq_peak,          row->acceptq_limit,
+		c->syn_retrans,             c->synack_retrans,
 	};
 	char comm[TT_COMM_LEN + 1];
 	char *reasons, *text = NULL;

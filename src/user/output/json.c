@@ -129,6 +129,13 @@ int json_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct
 		{ "connfail_out", c->connfail },
 		{ "untracked", c->untracked },
 		{ "tw_rst", c->tw_rst },
+		{ "open_in", row->open[TT_SIDE_IN] },
+		{ "open_out", row->open[TT_SIDE_OUT] },
+		{ "listen_drops", row->listen_drops },
+		{ "acceptq_peak", row->acceptq_peak },
+		{ "acceptq_limit", row->acceptq_limit },
+		{ "syn_retrans_out", c->syn_retrans },
+		{ "synack_retrans_in", c->synack_retrans },
 	};
 	uint64_t reasons[TT_REASON_SLOTS];
 	const char *sep = "";

@@ -19,9 +19,10 @@ static const char *const drop_names[TT_DROPS] = {
 	[TT_DROP_TW_MAP_FULL] = "tw_map_full",
 	[TT_DROP_REASON_MAP_FULL] = "reason_map_full",
 	[TT_DROP_DEST_MAP_FULL] = "dest_map_full",
+	[TT_DROP_LISTENER_RECORD] = "listener_ring_full",
 };
 /* A new enum tt_drop needs its label value above. */
-_Static_assert(TT_DROPS == 5, "name every enum tt_drop in drop_names");
+_Static_assert(TT_DROPS == 6, "name every enum tt_drop in drop_names");
 
 _Static_assert(sizeof(struct tt_dest_counters) % sizeof(__u64) == 0,
 	       "struct tt_dest_counters must hold only __u64 fields");
@@ -528,7 +529,8 @@ static void global(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
 	family(f, fmt, "tcptrace_drops_total", "counter",
 	       "Events tcptrace could not account for, by the map that was full: sock_map_full "
 	       "(sockets not followed: raise --max-sockets), tw_map_full (timewait owners not "
-	       "recorded), proc_map_full, reason_map_full and dest_map_full (raise --max-procs).");
+	       "recorded), proc_map_full, reason_map_full and dest_map_full (raise --max-procs), "
+	       "listener_ring_full (closed listeners' last drops not recorded).");
 	for (size_t i = 0; i < TT_DROPS; i++)
 		fprintf(f, "tcptrace_drops_total{what=\"%s\"} %llu\n", drop_names[i],
 			(unsigned long long)m->drops[i]);

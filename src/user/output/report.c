@@ -72,6 +72,21 @@ void report_csv_header(struct report *r)
 		csv_write_header(r->csv);
 }
 
+/* The failures block, when any row has one. */
+static void write_failures(FILE *f, const struct tt_row *rows, size_t n, bool run)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!table_row_has_failures(&rows[i], run))
+			continue;
+		if (!header)
+			table_write_failure_header(f);
+		header = true;
+		table_write_failure_row(f, &rows[i], run);
+	}
+}
+
 static void table_write_dests(FILE *f, const char *label, const struct tt_dest_row *dests,
 			      size_t n)
 {
@@ -103,6 +118,7 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 			for (size_t i = 0; i < n; i++)
 				if (report_shows(&rows[i]))
 					table_write_row(r->table, &rows[i]);
+			write_failures(r->table, rows, n, false);
 		}
 		if (fflush(r->table) || ferror(r->table))
 			return -(errno ? errno : EIO);
@@ -128,6 +144,7 @@ void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed
 	for (size_t i = 0; i < n; i++)
 		if (report_shows(&rows[i]))
 			table_write_row(f, &rows[i]);
+	write_failures(f, rows, n, true);
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t reasons[TT_REASON_SLOTS];

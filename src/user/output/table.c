@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Formats the human-readable table: a two-line header per interval and one
- * 77-column row per process, with counts shortened to five characters. */
+ * 77-column row per process, with counts shortened to five characters; and
+ * below it, for the processes something failed for, a block of failures. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <string.h>
 #include "output/table.h"
 
 #define LEAD_WIDTH 17 /* "%7u %-9.9s" */
 #define CELL_WIDTH 6  /* " %5s" */
 #define CELLS 10
+#define FAILURE_CELLS 7
 
 /* Header groups, each over a run of cells of the row. */
 struct group {
@@ -17,11 +20,19 @@ struct group {
 };
 
 static const struct group groups[] = {
-	{ "conn", 0, 1 }, { "fin", 2, 3 }, { "rst", 4, 5 }, { "timewait", 6, 8 }, { "port", 9, 9 },
+	{ "conn", 0, 1 }, { "open", 2, 2 }, { "fin", 3, 4 }, { "rst", 5, 6 }, { "timewait", 7, 9 },
 };
 
 static const char *const cell_names[CELLS] = {
-	"in", "out", "actv", "pasv", "sent", "recv", "in", "out", "now", "fail",
+	"in", "out", "now", "actv", "pasv", "sent", "recv", "in", "out", "now",
+};
+
+static const struct group failure_groups[] = {
+	{ "listen queue", 0, 2 }, { "syn retries", 3, 4 }, { "connect", 5, 6 },
+};
+
+static const char *const failure_cell_names[FAILURE_CELLS] = {
+	"drops", "peak", "limit", "out", "in", "fail", "port",
 };
 
 void format_count(char *buf, size_t len, uint64_t v)
@@ -71,15 +82,30 @@ static void write_group_line(FILE *f, const char *label, size_t lead_width,
 	fprintf(f, "%.*s\n", (int)end, line);
 }
 
+static void write_names(FILE *f, const char *const *names, size_t n)
+{
+	fprintf(f, "%7s %-9s", "PID", "COMM");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, " %5s", names[i]);
+	fputc('\n', f);
+}
+
+static void write_cells(FILE *f, const struct tt_row *row, const uint64_t *cells, size_t n)
+{
+	char buf[8];
+
+	fprintf(f, "%7u %-9.9s", row->pid, row->comm);
+	for (size_t i = 0; i < n; i++) {
+		format_count(buf, sizeof(buf), cells[i]);
+		fprintf(f, " %5s", buf);
+	}
+	fputc('\n', f);
+}
+
 void table_write_header(FILE *f, const char *label)
 {
-	size_t i;
-
 	write_group_line(f, label, LEAD_WIDTH, groups, sizeof(groups) / sizeof(groups[0]));
-	fprintf(f, "%7s %-9s", "PID", "COMM");
-	for (i = 0; i < CELLS; i++)
-		fprintf(f, " %5s", cell_names[i]);
-	fputc('\n', f);
+	write_names(f, cell_names, CELLS);
 }
 
 void table_write_row(FILE *f, const struct tt_row *row)
@@ -88,6 +114,7 @@ void table_write_row(FILE *f, const struct tt_row *row)
 	const uint64_t cells[CELLS] = {
 		c->conn[TT_SIDE_IN],
 		c->conn[TT_SIDE_OUT],
+		row->open[TT_SIDE_IN] + row->open[TT_SIDE_OUT],
 		c->fin_active[TT_SIDE_IN] + c->fin_active[TT_SIDE_OUT],
 		c->fin_passive[TT_SIDE_IN] + c->fin_passive[TT_SIDE_OUT],
 		c->rst_sent[TT_SIDE_IN] + c->rst_sent[TT_SIDE_OUT],
@@ -95,17 +122,45 @@ void table_write_row(FILE *f, const struct tt_row *row)
 		c->tw[TT_SIDE_IN],
 		c->tw[TT_SIDE_OUT],
 		row->tw_now,
+	};
+
+	write_cells(f, row, cells, CELLS);
+}
+
+/* The queue a row shows: the interval's, or the run's (the summary). */
+static void row_queue(const struct tt_row *row, bool run, uint64_t *peak, uint64_t *limit)
+{
+	*peak = run ? row->acceptq_peak_run : row->acceptq_peak;
+	*limit = run ? row->acceptq_limit_run : row->acceptq_limit;
+}
+
+bool table_row_has_failures(const struct tt_row *row, bool run)
+{
+	const struct tt_proc_counters *c = &row->c;
+	uint64_t peak, limit;
+
+	row_queue(row, run, &peak, &limit);
+	return row->listen_drops || c->syn_retrans || c->synack_retrans || c->connfail ||
+	       c->eaddrnotavail || (limit && 2 * peak > limit);
+}
+
+void table_write_failure_header(FILE *f)
+{
+	write_group_line(f, "", LEAD_WIDTH, failure_groups,
+			 sizeof(failure_groups) / sizeof(failure_groups[0]));
+	write_names(f, failure_cell_names, FAILURE_CELLS);
+}
+
+void table_write_failure_row(FILE *f, const struct tt_row *row, bool run)
+{
+	const struct tt_proc_counters *c = &row->c;
+	uint64_t cells[FAILURE_CELLS] = {
+		row->listen_drops, 0, 0, c->syn_retrans, c->synack_retrans, c->connfail,
 		c->eaddrnotavail,
 	};
-	char buf[8];
-	size_t i;
 
-	fprintf(f, "%7u %-9.9s", row->pid, row->comm);
-	for (i = 0; i < CELLS; i++) {
-		format_count(buf, sizeof(buf), cells[i]);
-		fprintf(f, " %5s", buf);
-	}
-	fputc('\n', f);
+	row_queue(row, run, &cells[1], &cells[2]);
+	write_cells(f, row, cells, FAILURE_CELLS);
 }
 
 #define DEST_WIDTH 21 /* "255.255.255.255:65535"; longer IPv6 ones push the row */

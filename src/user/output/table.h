@@ -4,6 +4,7 @@
 #ifndef TT_TABLE_H
 #define TT_TABLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "common/stats.h"
@@ -15,6 +16,15 @@ void format_count(char *buf, size_t len, uint64_t v);
 /* label is the clock ("16:45:01") for an interval, or "total" for the summary. */
 void table_write_header(FILE *f, const char *label);
 void table_write_row(FILE *f, const struct tt_row *row);
+
+/* The failures block, under the rows: connection attempts its listeners
+ * dropped and their queue, SYNs and SYN-ACKs sent again, connect()s that
+ * failed. A row is in it when one is not zero or its accept queue got more
+ * than half full; run: the queue since tracing began (the summary), not
+ * the interval's. */
+bool table_row_has_failures(const struct tt_row *row, bool run);
+void table_write_failure_header(FILE *f);
+void table_write_failure_row(FILE *f, const struct tt_row *row, bool run);
 
 /* "192.0.2.1:80" or "[2001:db8::1]:80". buf must hold TT_DEST_LEN bytes. */
 #define TT_DEST_LEN 56

@@ -133,6 +133,7 @@ static bool held_by_several(const struct inode_table *tab, uint32_t inode)
 
 struct seed_ctx {
 	struct tcptrace_bpf *skel;
+	struct seed_open *open;           /* the connections seeded open, by owner */
 	const struct inode_table *inodes;
 	uint32_t netns;
 	struct tt_diag_sock *socks; /* this namespace's sockets held by seeded processes */
@@ -193,6 +194,8 @@ static __u16 seed_flags(uint8_t state)
 	if (state == TCP_SYN_SENT)
 		return flags;
 	flags |= TT_SK_ESTABLISHED | TT_SK_COUNTED;
+	if (state == TCP_ESTABLISHED)
+		flags |= TT_SK_OPEN;
 	if (state == TCP_FIN_WAIT1 || state == TCP_FIN_WAIT2 || state == TCP_CLOSING)
 		flags |= TT_SK_FIN_FIRST;
 	else if (state == TCP_CLOSE_WAIT || state == TCP_LAST_ACK)
@@ -213,12 +216,82 @@ static __u8 seed_side(const struct seed_ctx *ctx, const struct tt_diag_sock *s)
 	return remote_ephemeral && !local_ephemeral ? TT_SIDE_IN : TT_SIDE_OUT;
 }
 
+/* One more connection seeded open for tgid on side. */
+static void count_open(struct seed_open *open, uint32_t tgid, uint8_t side)
+{
+	struct seed_open_count *v;
+
+	for (size_t i = 0; i < open->n; i++) {
+		if (open->v[i].tgid == tgid && open->v[i].side == side) {
+			open->v[i].n++;
+			return;
+		}
+	}
+	v = realloc(open->v, (open->n + 1) * sizeof(*v));
+	if (!v)
+		return;
+	open->v = v;
+	v[open->n++] = (struct seed_open_count){ .tgid = tgid, .side = side, .n = 1 };
+}
+
+/* The kernel addresses of the listeners of pid's namespace, by inode,
+ * from /proc/PID/net/tcp and tcp6, which show them to root (unless
+ * kernel.kptr_restrict is 2) and list listeners first. */
+struct listener_address {
+	uint32_t inode;
+	uint64_t sk;
+};
+
+static void read_listener_addresses(uint32_t pid, const char *file, struct listener_address **v,
+				    size_t *n)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/net/%s", pid, file);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (!fgets(line, sizeof(line), f)) { /* the header */
+		fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int state, inode;
+		unsigned long long sk;
+		struct listener_address *grown;
+
+		if (sscanf(line, "%*s %*s %*s %x %*s %*s %*s %*s %*s %u %*s %llx", &state, &inode,
+			   &sk) != 3 || state != TCP_LISTEN)
+			break;
+		grown = realloc(*v, (*n + 1) * sizeof(**v));
+		if (!grown)
+			break;
+		*v = grown;
+		(*v)[(*n)++] = (struct listener_address){ .inode = inode, .sk = sk };
+	}
+	fclose(f);
+}
+
+static uint64_t listener_address_of(const struct listener_address *v, size_t n, uint32_t inode)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].inode == inode)
+			return v[i].sk;
+	return 0;
+}
+
 /* Listeners and connections; a connection on a listening port is `in`. */
-static void store_seeds(struct seed_ctx *ctx)
+static void store_seeds(struct seed_ctx *ctx, uint32_t pid)
 {
 	int listeners_fd = bpf_map__fd(ctx->skel->maps.listeners);
+	int queues_fd = bpf_map__fd(ctx->skel->maps.listen_queues);
 	int seeds_fd = bpf_map__fd(ctx->skel->maps.seeds);
+	struct listener_address *addresses = NULL;
+	size_t n_addresses = 0;
 
+	read_listener_addresses(pid, "tcp", &addresses, &n_addresses);
+	read_listener_addresses(pid, "tcp6", &addresses, &n_addresses);
 	for (size_t i = 0; i < ctx->n; i++) {
 		const struct tt_diag_sock *s = &ctx->socks[i];
 
@@ -228,9 +301,13 @@ static void store_seeds(struct seed_ctx *ctx)
 				.tgid = ctx->owners[i],
 				.flags = held_by_several(ctx->inodes, s->inode) ? TT_LISTENER_SHARED : 0,
 			};
+			struct tt_listen_queue queue = {
+				.sk = listener_address_of(addresses, n_addresses, s->inode),
+			};
 
 			if (bpf_map_update_elem(listeners_fd, &key, &owner, BPF_ANY) == 0)
 				ctx->listeners++;
+			bpf_map_update_elem(queues_fd, &key, &queue, BPF_NOEXIST);
 		} else if (s->cookie) {
 			struct tt_seed seed = {
 				.tgid = ctx->owners[i],
@@ -251,10 +328,17 @@ static void store_seeds(struct seed_ctx *ctx)
 					seed.flags |= TT_SK_PROVISIONAL;
 			}
 
-			if (bpf_map_update_elem(seeds_fd, &s->cookie, &seed, BPF_NOEXIST) == 0)
-				ctx->connections++;
+			/* Not yet known whose, it is counted open at its first touch. */
+			if (seed.flags & TT_SK_PROVISIONAL)
+				seed.flags &= ~TT_SK_OPEN;
+			if (bpf_map_update_elem(seeds_fd, &s->cookie, &seed, BPF_NOEXIST))
+				continue;
+			ctx->connections++;
+			if (seed.flags & TT_SK_OPEN)
+				count_open(ctx->open, seed.tgid, seed.side);
 		}
 	}
+	free(addresses);
 }
 
 static void list_all_pids(uint32_t **pids, size_t *n)
@@ -287,7 +371,7 @@ static void list_all_pids(uint32_t **pids, size_t *n)
 #define SEED_STATES (~((1u << TCP_TIME_WAIT) | (1u << TCP_CLOSE) | (1u << 12 /* NEW_SYN_RECV */)))
 
 uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const uint32_t *pids,
-		      size_t n_pids, bool all)
+		      size_t n_pids, bool all, struct seed_open *open)
 {
 	struct inode_table inodes = {};
 	uint32_t *all_pids = NULL;
@@ -306,7 +390,7 @@ uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const u
 	for (size_t i = 0; i < n_pids && inodes.n; i++) {
 		size_t before = nss->n;
 		struct tt_netns *ns = namespaces_of_pid(nss, pids[i]);
-		struct seed_ctx ctx = { .skel = skel, .inodes = &inodes };
+		struct seed_ctx ctx = { .skel = skel, .inodes = &inodes, .open = open };
 		struct tt_port_policy policy;
 
 		if (!ns || nss->n == before)
@@ -317,7 +401,7 @@ uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const u
 		ctx.ephemeral_hi = policy.hi;
 		sockdiag_dump(ns->diag_fd, AF_INET, SEED_STATES, keep_owned, &ctx);
 		sockdiag_dump(ns->diag_fd, AF_INET6, SEED_STATES, keep_owned, &ctx);
-		store_seeds(&ctx);
+		store_seeds(&ctx, pids[i]);
 		listeners += ctx.listeners;
 		connections += ctx.connections;
 		free(ctx.socks);

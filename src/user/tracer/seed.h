@@ -10,11 +10,25 @@
 
 struct tcptrace_bpf;
 
+/* The connections seeded open (ESTABLISHED), per owner and side: the
+ * BPF side counts them open only once they change. */
+struct seed_open_count {
+	uint32_t tgid;
+	uint8_t side;
+	uint64_t n;
+};
+
+struct seed_open {
+	struct seed_open_count *v;
+	size_t n;
+};
+
 /* The listeners and connections held by the processes pids (every
  * process with all), found in /proc/PID/fd and in one sock_diag dump per
- * network namespace, stored in the listeners and seeds maps for the BPF
- * side to adopt at their next event. Returns how many it stored. */
+ * network namespace, stored in the listeners, listen_queues and seeds
+ * maps for the BPF side to adopt at their next event; those open go to
+ * open (free open->v). Returns how many it stored. */
 uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const uint32_t *pids,
-		      size_t n_pids, bool all);
+		      size_t n_pids, bool all, struct seed_open *open);
 
 #endif /* TT_SEED_H */

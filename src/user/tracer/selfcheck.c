@@ -152,7 +152,9 @@ static bool seen_as_expected(const struct tt_proc_counters *server,
 	struct tt_proc_counters want_server = {}, want_client = {};
 
 	want_server.conn[TT_SIDE_IN] = want_server.fin_passive[TT_SIDE_IN] = 1;
+	want_server.opened[TT_SIDE_IN] = want_server.open_ended[TT_SIDE_IN] = 1;
 	want_client.conn[TT_SIDE_OUT] = want_client.fin_active[TT_SIDE_OUT] = 1;
+	want_client.opened[TT_SIDE_OUT] = want_client.open_ended[TT_SIDE_OUT] = 1;
 	want_client.tw[TT_SIDE_OUT] = 1;
 	return !memcmp(server, &want_server, sizeof(*server)) &&
 	       !memcmp(client, &want_client, sizeof(*client));

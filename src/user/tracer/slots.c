@@ -3,6 +3,7 @@
  * slot's return to free_slots (see slots.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -78,6 +79,32 @@ int slots_name_of_pid(struct slots *s, uint32_t pid, char comm[TT_COMM_LEN])
 		return -1;
 	bpf_map_update_elem(comms_fd, &pid, comm, BPF_NOEXIST);
 	return 0;
+}
+
+uint32_t slots_of_tgid(struct slots *s, uint32_t tgid)
+{
+	int slots_fd = bpf_map__fd(s->skel->maps.proc_slots);
+	int free_fd = bpf_map__fd(s->skel->maps.free_slots);
+	struct tt_slot_owner *owner;
+	__u32 slot;
+
+	if (!bpf_map_lookup_elem(slots_fd, &tgid, &slot))
+		return slot;
+	if (kill((pid_t)tgid, 0) && errno == ESRCH)
+		return TT_NO_SLOT;
+	if (bpf_map_lookup_and_delete_elem(free_fd, NULL, &slot) || slot >= s->n)
+		return TT_NO_SLOT;
+	owner = &s->owners[slot];
+	memset(owner->comm, 0, sizeof(owner->comm));
+	owner->start = 0;
+	owner->tgid = tgid;
+	__atomic_store_n(&owner->state, TT_SLOT_LIVE, __ATOMIC_RELEASE);
+	if (!bpf_map_update_elem(slots_fd, &tgid, &slot, BPF_NOEXIST))
+		return slot;
+	/* The BPF side gave tgid a slot first: this one goes back. */
+	__atomic_store_n(&owner->state, TT_SLOT_FREE, __ATOMIC_RELEASE);
+	bpf_map_update_elem(free_fd, NULL, &slot, BPF_ANY);
+	return bpf_map_lookup_elem(slots_fd, &tgid, &slot) ? TT_NO_SLOT : slot;
 }
 
 /* The BPF side's copy when it made one (and after a rename), else the one

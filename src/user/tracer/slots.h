@@ -20,6 +20,7 @@ struct slot_view {
 	uint32_t gen;   /* which give-back of the slot its row is */
 	bool gone_seen; /* its process was seen gone at a snapshot before */
 	char comm[TT_COMM_LEN];
+	uint64_t open_seeded[TT_SIDES]; /* its connections open at start-up */
 };
 
 struct slots {
@@ -42,6 +43,12 @@ uint32_t slots_tgid(const struct slots *s, uint32_t slot);
 uint64_t slots_row_id(const struct slots *s, uint32_t slot);
 /* The process name of a slot ("?" when none could be had). */
 void slots_name(struct slots *s, uint32_t slot, char comm[TT_COMM_LEN]);
+
+/* The slot of process tgid, given now if it has none, as the BPF side
+ * gives one (find_slot in procs.bpf.h): for a process whose listener or
+ * connections user space found. TT_NO_SLOT when the process is gone or no
+ * slot is free. */
+uint32_t slots_of_tgid(struct slots *s, uint32_t tgid);
 
 /* The name of process pid as the BPF side recorded it, else read from
  * /proc now and recorded (the BPF side names the slot it gives the

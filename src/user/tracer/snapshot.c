@@ -86,6 +86,18 @@ static struct tt_row *row_of_slot(struct tracer *t, struct assembly *a, uint32_t
 	return row;
 }
 
+/* Connections open now: those seeded open, and those the BPF side saw
+ * open, less those it saw end. */
+static void add_open(struct tt_row *row, const struct tt_proc_counters *c,
+		     const uint64_t seeded[TT_SIDES])
+{
+	for (int side = 0; side < TT_SIDES; side++) {
+		uint64_t began = seeded[side] + c->opened[side];
+
+		row->open[side] = began > c->open_ended[side] ? began - c->open_ended[side] : 0;
+	}
+}
+
 /* Every slot's counters, a row each for a process running or gone: the
  * first rows of the snapshot, one per slot. */
 static int add_counters(struct tracer *t, struct assembly *a)
@@ -105,6 +117,7 @@ static int add_counters(struct tracer *t, struct assembly *a)
 			return -ENOMEM;
 		slots_name(&t->slots, slot, row->comm);
 		row->c = c;
+		add_open(row, &c, t->slots.views[slot].open_seeded);
 	}
 	return 0;
 }
@@ -252,6 +265,39 @@ static struct tt_netns_rsts *other_rsts_of(struct tt_snapshot *snap, uint32_t ne
 	return v;
 }
 
+/* Each traced listener's drops and queue on its owner's row, and a
+ * listener row of its own. The owner gets a slot if it has none yet: the
+ * drops of a listener that accepted nothing still need a row. */
+static void add_listeners(struct tracer *t, struct assembly *a)
+{
+	struct tt_snapshot *snap = a->snap;
+
+	listeners_read(&t->listeners, &t->netns);
+	snap->listeners = calloc(t->listeners.n ? t->listeners.n : 1, sizeof(*snap->listeners));
+	for (size_t i = 0; i < t->listeners.n && snap->listeners; i++) {
+		struct listener_state *st = &t->listeners.v[i];
+		struct tt_row *row;
+
+		if (st->slot == TT_NO_SLOT)
+			st->slot = slots_of_tgid(&t->slots, st->row.pid);
+		row = st->slot == TT_NO_SLOT ? NULL : row_of_slot(t, a, st->slot);
+		if (!row)
+			continue;
+		row->listen_drops += st->row.drops;
+		if (st->row.peak > row->acceptq_peak) {
+			row->acceptq_peak = st->row.peak;
+			row->acceptq_limit = st->row.limit;
+		}
+		if (st->row.peak_run > row->acceptq_peak_run) {
+			row->acceptq_peak_run = st->row.peak_run;
+			row->acceptq_limit_run = st->row.limit;
+		}
+		st->row.id = row->id;
+		memcpy(st->row.comm, row->comm, sizeof(st->row.comm));
+		snap->listeners[snap->n_listeners++] = st->row;
+	}
+}
+
 /* The RSTs of no process: the BPF side's, and those of timewait sockets
  * whose owner user space did not know. */
 static void add_other_rsts(struct tracer *t, struct tt_snapshot *snap)
@@ -318,6 +364,7 @@ static void give_back_slots(struct tracer *t)
 		if (tw_held[ready[i]] || counters_clear_slot(&t->counters, ready[i]))
 			continue;
 		timewait_forget_rsts(&t->tw, ready[i]);
+		listeners_forget_slot(&t->listeners, ready[i]);
 		slots_give_back(&t->slots, ready[i]);
 	}
 	free(tw_held);
@@ -343,6 +390,7 @@ int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap)
 		add_dests(t, &a); /* before add_timewait, which fills their tw_now */
 	add_reasons(t, &a);
 	add_timewait(t, &a);
+	add_listeners(t, &a);
 	counters_drops(&t->counters, snap->drops);
 	snap->drops[TT_DROP_TW_MAP_FULL] += t->tw.unrecorded;
 	snap->lost = counters_lost(&t->counters, t->cfg.catch_nested);
@@ -358,8 +406,10 @@ void snapshot_free(struct tt_snapshot *snap)
 	free(snap->rows);
 	free(snap->other);
 	free(snap->dests);
+	free(snap->listeners);
 	snap->rows = NULL;
 	snap->other = NULL;
 	snap->dests = NULL;
-	snap->n = snap->n_other = snap->n_dests = 0;
+	snap->listeners = NULL;
+	snap->n = snap->n_other = snap->n_dests = snap->n_listeners = 0;
 }

@@ -6,10 +6,28 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <netinet/tcp.h>
 #include <linux/inet_diag.h>
+#include <linux/rtnetlink.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include "tracer/sockdiag.h"
+
+/* The message's attributes: the listener's drop count (INET_DIAG_SKMEMINFO). */
+static void read_attributes(const struct nlmsghdr *h, struct tt_diag_sock *s)
+{
+	const struct inet_diag_msg *msg = NLMSG_DATA(h);
+	const struct rtattr *attr = (const struct rtattr *)(msg + 1);
+	int len = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(*msg));
+
+	for (; RTA_OK(attr, len); attr = RTA_NEXT(attr, len)) {
+		const uint32_t *meminfo = RTA_DATA(attr);
+
+		if (attr->rta_type == INET_DIAG_SKMEMINFO &&
+		    RTA_PAYLOAD(attr) >= (SK_MEMINFO_DROPS + 1) * sizeof(uint32_t))
+			s->drops = meminfo[SK_MEMINFO_DROPS];
+	}
+}
 
 static void to_diag_sock(const struct inet_diag_msg *msg, struct tt_diag_sock *s)
 {
@@ -26,9 +44,11 @@ static void to_diag_sock(const struct inet_diag_msg *msg, struct tt_diag_sock *s
 	s->inode = msg->idiag_inode;
 	s->cookie = (uint64_t)msg->id.idiag_cookie[1] << 32 | msg->id.idiag_cookie[0];
 	s->expires_ms = msg->idiag_expires;
+	s->rqueue = msg->idiag_rqueue;
+	s->wqueue = msg->idiag_wqueue;
 }
 
-int sockdiag_dump(int fd, int family, uint32_t state_mask, sockdiag_cb cb, void *ctx)
+static int dump(int fd, int family, uint32_t state_mask, uint8_t ext, sockdiag_cb cb, void *ctx)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -43,6 +63,7 @@ int sockdiag_dump(int fd, int family, uint32_t state_mask, sockdiag_cb cb, void 
 			.sdiag_family = family,
 			.sdiag_protocol = IPPROTO_TCP,
 			.idiag_states = state_mask,
+			.idiag_ext = ext,
 		},
 	};
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
@@ -71,7 +92,19 @@ int sockdiag_dump(int fd, int family, uint32_t state_mask, sockdiag_cb cb, void 
 			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
 				continue;
 			to_diag_sock(NLMSG_DATA(h), &sock);
+			read_attributes(h, &sock);
 			cb(&sock, ctx);
 		}
 	}
+}
+
+int sockdiag_dump(int fd, int family, uint32_t state_mask, sockdiag_cb cb, void *ctx)
+{
+	return dump(fd, family, state_mask, 0, cb, ctx);
+}
+
+/* A dump of listeners alone walks only the kernel's listening hash. */
+int sockdiag_dump_listeners(int fd, int family, sockdiag_cb cb, void *ctx)
+{
+	return dump(fd, family, 1u << TCP_LISTEN, 1u << (INET_DIAG_SKMEMINFO - 1), cb, ctx);
 }

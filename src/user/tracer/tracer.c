@@ -12,27 +12,58 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "common/procfs.h"
+#include "tracer/kallsyms.h"
 #include "tracer/seed.h"
 #include "tracer/tracer.h"
 #include "tcptrace.skel.h"
 
 #define REASON_PREFIX "SK_RST_REASON_"
 
-/* Whether the running kernel's tcp_send_reset passes enum sk_rst_reason
- * (6.10+): its raw tracepoint prototype has a fourth parameter. */
-static bool probe_rst_reason(const struct btf *btf)
+/* How many arguments the kernel passes to a tracepoint's programs, from
+ * its raw tracepoint prototype (the context pointer first); 0 if none. */
+static int tracepoint_args(const struct btf *btf, const char *tracepoint)
 {
 	const struct btf_type *type;
-	int id = btf__find_by_name_kind(btf, "btf_trace_tcp_send_reset", BTF_KIND_TYPEDEF);
+	char name[128];
+	int id;
 
+	snprintf(name, sizeof(name), "btf_trace_%s", tracepoint);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
 	if (id < 0)
-		return false;
+		return 0;
 	type = btf__type_by_id(btf, id);
 	type = btf__type_by_id(btf, type->type);
 	if (!type || !btf_is_ptr(type))
-		return false;
+		return 0;
 	type = btf__type_by_id(btf, type->type);
-	return type && btf_is_func_proto(type) && btf_vlen(type) >= 4;
+	return type && btf_is_func_proto(type) ? btf_vlen(type) : 0;
+}
+
+/* The functions where a listener's drop goes to its sk_drops alone (see
+ * drop_site_start in queues.bpf.h): the receive paths first. */
+static const char *const drop_sites[] = {
+	"tcp_v4_rcv", "tcp_v6_rcv", "tcp_rcv_state_process", "tcp_drop_reason",
+};
+
+/* Whether the drops of a listener that are no connection attempt can be
+ * told apart here: kfree_skb passes the receiving socket (Linux 6.11+),
+ * and /proc/kallsyms says where tcp_v4_rcv and tcp_rcv_state_process are
+ * (tcp_v6_rcv and tcp_drop_reason may be missing: no IPv6, inlined). */
+static bool set_drop_sites(struct tcptrace_bpf *skel, const struct btf *btf)
+{
+	uint64_t start[TT_DROP_SITES], end[TT_DROP_SITES];
+
+	_Static_assert(sizeof(drop_sites) / sizeof(drop_sites[0]) == TT_DROP_SITES,
+		       "one name per drop site");
+	if (tracepoint_args(btf, "kfree_skb") < 5 ||
+	    kallsyms_ranges("/proc/kallsyms", drop_sites, TT_DROP_SITES, start, end) < 2 ||
+	    !start[0] || !start[2])
+		return false;
+	for (int i = 0; i < TT_DROP_SITES; i++) {
+		skel->rodata->drop_site_start[i] = start[i];
+		skel->rodata->drop_site_end[i] = end[i];
+	}
+	return true;
 }
 
 /* The kernel's own names for its RST reasons; values differ by version. */
@@ -120,17 +151,21 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 				   "accounting (tcp_death_row) apart, as Linux 5.17 to 6.0 did; "
 				   "tcptrace supports 5.10 to 5.16 and 6.1 or later");
 	}
-	t->reasons_available = probe_rst_reason(btf);
+	t->reasons_available = tracepoint_args(btf, "tcp_send_reset") >= 4;
 	if (t->reasons_available)
 		load_reason_names(btf, &t->reason_names);
 	else
 		t->reason_names.name[TT_REASON_OTHER] = strdup("UNKNOWN");
-	btf__free(btf);
 
 	skel = tcptrace_bpf__open();
-	if (!skel)
+	if (!skel) {
+		btf__free(btf);
 		return tt_fail(t->err, errno, "cannot open BPF object");
+	}
 	t->skel = skel;
+	t->listen_drops_exact = set_drop_sites(skel, btf);
+	btf__free(btf);
+	bpf_program__set_autoload(skel->progs.handle_kfree_skb, t->listen_drops_exact);
 	skel->rodata->trace_pids = cfg->n_pids > 0;
 	skel->rodata->trace_comms = cfg->n_comms > 0;
 	skel->rodata->trace_all = !cfg->n_pids && !cfg->n_comms;
@@ -185,6 +220,7 @@ int tracer_load(struct tracer *t)
 	err = err ?: slots_open(&t->slots, t->skel, t->err);
 	err = err ?: timewait_open(&t->tw, bpf_map__fd(t->skel->maps.tw_records),
 				   &t->skel->bss->tw_stamp, t->err);
+	err = err ?: listeners_open(&t->listeners, t->skel, t->listen_drops_exact, t->err);
 	return err;
 }
 
@@ -209,7 +245,16 @@ int tracer_set_targets(struct tracer *t)
 
 int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all)
 {
-	t->seeded = seed_sockets(t->skel, &t->netns, pids, n_pids, all);
+	struct seed_open open = {};
+
+	t->seeded = seed_sockets(t->skel, &t->netns, pids, n_pids, all, &open);
+	for (size_t i = 0; i < open.n; i++) {
+		uint32_t slot = slots_of_tgid(&t->slots, open.v[i].tgid);
+
+		if (slot != TT_NO_SLOT)
+			t->slots.views[slot].open_seeded[open.v[i].side & 1] += open.v[i].n;
+	}
+	free(open.v);
 	return 0;
 }
 
@@ -321,6 +366,7 @@ void tracer_close(struct tracer *t)
 {
 	while (t->n_links)
 		bpf_link__destroy(t->links[--t->n_links]);
+	listeners_close(&t->listeners);
 	timewait_close(&t->tw);
 	slots_close(&t->slots);
 	counters_close(&t->counters);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The tracer: the BPF side's life cycle (tracer.c) and the snapshot of
  * its maps (snapshot.c), over the modules that each read one part of them
- * and return plain data: counters.c, slots.c, timewait.c, and seed.c,
- * which writes the sockets from before the start. */
+ * and return plain data: counters.c, slots.c, timewait.c, listeners.c,
+ * and seed.c, which writes the sockets from before the start. */
 #ifndef TT_TRACER_H
 #define TT_TRACER_H
 
@@ -12,6 +12,7 @@
 #include "common/fail.h"
 #include "common/stats.h"
 #include "tracer/counters.h"
+#include "tracer/listeners.h"
 #include "tracer/namespaces.h"
 #include "tracer/slots.h"
 #include "tracer/timewait.h"
@@ -37,11 +38,13 @@ struct tracer {
 	struct bpf_link *links[16];
 	size_t n_links;
 	bool reasons_available; /* tcp_send_reset carries enum sk_rst_reason */
+	bool listen_drops_exact; /* drops that were no connection attempt are told apart */
 	struct tt_reason_names reason_names;
 	struct namespaces netns;
 	struct counters counters;
 	struct slots slots;
 	struct timewait tw;
+	struct listeners listeners;
 	const uint32_t *selected; /* PIDs named by --pid, shown every interval */
 	size_t n_selected;
 	char (*selected_comms)[TT_COMM_LEN]; /* their names, kept once read */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Listen queues: what tcptrace learns of a traced listener besides its
+ * owner (listeners.bpf.h). User space reads each listener's own drop count
+ * (sk_drops) and queue through sock_diag; the BPF side adds what sock_diag
+ * cannot tell: the deepest the accept queue got between two snapshots, the
+ * sk_drops bumps that were no connection attempt, the SYN-ACKs sent again,
+ * and a listener's drops up to its close. */
+#ifndef TT_QUEUES_BPF_H
+#define TT_QUEUES_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct tt_listener_key);
+	__type(value, struct tt_listen_queue);
+} listen_queues SEC(".maps");
+
+/* Per listener (by socket cookie): the sk_drops bumps that ListenDrops
+ * does not count (see on_kfree_skb). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u64);
+} listen_extra SEC(".maps");
+
+/* Traced listeners that closed (struct tt_listener_record). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} listener_records SEC(".maps");
+
+/* The kernel functions in which a packet a listener drops goes to its
+ * sk_drops a second time, or only there (sk_drops_add on the discard path),
+ * while ListenDrops counts it once or not at all: tcp_v4_rcv and
+ * tcp_v6_rcv (a third ACK that found the accept queue full, a bare ACK
+ * under TCP_DEFER_ACCEPT, a segment out of window), and tcp_rcv_state_process
+ * with tcp_drop_reason (an RST, SYN+FIN or no flags to a listener). A drop
+ * at the same places for a bad checksum never reaches sk_drops, nor one in
+ * tcp_v4_do_rcv (a bare ACK answered with an RST). User space sets the
+ * functions' address ranges from /proc/kallsyms before load; the first
+ * drop_sites_rcv are the two receive functions. */
+const volatile __u64 drop_site_start[TT_DROP_SITES] = {};
+const volatile __u64 drop_site_end[TT_DROP_SITES] = {};
+const volatile __u32 drop_sites_rcv = 2;
+
+static __always_inline void listen_queue_known(const struct tt_listener_key *key,
+					       const struct sock *sk)
+{
+	struct tt_listen_queue q = { .sk = (__u64)sk };
+
+	bpf_map_update_elem(&listen_queues, key, &q, BPF_ANY);
+}
+
+/* A child just queued for accept(): its listener's queue holds it
+ * already (inet_csk_reqsk_queue_add comes before the child's move to
+ * ESTABLISHED). The listener is a plain address here: a probe read. */
+static __always_inline void note_queue_depth(const struct tt_listener_key *key)
+{
+	struct tt_listen_queue *q = bpf_map_lookup_elem(&listen_queues, key);
+	struct sock *listener;
+	__u32 depth;
+
+	if (!q || !q->sk)
+		return;
+	listener = (struct sock *)q->sk;
+	depth = BPF_CORE_READ(listener, sk_ack_backlog);
+	if (depth > q->peak)
+		q->peak = depth;
+}
+
+/* A traced listener's close: its sk_drops and the extra bumps, to user
+ * space, which counts those since its last look. */
+static __always_inline void listener_closed(const struct sock *sk, const struct tt_owner *owner,
+					    const struct tt_listener_key *key)
+{
+	struct tt_listener_record r = {
+		.cookie = sk->__sk_common.skc_cookie.counter,
+		.drops = (__u32)sk->sk_drops.counter,
+		.netns = key->netns,
+		.tgid = owner->tgid,
+		.port = key->port,
+	};
+	__u64 *extra = r.cookie ? bpf_map_lookup_elem(&listen_extra, &r.cookie) : NULL;
+
+	if (extra) {
+		r.extra = *extra;
+		bpf_map_delete_elem(&listen_extra, &r.cookie);
+	}
+	if (bpf_ringbuf_output(&listener_records, &r, sizeof(r), BPF_RB_NO_WAKEUP))
+		count_drop(TT_DROP_LISTENER_RECORD);
+}
+
+/* The segments a dropped packet stood for, as sk_drops counts them. */
+static __always_inline __u64 segments_of(const struct sk_buff *skb)
+{
+	unsigned char *head = BPF_CORE_READ(skb, head);
+	struct skb_shared_info *shinfo = (void *)(head + skb->end);
+	__u16 segs = BPF_CORE_READ(shinfo, gso_segs);
+
+	return segs ? segs : 1;
+}
+
+#endif /* TT_QUEUES_BPF_H */
