@@ -661,7 +661,8 @@ pid_comm_sum() { # csv pid comm column
 summary_out_pasv() { # tracer-stdout pid comm
 	awk -v pid="$2" -v comm="${3:0:9}" '
 		/^Totals over/ { on = 1; next }
-		on && $1 == pid && $2 == comm && $3 ~ /^[0-9]+$/ { out += $4; pasv += $6 }
+		/listen queue/ { on = 0 }
+		on && $1 == pid && $2 == comm && $3 ~ /^[0-9]+$/ { out += $4; pasv += $7 }
 		END { print out + 0 "/" pasv + 0 }' "$1"
 }
 

@@ -21,6 +21,7 @@
 #include "cli/privileges.h"
 #include "cli/proc_match.h"
 #include "common/procfs.h"
+#include "output/findings.h"
 #include "output/report.h"
 #include "offline/report_cli.h"
 #include "tracer/selfcheck.h"
@@ -273,10 +274,13 @@ static void tracer_config_of(const struct tt_options *opts, struct tracer_config
 	cfg->catch_nested = opts->catch_nested;
 }
 
-static void print_summary(struct tracer *t, const struct tt_snapshot *first,
+static void print_summary(struct tracer *t, struct report *rep, const struct tt_snapshot *first,
 			  const struct tt_snapshot *last, FILE *f)
 {
 	struct tt_row *totals = calloc(last->n ? last->n : 1, sizeof(*totals));
+	struct tt_listener_row *listeners =
+		calloc(last->n_listeners ? last->n_listeners : 1, sizeof(*listeners));
+	struct findings_input found = {};
 	static const char *const drop_what[TT_DROPS] = {
 		[TT_DROP_SOCK_MAP_FULL] = "sockets not followed, the socket map was full: raise --max-sockets",
 		[TT_DROP_PROC_MAP_FULL] = "events lost, the process map was full: raise --max-procs",
@@ -290,17 +294,27 @@ static void print_summary(struct tracer *t, const struct tt_snapshot *first,
 	uint64_t lost;
 	size_t n;
 
-	if (!totals || !dests) {
+	if (!totals || !dests || !listeners) {
 		free(totals);
 		free(dests);
+		free(listeners);
 		return;
 	}
-	n = snapshot_diff(first, last, totals, last->n);
+	found.rows = totals;
+	found.n = n = snapshot_diff(first, last, totals, last->n);
+	found.listeners = listeners;
+	found.n_listeners = listeners_diff(first, last, listeners, last->n_listeners);
 	report_summary(f, totals, n, (double)(last->mono_ns - first->mono_ns) / 1e9,
 		       &t->reason_names, t->reasons_available);
-	if (t->cfg.by_dest)
-		report_dest_summary(f, dests, dests_diff(first, last, dests, last->n_dests));
+	report_listeners(f, listeners, found.n_listeners, t->listen_drops_exact);
+	if (t->cfg.by_dest) {
+		found.dests = dests;
+		found.n_dests = dests_diff(first, last, dests, last->n_dests);
+		report_dest_summary(f, dests, found.n_dests);
+	}
 	report_other_rsts(f, first, last, &t->reason_names);
+	if (report_findings(rep, f, &found))
+		fprintf(stderr, "tcptrace: cannot write the findings to the JSON lines\n");
 	for (int i = 0; i < TT_DROPS; i++)
 		if (last->drops[i] > first->drops[i])
 			fprintf(stderr, "tcptrace: %llu %s\n",
@@ -316,6 +330,7 @@ static void print_summary(struct tracer *t, const struct tt_snapshot *first,
 			(unsigned long long)tracer_nested_caught(t));
 	free(totals);
 	free(dests);
+	free(listeners);
 }
 
 int main(int argc, char **argv)
@@ -472,7 +487,7 @@ int main(int argc, char **argv)
 
 	ret = trace_loop(&t, &opts, &rep, opts.command ? &cmd : NULL,
 			 opts.listen_addr.set ? &exp : NULL, &first, &last);
-	print_summary(&t, &first, &last, rep.table ? rep.table : stderr);
+	print_summary(&t, &rep, &first, &last, rep.table ? rep.table : stderr);
 	if (ret == TT_EXIT_OK)
 		fprintf(stderr, "tcptrace: BPF maps %.1f MiB (--max-sockets %u), peak RSS %.1f MiB\n",
 			(double)tracer_map_bytes(&t) / (1 << 20), opts.max_sockets,

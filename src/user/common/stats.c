@@ -217,3 +217,21 @@ bool dest_row_is_zero(const struct tt_dest_row *row)
 
 	return !row->tw_now && memcmp(&row->c, &zero, sizeof(zero)) == 0;
 }
+
+size_t listeners_diff(const struct tt_snapshot *prev, const struct tt_snapshot *cur,
+		      struct tt_listener_row *out, size_t max)
+{
+	size_t n_out = 0;
+
+	for (size_t i = 0; i < cur->n_listeners && n_out < max; i++) {
+		const struct tt_listener_row *l = &cur->listeners[i];
+		uint64_t before = 0;
+
+		for (size_t j = 0; prev && j < prev->n_listeners; j++)
+			if (prev->listeners[j].cookie == l->cookie && prev->listeners[j].id == l->id)
+				before = prev->listeners[j].drops;
+		out[n_out] = *l;
+		out[n_out++].drops = counter_delta(l->drops, before);
+	}
+	return n_out;
+}

@@ -53,6 +53,7 @@ struct tt_listener_row {
 	uint8_t addr[16];
 	uint64_t drops;           /* cumulative, as listen_drops */
 	uint64_t depth, limit;    /* gauges: its accept queue now, and its limit */
+	uint64_t somaxconn;       /* its namespace's net.core.somaxconn (0: unknown) */
 	uint64_t peak, peak_run;  /* gauges, as acceptq_peak and acceptq_peak_run */
 	bool closed;
 	size_t n_sharers;                 /* other processes that hold it */
@@ -130,6 +131,12 @@ size_t dests_diff(const struct tt_snapshot *prev, const struct tt_snapshot *cur,
 
 /* True when a destination row has nothing to show: counters and tw_now 0. */
 bool dest_row_is_zero(const struct tt_dest_row *row);
+
+/* For every listener of cur, its drops since prev (the same socket, by
+ * cookie; all of them for one prev lacks); gauges from cur. Writes at most
+ * max rows to out, returns how many it wrote. */
+size_t listeners_diff(const struct tt_snapshot *prev, const struct tt_snapshot *cur,
+		      struct tt_listener_row *out, size_t max);
 
 /* True when both snapshots hold the same processes with the same counters
  * and RST reasons (tw_now, a gauge, is not compared): nothing happened

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
+#include "output/findings.h"
 #include "output/json.h"
 #include "output/report.h"
 #include "output/table.h"
@@ -194,4 +196,54 @@ void report_dest_summary(FILE *f, const struct tt_dest_row *dests, size_t n)
 	fprintf(f, "\nTotals by destination\n");
 	table_write_dests(f, "total", dests, n);
 	fflush(f);
+}
+
+void report_listeners(FILE *f, const struct tt_listener_row *l, size_t n, bool exact)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		char where[TT_DEST_LEN];
+		struct tt_dest_row d = { .family = l[i].family, .port = l[i].port };
+
+		if (!l[i].drops)
+			continue;
+		if (!any)
+			fprintf(f, "\nListeners that dropped connection attempts\n"
+				   "%7s %-9s %-21s %6s %5s %5s  %s\n", "PID", "COMM", "LISTENER",
+				"drops", "peak", "limit", "shared with");
+		any = true;
+		memcpy(d.addr, l[i].addr, sizeof(d.addr));
+		if (l[i].family)
+			format_dest(where, sizeof(where), &d);
+		else
+			snprintf(where, sizeof(where), "port %u", l[i].port);
+		fprintf(f, "%7u %-9.9s %-21s %6" PRIu64 " %5" PRIu64 " %5" PRIu64 " ", l[i].pid,
+			l[i].comm, where, l[i].drops, l[i].peak_run, l[i].limit);
+		for (size_t s = 0; s < l[i].n_sharers; s++)
+			fprintf(f, " %u", l[i].sharers[s]);
+		fputc('\n', f);
+	}
+	/* Before 6.11 the kernel does not say which packets a listener
+	 * dropped; its own count is all there is. */
+	if (any && !exact)
+		fputs("A listener's drops are its own count (ss -ltm's d): on this kernel they may "
+		      "exceed ListenDrops by third ACKs that found the queue full and by bare ACKs "
+		      "under TCP_DEFER_ACCEPT (told apart from Linux 6.11 on)\n", f);
+	fflush(f);
+}
+
+int report_findings(struct report *r, FILE *f, const struct findings_input *in)
+{
+	struct tt_finding v[64];
+	size_t n = findings_collect(in, v, sizeof(v) / sizeof(v[0]));
+
+	if (f && n) {
+		fputc('\n', f);
+		findings_write_text(f, v, n, r->names);
+		fflush(f);
+	}
+	if (r->json && (findings_write_json(r->json, v, n, r->names) || fflush(r->json)))
+		return -(errno ? errno : EIO);
+	return 0;
 }

@@ -45,4 +45,14 @@ void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed
 void report_other_rsts(FILE *f, const struct tt_snapshot *first, const struct tt_snapshot *last,
 		       const struct tt_reason_names *names);
 
+/* The listeners that dropped connection attempts over the run (drops as
+ * listeners_diff gives them); exact: their drops equal what ListenDrops
+ * counts on this kernel. */
+void report_listeners(FILE *f, const struct tt_listener_row *l, size_t n, bool exact);
+
+/* The run's findings: lines to f (NULL: none), objects to the JSON lines.
+ * Returns 0, or -errno of a failed JSON write. */
+struct findings_input;
+int report_findings(struct report *r, FILE *f, const struct findings_input *in);
+
 #endif /* TT_REPORT_H */

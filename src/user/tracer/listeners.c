@@ -107,6 +107,7 @@ static bool owner_of(struct listeners *l, uint32_t netns, uint16_t port, uint32_
 struct dump_ctx {
 	struct listeners *l;
 	uint32_t netns;
+	uint64_t somaxconn;
 };
 
 static void on_listener(const struct tt_diag_sock *sock, void *opaque)
@@ -135,6 +136,19 @@ static void on_listener(const struct tt_diag_sock *sock, void *opaque)
 	st->raw = sock->drops;
 	st->row.depth = sock->rqueue;
 	st->row.limit = sock->wqueue;
+	st->row.somaxconn = ctx->somaxconn;
+}
+
+static uint64_t somaxconn_of(const struct tt_netns *ns)
+{
+	char text[32], *end;
+	unsigned long long v;
+
+	if (netns_read_sysctl(ns, TT_SYSCTL_SOMAXCONN, text, sizeof(text)))
+		return 0;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	return errno || end == text ? 0 : v;
 }
 
 /* The namespaces of the traced listeners, opened through their owners. */
@@ -225,7 +239,9 @@ void listeners_read(struct listeners *l, struct namespaces *nss)
 	for (size_t i = 0; i < l->n; i++)
 		l->v[i].seen = false;
 	for (size_t i = 0; i < nss->n; i++) {
-		struct dump_ctx ctx = { .l = l, .netns = nss->ns[i].inum };
+		struct dump_ctx ctx = {
+			.l = l, .netns = nss->ns[i].inum, .somaxconn = somaxconn_of(&nss->ns[i])
+		};
 
 		sockdiag_dump_listeners(nss->ns[i].diag_fd, AF_INET, on_listener, &ctx);
 		sockdiag_dump_listeners(nss->ns[i].diag_fd, AF_INET6, on_listener, &ctx);

@@ -21,6 +21,7 @@ static const char *const sysctl_paths[TT_SYSCTLS] = {
 	[TT_SYSCTL_PORT_RANGE] = "/proc/sys/net/ipv4/ip_local_port_range",
 	[TT_SYSCTL_RESERVED_PORTS] = "/proc/sys/net/ipv4/ip_local_reserved_ports",
 	[TT_SYSCTL_TW_REUSE] = "/proc/sys/net/ipv4/tcp_tw_reuse",
+	[TT_SYSCTL_SOMAXCONN] = "/proc/sys/net/core/somaxconn",
 };
 
 /* A sysctl that cannot be opened (an older kernel) is left at -1. */

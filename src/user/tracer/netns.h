@@ -13,6 +13,7 @@ enum tt_netns_sysctl {
 	TT_SYSCTL_PORT_RANGE,     /* net.ipv4.ip_local_port_range */
 	TT_SYSCTL_RESERVED_PORTS, /* net.ipv4.ip_local_reserved_ports */
 	TT_SYSCTL_TW_REUSE,       /* net.ipv4.tcp_tw_reuse */
+	TT_SYSCTL_SOMAXCONN,      /* net.core.somaxconn: the most a listen() backlog can be */
 	TT_SYSCTLS,
 };
 

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* What went wrong in a run, from its totals: findings per process name
+ * (its processes added, as compare groups them) or per listener, each
+ * written as a line for an operator and as a JSON object. */
+#include <inttypes.h>
+#include <string.h>
+#include <netinet/in.h>
+#include "output/findings.h"
+#include "output/json.h"
+
+static const struct {
+	const char *name;
+	const char *anchor;
+} kinds[TT_FINDING_KINDS] = {
+	[TT_FINDING_LISTEN_DROPS] = { "listen_drops", "listen-queue-drops" },
+	[TT_FINDING_SYN_RETRIES] = { "syn_retries", "syn-retries" },
+	[TT_FINDING_SYNACK_RETRIES] = { "synack_retries", "syn-retries" },
+	[TT_FINDING_NO_PORT] = { "no_free_port", "port-exhaustion" },
+	[TT_FINDING_CONNECT_FAILED] = { "connect_failed", "syn-retries" },
+	[TT_FINDING_TIMEWAIT] = { "timewait", "timewait-find-out-who-holds-it" },
+	[TT_FINDING_RSTS] = { "rst_sent", "rsts-and-their-reasons" },
+};
+
+const char *finding_name(enum tt_finding_kind kind)
+{
+	return kind < TT_FINDING_KINDS ? kinds[kind].name : "?";
+}
+
+const char *finding_anchor(enum tt_finding_kind kind)
+{
+	return kind < TT_FINDING_KINDS ? kinds[kind].anchor : "";
+}
+
+/* One process name's rows added up. */
+struct name_totals {
+	char comm[TT_COMM_LEN];
+	size_t n_pids;
+	uint32_t pid;
+	struct tt_proc_counters c;
+	uint64_t reasons[TT_SIDES][TT_REASON_SLOTS];
+};
+
+static size_t totals_by_name(const struct tt_row *rows, size_t n, struct name_totals *out)
+{
+	size_t n_out = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct tt_row *row = &rows[i];
+		struct name_totals *t = NULL;
+		const __u64 *add = (const __u64 *)&row->c;
+		__u64 *sum;
+
+		for (size_t j = 0; j < n_out && !t; j++)
+			if (!strncmp(out[j].comm, row->comm, TT_COMM_LEN))
+				t = &out[j];
+		if (!t) {
+			t = &out[n_out++];
+			memset(t, 0, sizeof(*t));
+			memcpy(t->comm, row->comm, TT_COMM_LEN);
+			t->comm[TT_COMM_LEN - 1] = '\0';
+			t->pid = row->pid;
+		}
+		t->n_pids++;
+		sum = (__u64 *)&t->c;
+		for (size_t w = 0; w < sizeof(t->c) / sizeof(__u64); w++)
+			sum[w] += add[w];
+		for (int side = 0; side < TT_SIDES; side++)
+			for (size_t r = 0; r < TT_REASON_SLOTS; r++)
+				t->reasons[side][r] += row->reasons[side][r];
+	}
+	return n_out;
+}
+
+static struct tt_finding *add(struct tt_finding *out, size_t *n, size_t max,
+			      enum tt_finding_kind kind, const struct name_totals *t, int side,
+			      uint64_t count)
+{
+	struct tt_finding *f;
+
+	if (*n == max)
+		return NULL;
+	f = &out[(*n)++];
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->side = side;
+	f->count = count;
+	if (t) {
+		memcpy(f->comm, t->comm, TT_COMM_LEN);
+		f->n_pids = t->n_pids;
+		f->pid = t->pid;
+		f->proxy = t->c.conn[TT_SIDE_IN] && t->c.conn[TT_SIDE_OUT];
+	}
+	return f;
+}
+
+/* The destination of comm that counts most of what `count` picks. */
+static const struct tt_dest_row *top_dest(const struct findings_input *in, const char *comm,
+					  uint64_t (*count)(const struct tt_dest_row *))
+{
+	const struct tt_dest_row *best = NULL;
+
+	for (size_t i = 0; i < in->n_dests; i++) {
+		const struct tt_dest_row *d = &in->dests[i];
+
+		if (!strncmp(d->comm, comm, TT_COMM_LEN) && count(d) &&
+		    (!best || count(d) > count(best)))
+			best = d;
+	}
+	return best;
+}
+
+static uint64_t dest_tw(const struct tt_dest_row *d)
+{
+	return d->c.tw;
+}
+
+static uint64_t dest_no_port(const struct tt_dest_row *d)
+{
+	return d->c.eaddrnotavail;
+}
+
+static void set_dest(struct tt_finding *f, const struct tt_dest_row *d)
+{
+	if (!d)
+		return;
+	format_dest(f->where, sizeof(f->where), d);
+	f->ports_free = d->ports_free;
+	f->ports_held = d->ports_held;
+	f->runout_s = d->runout_s;
+}
+
+static void add_listener(struct tt_finding *out, size_t *n, size_t max,
+			 const struct tt_listener_row *l, const struct name_totals *names,
+			 size_t n_names)
+{
+	struct tt_dest_row where = { .family = l->family, .port = l->port };
+	struct tt_finding *f = add(out, n, max, TT_FINDING_LISTEN_DROPS, NULL, -1, l->drops);
+
+	if (!f)
+		return;
+	memcpy(f->comm, l->comm, TT_COMM_LEN);
+	f->comm[TT_COMM_LEN - 1] = '\0';
+	f->pid = l->pid;
+	f->n_pids = 1;
+	for (size_t i = 0; i < n_names; i++)
+		if (!strcmp(names[i].comm, f->comm))
+			f->proxy = names[i].c.conn[TT_SIDE_IN] && names[i].c.conn[TT_SIDE_OUT];
+	f->peak = l->peak_run;
+	f->limit = l->limit;
+	f->somaxconn = l->somaxconn;
+	f->n_sharers = l->n_sharers;
+	memcpy(f->sharers, l->sharers, sizeof(f->sharers));
+	memcpy(where.addr, l->addr, sizeof(where.addr));
+	if (l->family)
+		format_dest(f->where, sizeof(f->where), &where);
+	else
+		snprintf(f->where, sizeof(f->where), "port %u", l->port);
+}
+
+size_t findings_collect(const struct findings_input *in, struct tt_finding *out, size_t max)
+{
+	struct name_totals names[256];
+	size_t n_names = 0, n = 0;
+	struct tt_finding *f;
+
+	/* More names than that: the first ones, as the table's order has them. */
+	n_names = totals_by_name(in->rows, in->n < 256 ? in->n : 256, names);
+	for (size_t i = 0; i < in->n_listeners; i++)
+		if (in->listeners[i].drops)
+			add_listener(out, &n, max, &in->listeners[i], names, n_names);
+	for (size_t i = 0; i < n_names; i++)
+		if (names[i].c.syn_retrans)
+			add(out, &n, max, TT_FINDING_SYN_RETRIES, &names[i], TT_SIDE_OUT,
+			    names[i].c.syn_retrans);
+	for (size_t i = 0; i < n_names; i++)
+		if (names[i].c.synack_retrans)
+			add(out, &n, max, TT_FINDING_SYNACK_RETRIES, &names[i], TT_SIDE_IN,
+			    names[i].c.synack_retrans);
+	for (size_t i = 0; i < n_names; i++) {
+		if (!names[i].c.eaddrnotavail)
+			continue;
+		f = add(out, &n, max, TT_FINDING_NO_PORT, &names[i], TT_SIDE_OUT,
+			names[i].c.eaddrnotavail);
+		if (f)
+			set_dest(f, top_dest(in, f->comm, dest_no_port));
+	}
+	for (size_t i = 0; i < n_names; i++)
+		if (names[i].c.connfail)
+			add(out, &n, max, TT_FINDING_CONNECT_FAILED, &names[i], TT_SIDE_OUT,
+			    names[i].c.connfail);
+	for (size_t i = 0; i < n_names; i++) {
+		for (int side = TT_SIDE_OUT; side >= TT_SIDE_IN; side--) {
+			if (names[i].c.tw[side] < TT_FINDING_MIN_TIMEWAIT)
+				continue;
+			f = add(out, &n, max, TT_FINDING_TIMEWAIT, &names[i], side,
+				names[i].c.tw[side]);
+			if (f && side == TT_SIDE_OUT)
+				set_dest(f, top_dest(in, f->comm, dest_tw));
+		}
+	}
+	for (size_t i = 0; i < n_names; i++) {
+		for (int side = TT_SIDE_OUT; side >= TT_SIDE_IN; side--) {
+			if (!names[i].c.rst_sent[side])
+				continue;
+			f = add(out, &n, max, TT_FINDING_RSTS, &names[i], side,
+				names[i].c.rst_sent[side]);
+			if (f)
+				memcpy(f->reasons, names[i].reasons[side], sizeof(f->reasons));
+		}
+	}
+	return n;
+}
+
+static bool is(const struct tt_finding *f, const char *comm)
+{
+	return !strcmp(f->comm, comm);
+}
+
+/* "haproxy 4242" or "nginx (3 processes)". */
+static void who(FILE *f, const struct tt_finding *v)
+{
+	if (v->n_pids > 1)
+		fprintf(f, "%s (%zu processes)", v->comm, v->n_pids);
+	else
+		fprintf(f, "%s %u", v->comm, v->pid);
+}
+
+/* Its connections on one side, as an operator calls them. */
+static const char *side_words(const struct tt_finding *v)
+{
+	if (v->side == TT_SIDE_IN)
+		return "client";
+	return v->proxy ? "upstream" : "outgoing";
+}
+
+static void write_listen_drops(FILE *f, const struct tt_finding *v)
+{
+	who(f, v);
+	fprintf(f, ": its listener %s dropped %" PRIu64 " connection attempts, its accept queue "
+		   "full (deepest %" PRIu64 ", limit %" PRIu64 "); each client waited 1 s or more "
+		   "for its SYN to go again.", v->where, v->count, v->peak, v->limit);
+	if (v->n_sharers) {
+		fputs(" The listener is shared with", f);
+		for (size_t i = 0; i < v->n_sharers; i++)
+			fprintf(f, "%s %u", i ? "," : "", v->sharers[i]);
+		fputs(", counted once here.", f);
+	}
+	if (is(v, "haproxy"))
+		fputs(" haproxy stops accepting at maxconn and leaves the rest in the queue: raise "
+		      "maxconn (global and frontend), and the queue with backlog on the bind line.",
+		      f);
+	else if (is(v, "nginx"))
+		fputs(" nginx asks the queue of `listen ... backlog=N` (511 by default): raise it, "
+		      "and worker_connections if the workers are full.", f);
+	else
+		fputs(" Accept faster, or raise the backlog its listen() asks for.", f);
+	if (v->somaxconn && v->limit >= v->somaxconn)
+		fprintf(f, " net.core.somaxconn (%" PRIu64 ") caps that backlog: raise it too.",
+			v->somaxconn);
+	else if (v->somaxconn)
+		fprintf(f, " (net.core.somaxconn, %" PRIu64 ", is above the limit: the backlog "
+			   "asked is what limits it.)", v->somaxconn);
+}
+
+static void write_syn_retries(FILE *f, const struct tt_finding *v)
+{
+	who(f, v);
+	fprintf(f, ": %" PRIu64 " SYNs of its connect()s were sent again, each a wait of 1 s or "
+		   "more for the connection: the peer's listen queue was full (see its listener's "
+		   "drops), or SYNs were lost on the way.", v->count);
+}
+
+static void write_synack_retries(FILE *f, const struct tt_finding *v)
+{
+	who(f, v);
+	fprintf(f, ": %" PRIu64 " SYN-ACKs of its listeners were sent again: clients did not "
+		   "finish the handshake in time (their ACK was lost, or found the accept queue "
+		   "full).", v->count);
+}
+
+static void write_no_port(FILE *f, const struct tt_finding *v)
+{
+	who(f, v);
+	fprintf(f, ": %" PRIu64 " connect()s failed with EADDRNOTAVAIL, no local port free",
+		v->count);
+	if (v->where[0])
+		fprintf(f, " toward %s (%" PRIu64 " held, %" PRIu64 " free at the end)", v->where,
+			v->ports_held, v->ports_free);
+	fputs(". Widen net.ipv4.ip_local_port_range, let connect() take over TIME_WAIT ports "
+	      "(net.ipv4.tcp_tw_reuse=1), or keep connections open", f);
+	if (is(v, "nginx"))
+		fputs(" (keepalive N in the upstream block)", f);
+	else if (is(v, "haproxy"))
+		fputs(" (http-reuse)", f);
+	fputc('.', f);
+}
+
+static void write_connect_failed(FILE *f, const struct tt_finding *v)
+{
+	who(f, v);
+	fprintf(f, ": %" PRIu64 " connect()s got a local port but no connection: refused, reset, "
+		   "or no answer in time.", v->count);
+}
+
+static void write_timewait(FILE *f, const struct tt_finding *v)
+{
+	who(f, v);
+	if (v->side == TT_SIDE_IN) {
+		fprintf(f, ": it closed %" PRIu64 " client connections first and keeps their "
+			   "TIME_WAIT. They hold no local port (its listening port serves them all) "
+			   "and cost memory only, up to net.ipv4.tcp_max_tw_buckets; clients that "
+			   "keep their connections open (keep-alive) leave none.", v->count);
+		return;
+	}
+	fprintf(f, ": it closed %" PRIu64 " %s connections first and keeps their TIME_WAIT, "
+		   "each holding a local port toward its peer for 60 s", v->count, side_words(v));
+	if (v->where[0]) {
+		fprintf(f, "; toward %s %" PRIu64 " ports are free", v->where, v->ports_free);
+		if (v->runout_s > 0)
+			fprintf(f, ", none in %.0f s at the run's pace", v->runout_s);
+	}
+	fputc('.', f);
+	if (is(v, "nginx"))
+		fputs(" Keep upstream connections open: keepalive N in the upstream block, with "
+		      "proxy_http_version 1.1 and proxy_set_header Connection \"\".", f);
+	else if (is(v, "haproxy"))
+		fputs(" Keep upstream connections open: http-reuse, and no option httpclose.", f);
+	else
+		fputs(" Keep connections open (keep-alive), or let the peer close first.", f);
+	fputs(" net.ipv4.tcp_tw_reuse=1 lets connect() take over a TIME_WAIT port.", f);
+}
+
+/* What the kernel's reason says about who did what. */
+static const char *reason_meaning(const char *name, const struct tt_finding *v)
+{
+	if (!strcmp(name, "TCP_STATE"))
+		return is(v, "haproxy") && v->side == TT_SIDE_OUT ?
+			       "haproxy's own close of a server connection (SO_LINGER 0), which leaves "
+			       "no TIME_WAIT behind: nothing to fix if responses were complete" :
+			       "a close with SO_LINGER 0, or in a state that sends no FIN";
+	if (!strcmp(name, "TCP_ABORT_ON_CLOSE"))
+		return "close() with data unread: the peer sent what it did not read";
+	if (!strcmp(name, "TCP_ABORT_ON_DATA"))
+		return "data that came after its close";
+	if (!strcmp(name, "UNKNOWN"))
+		return "this kernel gives no reason (before Linux 6.10)";
+	return NULL;
+}
+
+static void write_rsts(FILE *f, const struct tt_finding *v, const struct tt_reason_names *names)
+{
+	const char *sep = " (";
+
+	who(f, v);
+	fprintf(f, ": it ended %" PRIu64 " %s connections with an RST instead of a FIN", v->count,
+		side_words(v));
+	for (size_t r = 0; r < TT_REASON_SLOTS; r++) {
+		const char *name = names ? names->name[r] : NULL;
+		const char *meaning = name ? reason_meaning(name, v) : NULL;
+
+		if (!v->reasons[r])
+			continue;
+		fprintf(f, "%s%s %" PRIu64, sep, name ? name : "reason", v->reasons[r]);
+		if (meaning)
+			fprintf(f, ": %s", meaning);
+		sep = "; ";
+	}
+	fputs(sep[0] == ';' ? ")." : ".", f);
+	fputs(" Its peers see a reset, not an end of stream.", f);
+}
+
+void findings_write_text(FILE *f, const struct tt_finding *v, size_t n,
+			 const struct tt_reason_names *names)
+{
+	for (size_t i = 0; i < n; i++) {
+		fputs("finding: ", f);
+		switch (v[i].kind) {
+		case TT_FINDING_LISTEN_DROPS:
+			write_listen_drops(f, &v[i]);
+			break;
+		case TT_FINDING_SYN_RETRIES:
+			write_syn_retries(f, &v[i]);
+			break;
+		case TT_FINDING_SYNACK_RETRIES:
+			write_synack_retries(f, &v[i]);
+			break;
+		case TT_FINDING_NO_PORT:
+			write_no_port(f, &v[i]);
+			break;
+		case TT_FINDING_CONNECT_FAILED:
+			write_connect_failed(f, &v[i]);
+			break;
+		case TT_FINDING_TIMEWAIT:
+			write_timewait(f, &v[i]);
+			break;
+		case TT_FINDING_RSTS:
+			write_rsts(f, &v[i], names);
+			break;
+		case TT_FINDING_KINDS:
+			break;
+		}
+		fprintf(f, " See docs/diagnosing.md#%s\n", finding_anchor(v[i].kind));
+	}
+}
+
+int findings_write_json(FILE *f, const struct tt_finding *v, size_t n,
+			const struct tt_reason_names *names)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct tt_finding *x = &v[i];
+		const char *sep = "";
+
+		fprintf(f, "{\"finding\":\"%s\",\"comm\":", finding_name(x->kind));
+		json_put_string(f, x->comm, strlen(x->comm));
+		fprintf(f, ",\"pid\":%u,\"processes\":%zu,\"count\":%" PRIu64, x->pid, x->n_pids,
+			x->count);
+		if (x->side >= 0)
+			fprintf(f, ",\"side\":\"%s\"", x->side == TT_SIDE_IN ? "in" : "out");
+		if (x->where[0]) {
+			fputs(x->kind == TT_FINDING_LISTEN_DROPS ? ",\"listener\":" : ",\"dest\":", f);
+			json_put_string(f, x->where, strlen(x->where));
+		}
+		if (x->kind == TT_FINDING_LISTEN_DROPS) {
+			fprintf(f, ",\"acceptq_peak\":%" PRIu64 ",\"acceptq_limit\":%" PRIu64
+				   ",\"somaxconn\":%" PRIu64 ",\"shared_with\":[",
+				x->peak, x->limit, x->somaxconn);
+			for (size_t s = 0; s < x->n_sharers; s++)
+				fprintf(f, "%s%u", s ? "," : "", x->sharers[s]);
+			fputc(']', f);
+		}
+		if (x->where[0] && x->kind != TT_FINDING_LISTEN_DROPS)
+			fprintf(f, ",\"ports_held\":%" PRIu64 ",\"ports_free\":%" PRIu64
+				   ",\"runout_s\":%.1f", x->ports_held, x->ports_free, x->runout_s);
+		if (x->kind == TT_FINDING_RSTS) {
+			fputs(",\"reasons\":{", f);
+			for (size_t r = 0; r < TT_REASON_SLOTS; r++) {
+				const char *name = names ? names->name[r] : NULL;
+				char unnamed[32];
+
+				if (!x->reasons[r])
+					continue;
+				if (!name) {
+					snprintf(unnamed, sizeof(unnamed), "reason_%zu", r);
+					name = unnamed;
+				}
+				fputs(sep, f);
+				json_put_string(f, name, strlen(name));
+				fprintf(f, ":%" PRIu64, x->reasons[r]);
+				sep = ",";
+			}
+			fputc('}', f);
+		}
+		fprintf(f, ",\"doc\":\"docs/diagnosing.md#%s\"}\n", finding_anchor(x->kind));
+	}
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* What went wrong in a run, from its totals alone: one finding per problem
+ * and process name (or listener), with its numbers, the knob to look at
+ * (nginx's and haproxy's own directives where the name says which) and
+ * the section of docs/diagnosing.md that explains it. Nothing when
+ * nothing is wrong. Pure: no libbpf, no globals. */
+#ifndef TT_FINDINGS_H
+#define TT_FINDINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "common/stats.h"
+#include "output/table.h"
+
+enum tt_finding_kind {
+	TT_FINDING_LISTEN_DROPS,    /* a listener dropped connection attempts */
+	TT_FINDING_SYN_RETRIES,     /* connect()s whose SYN was sent again */
+	TT_FINDING_SYNACK_RETRIES,  /* listeners whose SYN-ACK was sent again */
+	TT_FINDING_NO_PORT,         /* connect() found no free local port */
+	TT_FINDING_CONNECT_FAILED,  /* connect() got a port but no connection */
+	TT_FINDING_TIMEWAIT,        /* TIME_WAIT left on one side */
+	TT_FINDING_RSTS,            /* connections ended by an RST it sent, on one side */
+	TT_FINDING_KINDS,
+};
+
+/* Below these, TIME_WAIT is no finding: a few connections closed first. */
+#define TT_FINDING_MIN_TIMEWAIT 100
+
+struct tt_finding {
+	enum tt_finding_kind kind;
+	char comm[TT_COMM_LEN];
+	size_t n_pids;             /* processes of that name it sums */
+	uint32_t pid;              /* the first (the listener's owner) */
+	int side;                  /* TT_SIDE_IN or TT_SIDE_OUT; -1: none */
+	bool proxy;                /* the name both accepts and connects */
+	uint64_t count;            /* the finding's number (drops, SYNs, sockets, RSTs) */
+	char where[TT_DEST_LEN];   /* the listener, or the destination; "" if none */
+	uint64_t peak, limit, somaxconn;          /* TT_FINDING_LISTEN_DROPS */
+	size_t n_sharers;
+	uint32_t sharers[TT_MAX_SHARERS];
+	uint64_t ports_free, ports_held;          /* --by dest */
+	double runout_s;
+	uint64_t reasons[TT_REASON_SLOTS];        /* TT_FINDING_RSTS, by reason */
+};
+
+struct findings_input {
+	const struct tt_row *rows; /* totals over the run */
+	size_t n;
+	const struct tt_dest_row *dests; /* totals per destination (--by dest) */
+	size_t n_dests;
+	const struct tt_listener_row *listeners; /* drops over the run */
+	size_t n_listeners;
+};
+
+/* The run's findings, at most max, in the order of enum tt_finding_kind. */
+size_t findings_collect(const struct findings_input *in, struct tt_finding *out, size_t max);
+
+/* The section of docs/diagnosing.md a finding's kind links. */
+const char *finding_anchor(enum tt_finding_kind kind);
+/* Its kind as JSON and /metrics name it ("listen_drops"). */
+const char *finding_name(enum tt_finding_kind kind);
+
+/* One line each, in an operator's words. names: the RST reasons' names. */
+void findings_write_text(FILE *f, const struct tt_finding *v, size_t n,
+			 const struct tt_reason_names *names);
+
+/* One JSON object each, a line each ({"finding": ...}). Returns 0, or -1
+ * on a write error. */
+int findings_write_json(FILE *f, const struct tt_finding *v, size_t n,
+			const struct tt_reason_names *names);
+
+#endif /* TT_FINDINGS_H */
