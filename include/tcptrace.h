@@ -180,7 +180,7 @@ struct tt_listener_record {
 
 /* Kernel functions where a listener's drop may bump its sk_drops while
  * ListenDrops does not count it (see drop_site_start in queues.bpf.h). */
-#define TT_DROP_SITES 4
+#define TT_DROP_SITES 8
 
 /* One timewait socket, the key of user space's table of owners. The
  * four-tuple alone would not do: it may leave a new timewait socket while

@@ -38,11 +38,12 @@ struct {
  * with tcp_drop_reason (an RST, SYN+FIN or no flags to a listener). A drop
  * at the same places for a bad checksum never reaches sk_drops, nor one in
  * tcp_v4_do_rcv (a bare ACK answered with an RST). User space sets the
- * functions' address ranges from /proc/kallsyms before load; the first
- * drop_sites_rcv are the two receive functions. */
+ * functions' address ranges from /proc/kallsyms before load (with their
+ * out-of-line .cold parts); the first drop_sites_rcv are the receive
+ * functions'. */
 const volatile __u64 drop_site_start[TT_DROP_SITES] = {};
 const volatile __u64 drop_site_end[TT_DROP_SITES] = {};
-const volatile __u32 drop_sites_rcv = 2;
+const volatile __u32 drop_sites_rcv = 4;
 
 static __always_inline void listen_queue_known(const struct tt_listener_key *key,
 					       const struct sock *sk)

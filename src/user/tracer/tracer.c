@@ -40,9 +40,12 @@ static int tracepoint_args(const struct btf *btf, const char *tracepoint)
 }
 
 /* The functions where a listener's drop goes to its sk_drops alone (see
- * drop_site_start in queues.bpf.h): the receive paths first. */
+ * drop_site_start in queues.bpf.h): the receive paths first, each with the
+ * part a compiler may move out of line (.cold). */
 static const char *const drop_sites[] = {
-	"tcp_v4_rcv", "tcp_v6_rcv", "tcp_rcv_state_process", "tcp_drop_reason",
+	"tcp_v4_rcv", "tcp_v6_rcv", "tcp_v4_rcv.cold", "tcp_v6_rcv.cold",
+	"tcp_rcv_state_process", "tcp_drop_reason", "tcp_rcv_state_process.cold",
+	"tcp_drop_reason.cold",
 };
 
 /* Whether the drops of a listener that are no connection attempt can be
@@ -57,12 +60,13 @@ static bool set_drop_sites(struct tcptrace_bpf *skel, const struct btf *btf)
 		       "one name per drop site");
 	if (tracepoint_args(btf, "kfree_skb") < 5 ||
 	    kallsyms_ranges("/proc/kallsyms", drop_sites, TT_DROP_SITES, start, end) < 2 ||
-	    !start[0] || !start[2])
+	    !start[0] || !start[4])
 		return false;
 	for (int i = 0; i < TT_DROP_SITES; i++) {
 		skel->rodata->drop_site_start[i] = start[i];
 		skel->rodata->drop_site_end[i] = end[i];
 	}
+	skel->rodata->drop_sites_rcv = 4;
 	return true;
 }
 

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests of the findings: nothing for a healthy run, one per problem
+ * with its numbers, per process name, tailored to haproxy and nginx, and
+ * the same as JSON objects. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include "output/findings.h"
+
+static struct tt_row make_row(uint32_t pid, const char *comm)
+{
+	struct tt_row row;
+
+	memset(&row, 0, sizeof(row));
+	row.pid = pid;
+	strncpy(row.comm, comm, sizeof(row.comm) - 1);
+	return row;
+}
+
+static struct tt_listener_row haproxy_listener(void)
+{
+	struct tt_listener_row l;
+
+	memset(&l, 0, sizeof(l));
+	l.pid = 4242;
+	strcpy(l.comm, "haproxy");
+	l.family = AF_INET;
+	l.port = 8080;
+	l.addr[0] = 127;
+	l.addr[3] = 1;
+	l.drops = 281;
+	l.peak_run = 17;
+	l.limit = 16;
+	l.somaxconn = 4096;
+	return l;
+}
+
+static char *text_of(const struct tt_finding *v, size_t n, const struct tt_reason_names *names)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	findings_write_text(f, v, n, names);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+static void test_healthy_run_has_none(void **state)
+{
+	struct tt_row rows[2] = { make_row(1, "nginx"), make_row(2, "wrk") };
+	struct findings_input in = { .rows = rows, .n = 2 };
+	struct tt_finding v[8];
+
+	(void)state;
+	rows[0].c.conn[TT_SIDE_IN] = 1000;
+	rows[0].c.fin_passive[TT_SIDE_IN] = 1000;
+	rows[0].c.tw[TT_SIDE_IN] = TT_FINDING_MIN_TIMEWAIT - 1;
+	rows[1].c.conn[TT_SIDE_OUT] = 1000;
+	rows[1].open[TT_SIDE_OUT] = 50;
+	assert_int_equal(findings_collect(&in, v, 8), 0);
+}
+
+static void test_haproxy_listener_drops(void **state)
+{
+	struct tt_row rows[2] = { make_row(4242, "haproxy"), make_row(77, "ab") };
+	struct tt_listener_row l = haproxy_listener();
+	struct findings_input in = { .rows = rows, .n = 2, .listeners = &l, .n_listeners = 1 };
+	struct tt_finding v[8];
+	size_t n;
+	char *text;
+
+	(void)state;
+	rows[0].listen_drops = 281;
+	rows[1].c.syn_retrans = 685;
+	n = findings_collect(&in, v, 8);
+	assert_int_equal(n, 2);
+	text = text_of(v, n, NULL);
+	assert_string_equal(
+		text,
+		"finding: haproxy 4242: its listener 127.0.0.1:8080 dropped 281 connection attempts, "
+		"its accept queue full (deepest 17, limit 16); each client waited 1 s or more for its "
+		"SYN to go again. haproxy stops accepting at maxconn and leaves the rest in the queue: "
+		"raise maxconn (global and frontend), and the queue with backlog on the bind line. "
+		"(net.core.somaxconn, 4096, is above the limit: the backlog asked is what limits it.) "
+		"See docs/diagnosing.md#listen-queue-drops\n"
+		"finding: ab 77: 685 SYNs of its connect()s were sent again, each a wait of 1 s or more "
+		"for the connection: the peer's listen queue was full (see its listener's drops), or "
+		"SYNs were lost on the way. See docs/diagnosing.md#syn-retries\n");
+	free(text);
+}
+
+static void test_somaxconn_that_caps_and_sharers(void **state)
+{
+	struct tt_listener_row l = haproxy_listener();
+	struct findings_input in = { .listeners = &l, .n_listeners = 1 };
+	struct tt_finding v[2];
+	char *text;
+
+	(void)state;
+	strcpy(l.comm, "nginx");
+	l.limit = 128;
+	l.somaxconn = 128;
+	l.n_sharers = 2;
+	l.sharers[0] = 11;
+	l.sharers[1] = 12;
+	assert_int_equal(findings_collect(&in, v, 2), 1);
+	text = text_of(v, 1, NULL);
+	assert_non_null(strstr(text, "The listener is shared with 11, 12, counted once here."));
+	assert_non_null(strstr(text, "nginx asks the queue of `listen ... backlog=N`"));
+	assert_non_null(strstr(text, "net.core.somaxconn (128) caps that backlog: raise it too."));
+	free(text);
+}
+
+/* Rows of one name are added: nginx's workers make one finding. */
+static void test_timewait_per_name_and_side(void **state)
+{
+	struct tt_row rows[3] = { make_row(10, "nginx"), make_row(11, "nginx"), make_row(12, "nginx") };
+	struct tt_dest_row d;
+	struct findings_input in = { .rows = rows, .n = 3, .dests = &d, .n_dests = 1 };
+	struct tt_finding v[4];
+	char *text;
+
+	(void)state;
+	rows[1].c.conn[TT_SIDE_IN] = rows[2].c.conn[TT_SIDE_IN] = 1;
+	rows[1].c.tw[TT_SIDE_OUT] = 60;
+	rows[2].c.tw[TT_SIDE_OUT] = 60;
+	rows[1].c.conn[TT_SIDE_OUT] = 60;
+	memset(&d, 0, sizeof(d));
+	strcpy(d.comm, "nginx");
+	d.family = AF_INET;
+	d.port = 8081;
+	d.addr[0] = 127;
+	d.addr[3] = 1;
+	d.c.tw = 120;
+	d.ports_free = 28112;
+	d.runout_s = 234.4;
+	assert_int_equal(findings_collect(&in, v, 4), 1);
+	text = text_of(v, 1, NULL);
+	assert_string_equal(
+		text,
+		"finding: nginx (3 processes): it closed 120 upstream connections first and keeps "
+		"their TIME_WAIT, each holding a local port toward its peer for 60 s; toward "
+		"127.0.0.1:8081 28112 ports are free, none in 234 s at the run's pace. Keep upstream "
+		"connections open: keepalive N in the upstream block, with proxy_http_version 1.1 and "
+		"proxy_set_header Connection \"\". net.ipv4.tcp_tw_reuse=1 lets connect() take over a "
+		"TIME_WAIT port. See docs/diagnosing.md#timewait-find-out-who-holds-it\n");
+	free(text);
+}
+
+static void test_rsts_with_what_their_reason_means(void **state)
+{
+	struct tt_reason_names names = { { NULL } };
+	struct tt_row row = make_row(4242, "haproxy");
+	struct findings_input in = { .rows = &row, .n = 1 };
+	struct tt_finding v[2];
+	char *text;
+
+	(void)state;
+	names.name[5] = "TCP_STATE";
+	row.c.conn[TT_SIDE_IN] = row.c.conn[TT_SIDE_OUT] = 10;
+	row.c.rst_sent[TT_SIDE_OUT] = 9;
+	row.reasons[TT_SIDE_OUT][5] = 9;
+	assert_int_equal(findings_collect(&in, v, 2), 1);
+	text = text_of(v, 1, &names);
+	assert_string_equal(
+		text,
+		"finding: haproxy 4242: it ended 9 upstream connections with an RST instead of a FIN "
+		"(TCP_STATE 9: haproxy's own close of a server connection (SO_LINGER 0), which leaves "
+		"no TIME_WAIT behind: nothing to fix if responses were complete). Its peers see a "
+		"reset, not an end of stream. See docs/diagnosing.md#rsts-and-their-reasons\n");
+	free(text);
+}
+
+static void test_json_objects(void **state)
+{
+	struct tt_reason_names names = { { NULL } };
+	struct tt_row rows[2] = { make_row(4242, "haproxy"), make_row(77, "ab") };
+	struct tt_listener_row l = haproxy_listener();
+	struct findings_input in = { .rows = rows, .n = 2, .listeners = &l, .n_listeners = 1 };
+	struct tt_finding v[4];
+	char *text = NULL;
+	size_t len = 0, n;
+	FILE *f;
+
+	(void)state;
+	l.n_sharers = 1;
+	l.sharers[0] = 4243;
+	rows[1].c.eaddrnotavail = 3;
+	rows[1].c.rst_sent[TT_SIDE_OUT] = 2;
+	rows[1].reasons[TT_SIDE_OUT][7] = 2;
+	names.name[7] = "NO_SOCKET";
+	n = findings_collect(&in, v, 4);
+	assert_int_equal(n, 3);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(findings_write_json(f, v, n, &names), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(
+		text,
+		"{\"finding\":\"listen_drops\",\"comm\":\"haproxy\",\"pid\":4242,\"processes\":1,"
+		"\"count\":281,\"listener\":\"127.0.0.1:8080\",\"acceptq_peak\":17,\"acceptq_limit\":16,"
+		"\"somaxconn\":4096,\"shared_with\":[4243],\"doc\":\"docs/diagnosing.md#listen-queue-drops\"}\n"
+		"{\"finding\":\"no_free_port\",\"comm\":\"ab\",\"pid\":77,\"processes\":1,\"count\":3,"
+		"\"side\":\"out\",\"doc\":\"docs/diagnosing.md#port-exhaustion\"}\n"
+		"{\"finding\":\"rst_sent\",\"comm\":\"ab\",\"pid\":77,\"processes\":1,\"count\":2,"
+		"\"side\":\"out\",\"reasons\":{\"NO_SOCKET\":2},"
+		"\"doc\":\"docs/diagnosing.md#rsts-and-their-reasons\"}\n");
+	free(text);
+}
+
+static void test_room_for_fewer_than_found(void **state)
+{
+	struct tt_row row = make_row(1, "ab");
+	struct findings_input in = { .rows = &row, .n = 1 };
+	struct tt_finding v[1];
+
+	(void)state;
+	row.c.syn_retrans = 1;
+	row.c.synack_retrans = 1;
+	row.c.connfail = 1;
+	assert_int_equal(findings_collect(&in, v, 1), 1);
+	assert_int_equal(v[0].kind, TT_FINDING_SYN_RETRIES);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_healthy_run_has_none),
+		cmocka_unit_test(test_haproxy_listener_drops),
+		cmocka_unit_test(test_somaxconn_that_caps_and_sharers),
+		cmocka_unit_test(test_timewait_per_name_and_side),
+		cmocka_unit_test(test_rsts_with_what_their_reason_means),
+		cmocka_unit_test(test_json_objects),
+		cmocka_unit_test(test_room_for_fewer_than_found),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

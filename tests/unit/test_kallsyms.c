@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests of kallsyms_ranges: a function ends where the next symbol by
+ * address begins, whatever the file's order; hidden addresses refuse. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tracer/kallsyms.h"
+
+static char *write_file(const char *text)
+{
+	static char path[] = "/tmp/test_kallsyms_XXXXXX";
+	char *copy = malloc(sizeof(path));
+	int fd;
+
+	assert_non_null(copy);
+	snprintf(copy, sizeof(path), "%s", path);
+	fd = mkstemp(copy);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return copy;
+}
+
+static const char *const names[] = { "tcp_v4_rcv", "tcp_v6_rcv", "tcp_rcv_state_process" };
+
+static void test_ranges_from_unordered_symbols(void **state)
+{
+	char *path = write_file("ffffffff81a00300 T tcp_rcv_state_process\n"
+				"ffffffff81a00000 t tcp_v4_rcv\n"
+				"ffffffff81a00100 T tcp_v4_do_rcv\n"
+				"ffffffff81b00000 d some_data\n"
+				"ffffffff81a00080 t tcp_v4_rcv.cold\n"
+				"ffffffffc0001000 t nf_hook [nf_tables]\n");
+	uint64_t start[3], end[3];
+
+	(void)state;
+	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), 2);
+	assert_true(start[0] == 0xffffffff81a00000ull && end[0] == 0xffffffff81a00080ull);
+	assert_true(start[1] == 0 && end[1] == 0);
+	assert_true(start[2] == 0xffffffff81a00300ull && end[2] == 0xffffffff81b00000ull);
+	unlink(path);
+	free(path);
+}
+
+/* A data symbol of the same name is no function. */
+static void test_only_text_symbols(void **state)
+{
+	char *path = write_file("ffffffff81a00000 d tcp_v4_rcv\n"
+				"ffffffff81a00100 T tcp_v6_rcv\n"
+				"ffffffff81a00200 T next\n");
+	uint64_t start[3], end[3];
+
+	(void)state;
+	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), 1);
+	assert_true(start[0] == 0);
+	assert_true(start[1] == 0xffffffff81a00100ull && end[1] == 0xffffffff81a00200ull);
+	unlink(path);
+	free(path);
+}
+
+/* kernel.kptr_restrict hides every address: nothing can be told. */
+static void test_hidden_addresses(void **state)
+{
+	char *path = write_file("0000000000000000 T tcp_v4_rcv\n"
+				"0000000000000000 T tcp_rcv_state_process\n");
+	uint64_t start[3], end[3];
+
+	(void)state;
+	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), -1);
+	assert_int_equal(kallsyms_ranges("/nonexistent/kallsyms", names, 3, start, end), -1);
+	unlink(path);
+	free(path);
+}
+
+/* The last symbol of the file has no end: not a range. */
+static void test_last_symbol_has_no_end(void **state)
+{
+	char *path = write_file("ffffffff81a00000 T tcp_v4_rcv\n");
+	uint64_t start[3], end[3];
+
+	(void)state;
+	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), 0);
+	assert_true(start[0] == 0 && end[0] == 0);
+	unlink(path);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ranges_from_unordered_symbols),
+		cmocka_unit_test(test_only_text_symbols),
+		cmocka_unit_test(test_hidden_addresses),
+		cmocka_unit_test(test_last_symbol_has_no_end),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
