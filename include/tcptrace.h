@@ -174,6 +174,8 @@ struct tt_listener_record {
 	__u64 extra;  /* of those, the ones that were no connection attempt */
 	__u32 netns;
 	__u32 tgid;   /* its owner, as the listeners map has it */
+	__u32 limit;  /* its accept queue's limit (sk_max_ack_backlog) */
+	__u32 peak;   /* its deepest queue since the last snapshot */
 	__u16 port;
 	__u16 pad[3];
 };

@@ -274,6 +274,7 @@ static __always_inline void on_kfree_skb(const struct sk_buff *skb, __u64 locati
 	listener_key_of_sk(rx_sk, &key);
 	if (!bpf_map_lookup_elem(&listeners, &key))
 		return;
+	listen_queue_seen(&key, rx_sk);
 	cookie = bpf_get_socket_cookie((void *)rx_sk);
 	extra = lookup_or_init(&listen_extra, &cookie, &zero);
 	if (extra)
@@ -292,8 +293,10 @@ static __always_inline void on_synack_retrans(const struct sock *sk)
 
 		listener_key_of_sk(sk, &key);
 		owner = bpf_map_lookup_elem(&listeners, &key);
-		if (owner)
+		if (owner) {
 			c = counters_of(owner->tgid);
+			listen_queue_seen(&key, sk);
+		}
 	} else {
 		struct tt_sock *s = lookup_sock(sk);
 

@@ -53,6 +53,17 @@ static __always_inline void listen_queue_known(const struct tt_listener_key *key
 	bpf_map_update_elem(&listen_queues, key, &q, BPF_ANY);
 }
 
+/* A listener's address, learnt from an event that passes it: for one
+ * from before start-up whose address user space could not read. */
+static __always_inline void listen_queue_seen(const struct tt_listener_key *key,
+					      const struct sock *sk)
+{
+	struct tt_listen_queue *q = bpf_map_lookup_elem(&listen_queues, key);
+
+	if (q && !q->sk)
+		q->sk = (__u64)sk;
+}
+
 /* A child just queued for accept(): its listener's queue holds it
  * already (inet_csk_reqsk_queue_add comes before the child's move to
  * ESTABLISHED). The listener is a plain address here: a probe read. */
@@ -80,9 +91,14 @@ static __always_inline void listener_closed(const struct sock *sk, const struct 
 		.drops = (__u32)sk->sk_drops.counter,
 		.netns = key->netns,
 		.tgid = owner->tgid,
+		.limit = sk->sk_max_ack_backlog,
 		.port = key->port,
 	};
 	__u64 *extra = r.cookie ? bpf_map_lookup_elem(&listen_extra, &r.cookie) : NULL;
+	struct tt_listen_queue *q = bpf_map_lookup_elem(&listen_queues, key);
+
+	if (q && q->sk == (__u64)sk)
+		r.peak = q->peak;
 
 	if (extra) {
 		r.extra = *extra;

@@ -1090,6 +1090,203 @@ case_haproxy_reload() {
 }
 
 # Bad input: one line on stderr, the documented exit status, no CSV left.
+# The two ends of an overflowing listen queue (listen-queue.py), run by a
+# copy of Debian's python3 named for this run: tcptrace traces them by
+# name, and no other python3 of the machine; SRV and CLI tell them apart.
+LQ=$TOP/tests/integration/listen-queue.py
+LQ_NAME=lq$$
+cp /usr/bin/python3 "$WORK/$LQ_NAME"
+
+# The listen-queue server in the namespace, on $PORT; sets SRV.
+lq_server_start() { # backlog accept-every-ms count [options...]
+	local ready=$WORK/lq.ready i
+	rm -f "$ready"
+	ip netns exec "$NS" "$WORK/$LQ_NAME" "$LQ" server --port "$PORT" --timeout 60 --backlog "$1" \
+		--accept-every "$2" \
+		--count "$3" --ready "$ready" "${@:4}" >"$WORK/server.out" 2>&1 &
+	SRV=$!
+	for i in $(seq 400); do [ -s "$ready" ] && return 0; sleep 0.05; done
+	log "listen-queue server did not start: $(cat "$WORK/server.out")"
+	return 1
+}
+
+# A burst of connects at once from one client process; sets CLI.
+lq_burst() { # count timeout-s out-file
+	ip netns exec "$NS" "$WORK/$LQ_NAME" "$LQ" burst --port "$PORT" --count "$1" --timeout "$2" >"$3" 2>&1 &
+	CLI=$!
+	wait "$CLI" || { log "burst failed: $(cat "$3")"; return 1; }
+}
+
+# ss -ltm's d: the listener's own drop count (sk_drops).
+listener_d() { in_ns ss -ltmH "( sport = :$PORT )" | grep -o 'd[0-9]*)' | tr -dc 0-9; }
+
+# The largest value of a column over one PID's rows.
+csv_max() { # csv pid column
+	awk -F, -v pid="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$3 == pid && $c > m { m = $c }
+		END { print m + 0 }' "$1"
+}
+
+# Until the namespace's ListenDrops stays the same for a second (at most
+# 15 s): a client's FIN sent again to a listener that dropped its cookie
+# ACK is a connection attempt too, and dropped while the queue is full.
+drops_settle() {
+	local last=-1 now i
+	for i in $(seq 75); do
+		now=$(nstat_of TcpExtListenDrops)
+		[ "$now" = "$last" ] && [ $((i % 5)) -eq 0 ] && return 0
+		[ $((i % 5)) -eq 0 ] && last=$now
+		sleep 0.2
+	done
+	log "    ListenDrops still moving after 15 s"
+}
+
+# What every listen-queue case checks against the namespace's counters:
+# the listener's drops on its owner, SYN and SYN-ACK retransmissions each
+# on its own process, connections on both.
+expect_listen_queue_counts() { # csv backlog client-pid...
+	local csv=$1 backlog=$2 drops syn=0 wrong=0 cli
+	drops=$(csv_sum "$csv" "$SRV" listen_drops)
+	for cli in "${@:3}"; do
+		syn=$((syn + $(csv_sum "$csv" "$cli" syn_retrans_out)))
+		wrong=$((wrong + $(csv_sum "$csv" "$cli" synack_retrans_in) + $(csv_sum "$csv" "$cli" listen_drops)))
+	done
+	expect_eq "server listen_drops = ListenDrops" "$(nstat_of TcpExtListenDrops)" "$drops"
+	expect_eq "clients' syn_retrans_out + server synack_retrans_in = TCPSynRetrans" \
+		"$(nstat_of TcpExtTCPSynRetrans)" "$((syn + $(csv_sum "$csv" "$SRV" synack_retrans_in)))"
+	expect_eq "server syn_retrans_out, clients' synack_retrans_in and listen_drops" 0 \
+		"$((wrong + $(csv_sum "$csv" "$SRV" syn_retrans_out)))"
+	expect_eq "server conn_in = TcpPassiveOpens" "$(nstat_of TcpPassiveOpens)" \
+		"$(csv_sum "$csv" "$SRV" conn_in)"
+	expect_eq "server acceptq_limit = its backlog" "$backlog" "$(csv_max "$csv" "$SRV" acceptq_limit)"
+	expect_eq "a finding names the listener and its drops, if any" "$((drops > 0))" \
+		"$(grep -c "^finding: $LQ_NAME $SRV: its listener 127.0.0.1:$PORT dropped $drops connection attempts" "$WORK/tracer.out")"
+}
+
+# Only SYN-time drops, as every kernel sees them: a server that never
+# accepts, its queue filled first, then a burst whose SYNs all find it
+# full. Each listener's drop count then equals ListenDrops.
+case_listen_drops_syn_time() {
+	local csv=$WORK/t.csv d fill
+	ns_new net.ipv4.tcp_syncookies=0 || return 1
+	lq_server_start 4 0 0 --hold 60 || return 1
+	tracer_start "$csv" -p "$LQ_NAME" || return 1
+	lq_burst 5 5 "$WORK/fill.out" || return 1
+	fill=$CLI
+	lq_burst 10 3 "$WORK/client.out" || return 1
+	d=$(listener_d)
+	kill -USR1 "$SRV"
+	wait "$SRV"
+	tracer_stop || return 1
+	expect_eq "the queue's 5 (backlog 4, + 1) filled it" 5 "$(field "$WORK/fill.out" connected)"
+	expect_eq "server listen_drops = ss -ltm's d" "$d" "$(csv_sum "$csv" "$SRV" listen_drops)"
+	expect_eq "server acceptq_peak = limit + 1" 5 "$(csv_max "$csv" "$SRV" acceptq_peak)"
+	expect_listen_queue_counts "$csv" 4 "$fill" "$CLI"
+	expect_eq "conn_out of the client that filled the queue" 5 "$(csv_sum "$csv" "$fill" conn_out)"
+	expect_eq "conn_out of the client whose SYNs were dropped" 0 "$(csv_sum "$csv" "$CLI" conn_out)"
+}
+
+# A server that accepts slowly under a burst: drops at the SYN and at the
+# third ACK (counted twice in the listener's sk_drops), with SYN cookies or
+# without; its close then ends the drops. Exact where the kernel says which
+# packet a listener dropped (6.11+).
+case_listen_drops_overload() { # syncookies
+	local csv=$WORK/t.csv d
+	ns_new "net.ipv4.tcp_syncookies=$1" || return 1
+	lq_server_start 4 100 1000 --close-after 60 || return 1
+	tracer_start "$csv" -p "$LQ_NAME" || return 1
+	lq_burst 40 4 "$WORK/client.out" || return 1
+	d=$(listener_d)
+	kill -USR1 "$SRV"
+	wait "$SRV"
+	tracer_stop || return 1
+	log "    (ss -ltm's d $d, ListenDrops $(nstat_of TcpExtListenDrops), SyncookiesSent $(nstat_of TcpExtSyncookiesSent))"
+	expect_eq "client conn_out = the connections it made" "$(field "$WORK/client.out" connected)" \
+		"$(csv_sum "$csv" "$CLI" conn_out)"
+	expect_listen_queue_counts "$csv" 4 "$CLI"
+}
+
+# Under TCP_DEFER_ACCEPT (nginx's deferred, haproxy's defer-accept) the
+# handshake's last ACK, which carries no data, is dropped and bumps the
+# listener's sk_drops: it is no connection attempt dropped, and ListenDrops
+# does not count it. Told apart where the kernel says which packet a
+# listener dropped (6.11+).
+case_listen_drops_defer_accept() {
+	local csv=$WORK/t.csv d drops
+	ns_new || return 1
+	lq_server_start 16 0 20 --defer 5 --hold 60 || return 1
+	tracer_start "$csv" -p "$LQ_NAME" || return 1
+	lq_burst 20 5 "$WORK/client.out" || return 1
+	d=$(listener_d)
+	drops=$(nstat_of TcpExtListenDrops)
+	kill -USR1 "$SRV"
+	wait "$SRV"
+	tracer_stop || return 1
+	expect_eq "every connection made and ended" "connected=20 ended=20" \
+		"connected=$(field "$WORK/client.out" connected) ended=$(field "$WORK/client.out" ended)"
+	expect_eq "ss -ltm's d is above ListenDrops: bare ACKs dropped" 1 "$((d > drops))"
+	expect_listen_queue_counts "$csv" 16 "$CLI"
+}
+
+# A listener that closes between two snapshots (an interval of 30 s): its
+# drops come from its close, none lost.
+case_listen_drops_listener_closed() {
+	local csv=$WORK/t.csv
+	ns_new net.ipv4.tcp_syncookies=0 || return 1
+	lq_server_start 4 100 1000 --close-after 1 --linger 1 || return 1
+	tracer_start "$csv" -i 30 -p "$LQ_NAME" || return 1
+	lq_burst 40 3 "$WORK/client.out" || return 1
+	wait "$SRV"
+	tracer_stop || return 1
+	expect_eq "no snapshot while the listener lived: the rows of one interval" 1 \
+		"$(awk -F, 'NR > 1 { print $2 }' "$csv" | sort -u | wc -l)"
+	expect_listen_queue_counts "$csv" 4 "$CLI"
+}
+
+# Connections open now (ESTABLISHED) per process at the end of an interval,
+# those made before tcptrace started included: as ss counts them by owner.
+established_of() { # pid
+	in_ns ss -tanpH state established | grep -c "pid=$1,"
+}
+
+case_open_connections() {
+	local csv=$WORK/t.csv before=$WORK/held.before after=$WORK/held.after srv1 cli1 i pid
+	ns_new || return 1
+	server_start 127.0.0.1 "$PORT" 5 hold || return 1
+	srv1=$SRV
+	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count 5 --mode hold \
+		--hold "$before" >"$WORK/client1.out" 2>&1 &
+	cli1=$!
+	for i in $(seq 100); do [ -s "$before" ] && break; sleep 0.05; done
+	tracer_start "$csv" -p "$SCENARIO_NAME" || return 1
+	server_start 127.0.0.1 $((PORT + 1)) 7 hold || return 1
+	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port $((PORT + 1)) --count 7 \
+		--mode hold --hold "$after" >"$WORK/client.out" 2>&1 &
+	CLI=$!
+	for i in $(seq 100); do [ -s "$after" ] && break; sleep 0.05; done
+	sleep 0.5 # two intervals of 0.2 s
+	for pid in "$srv1" "$SRV"; do
+		expect_eq "server $pid open_in = ss established" "$(established_of "$pid")" "$(csv_last "$csv" "$pid" open_in)"
+		expect_eq "server $pid open_out" 0 "$(csv_last "$csv" "$pid" open_out)"
+	done
+	for pid in "$cli1" "$CLI"; do
+		expect_eq "client $pid open_out = ss established" "$(established_of "$pid")" "$(csv_last "$csv" "$pid" open_out)"
+		expect_eq "client $pid open_in" 0 "$(csv_last "$csv" "$pid" open_in)"
+	done
+	expect_eq "connections held: 5 from before start, 7 made after" "5 7" \
+		"$(established_of "$cli1") $(established_of "$CLI")"
+	kill -USR1 "$cli1" "$CLI"
+	for pid in "$cli1" "$CLI" "$srv1" "$SRV"; do
+		wait "$pid" || { log "a scenario process failed: $(cat "$WORK"/*.out)"; return 1; }
+	done
+	tracer_stop || return 1
+	for pid in "$srv1" "$SRV" "$cli1" "$CLI"; do
+		expect_eq "$pid: none open once all ended" 0 \
+			"$(($(csv_last "$csv" "$pid" open_in) + $(csv_last "$csv" "$pid" open_out)))"
+	done
+}
+
 expect_refusal() { # what status stderr-pattern tcptrace-args...
 	local what=$1 status=$2 pattern=$3 rc lines
 	shift 3
@@ -1452,6 +1649,12 @@ run_case "port exhaustion: exact EADDRNOTAVAIL" case_port_exhaustion
 run_case "connection refused" case_connection_refused
 run_case "--by dest: per destination, port headroom from the namespace's range" case_by_dest
 run_case "connected before tcptrace started" case_connected_before_start
+run_case "open connections = ss established per process, those from before start included" case_open_connections
+run_case "listen drops at the SYN: = ListenDrops = ss -ltm's d, SYN retries = TCPSynRetrans" case_listen_drops_syn_time
+run_case "listen drops under overload, no SYN cookies: = ListenDrops" case_listen_drops_overload 0
+run_case "listen drops under overload, SYN cookies: = ListenDrops" case_listen_drops_overload 1
+run_case "listen drops of a listener closed between two snapshots: none lost" case_listen_drops_listener_closed
+run_case "listen drops under TCP_DEFER_ACCEPT: its bare ACKs dropped are none" case_listen_drops_defer_accept
 run_case "connections in an accept queue at start: the listener's" case_unaccepted_before_start
 run_case "servers that start while tcptrace starts are counted" case_servers_starting_with_tcptrace
 run_case "self-check: refuses when its programs see nothing, shows nowhere otherwise" case_self_check

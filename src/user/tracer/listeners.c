@@ -70,6 +70,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	st->extra = r->extra;
 	st->row.closed = true;
 	st->row.depth = 0;
+	st->row.limit = r->limit;
+	st->closed_peak = r->peak;
 	return 0;
 }
 
@@ -260,8 +262,9 @@ void listeners_read(struct listeners *l, struct namespaces *nss)
 		if (!st->row.closed && !bpf_map_lookup_elem(extra_fd, &st->row.cookie, &extra))
 			st->extra = extra;
 		st->row.drops = st->raw > st->extra ? st->raw - st->extra : 0;
-		if (!st->row.closed)
-			st->row.peak = st->row.depth;
+		/* Closed since the last look: the deepest its queue got until then. */
+		st->row.peak = st->row.closed ? st->closed_peak : st->row.depth;
+		st->closed_peak = 0;
 	}
 	read_peaks(l);
 	for (size_t i = 0; i < l->n; i++) {

@@ -24,6 +24,7 @@ struct listener_state {
 	uint32_t slot;    /* the owner's slot, once known */
 	uint64_t raw;     /* its sk_drops, last read */
 	uint64_t extra;   /* of those, the ones that were no connection attempt */
+	uint64_t closed_peak; /* its deepest queue between the last look and its close */
 	bool seen;        /* in the last dump */
 	bool sharers_looked;
 };

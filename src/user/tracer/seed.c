@@ -235,12 +235,17 @@ static void count_open(struct seed_open *open, uint32_t tgid, uint8_t side)
 }
 
 /* The kernel addresses of the listeners of pid's namespace, by inode,
- * from /proc/PID/net/tcp and tcp6, which show them to root (unless
- * kernel.kptr_restrict is 2) and list listeners first. */
+ * from /proc/PID/net/tcp and tcp6, which list listeners first and show
+ * their real address only where kernel.kptr_restrict is 1 (to root);
+ * where it is 0 they show a hash, and 2 zeros: no address then, and the
+ * BPF side learns it at the listener's first SYN-ACK sent again or drop. */
 struct listener_address {
 	uint32_t inode;
 	uint64_t sk;
 };
+
+/* Where kernel addresses begin on 64-bit machines (a hash is below). */
+#define TT_KERNEL_ADDRESSES 0xffff000000000000ull
 
 static void read_listener_addresses(uint32_t pid, const char *file, struct listener_address **v,
 				    size_t *n)
@@ -264,6 +269,8 @@ static void read_listener_addresses(uint32_t pid, const char *file, struct liste
 		if (sscanf(line, "%*s %*s %*s %x %*s %*s %*s %*s %*s %u %*s %llx", &state, &inode,
 			   &sk) != 3 || state != TCP_LISTEN)
 			break;
+		if (sk < TT_KERNEL_ADDRESSES)
+			continue;
 		grown = realloc(*v, (*n + 1) * sizeof(**v));
 		if (!grown)
 			break;

@@ -284,11 +284,11 @@ static void add_listeners(struct tracer *t, struct assembly *a)
 		if (!row)
 			continue;
 		row->listen_drops += st->row.drops;
-		if (st->row.peak > row->acceptq_peak) {
+		if (st->row.peak > row->acceptq_peak || !row->acceptq_limit) {
 			row->acceptq_peak = st->row.peak;
 			row->acceptq_limit = st->row.limit;
 		}
-		if (st->row.peak_run > row->acceptq_peak_run) {
+		if (st->row.peak_run > row->acceptq_peak_run || !row->acceptq_limit_run) {
 			row->acceptq_peak_run = st->row.peak_run;
 			row->acceptq_limit_run = st->row.limit;
 		}
