@@ -144,13 +144,13 @@
 		},
 		{
 			id: 'ports_free', title: 'Local ports free, per destination', y: 'free local ports', level: true, dest: true,
-			keyName: 'destination',
+			drawZero: true, keyName: 'destination',
 			what: 'ports_free: ports of the range still free toward each destination, the fewest over the processes.',
 			series: (d, run) => run.timeline.dests.map((dest) => ({ key: dest.dest, label: dest.dest, values: dest.ports_free })),
 		},
 		{
 			id: 'runout_s', title: 'Seconds until no local port is free, per destination', y: 'seconds', level: true, dest: true,
-			points: true, keyName: 'destination',
+			drawZero: true, points: true, keyName: 'destination',
 			what: 'runout_s: at the interval\u2019s growth of the ports held; no point while they are not growing.',
 			series: (d, run) => run.timeline.dests.map((dest) => ({ key: dest.dest, label: dest.dest, values: dest.runout_s })),
 		},
@@ -173,11 +173,11 @@
 	const isEmpty = (values) => values.every((v) => v === null);
 
 	// The kinds of line a chart can draw: one per group and series (per
-	// destination in a dest chart), each with its values per run. A count
-	// that is 0 in every run, or a level that has no value in any, is left
-	// out and named below the chart, unless nothing would be left. A level
-	// of 0 is drawn: no port free is news. A kind keeps its colour whichever
-	// names are chosen; a dash tells the runs apart.
+	// destination in a dest chart), each with its values per run. A kind
+	// that is 0 in every run is left out and named below the chart, unless
+	// nothing would be left; with drawZero, only one that has no value in
+	// any run: no port free is news. A kind keeps its colour whichever names
+	// are chosen; a dash tells the runs apart.
 	function kindsOf(def) {
 		const from = def.dest ? [ALL] : groups;
 		const kinds = [];
@@ -188,7 +188,7 @@
 				if (!k)
 					kinds.push((k = { id: group.id + '\n' + s.key, group, g, key: s.key, keyLabel: s.label,
 						zero: true, quiet: s.quiet, lines: [], datasets: null }));
-				k.zero = k.zero && (def.level ? isEmpty(s.values) : isZero(s.values));
+				k.zero = k.zero && (def.drawZero ? isEmpty(s.values) : isZero(s.values));
 				k.lines.push({ run: r, values: s.values });
 			});
 		}));
@@ -298,12 +298,12 @@
 			notes.push('Every line: ' + def.keyName + ' ' + drawn[0].keyLabel + '.');
 		const zero = kinds.dropped.filter((k) => !k.quiet && (def.dest || chosen.has(k.group)));
 		if (zero.length)
-			notes.push((def.level ? 'No value, not drawn: ' : '0 throughout, not drawn: ') +
+			notes.push((def.drawZero ? 'No value, not drawn: ' : '0 throughout, not drawn: ') +
 				zeroText(zero, def.dest || kinds.oneKey) + '.');
 		const lineless = runs.map((run, r) => r).filter((r) => !withLines.includes(r));
 		if (drawn.length && lineless.length)
 			notes.push('No line for ' + lineless.map((r) => runName(runs[r])).join(', ') +
-				(def.level ? ': no value, or not in its CSV.' : ': 0 throughout, or not in its CSV.'));
+				(def.drawZero ? ': no value, or not in its CSV.' : ': 0 throughout, or not in its CSV.'));
 		if (!chosen.size && !def.dest)
 			notes.push('No process name chosen above the charts.');
 		if (notes.length) {
