@@ -22,12 +22,25 @@ stdout, one fact a line, what the page did:
   processes LABEL TEXT              and its processes
   table|dest|chart ...              the totals the page shows, and those its
                                     charts' data add up to
+  choice GROUP on|off               each choice of the names drawn, as shown
+  line L CHART KEY TOTAL GROUP      each line drawn per name whose total is
+                                    not 0: run L's series KEY of GROUP (all,
+                                    or name=COMM), its values added up (a
+                                    level) or its rate times the time each
+                                    point covers (a count)
+  step N toggled on|off redraw_ms N GROUP
+                                    after each GROUP given on the command
+                                    line, its choice clicked in turn:
+  step N added|removed|redrawn CHART L KEY GROUP
+                                    every line that came, went, or was
+                                    given other data
+  step N line ...                   and the lines drawn then
   screenshot PATH WIDTHxHEIGHT      the whole page; PATH-print.png with the
-                                    print style
+                                    print style; PATH-step-N.png after step N
 
 It speaks the DevTools protocol over --remote-debugging-pipe (file
 descriptors 3 and 4, messages ending in a NUL byte), with the standard
-library only. Usage: browser.py PAGE.html SCREENSHOT.png PROFILE_DIR
+library only. Usage: browser.py PAGE.html SCREENSHOT.png PROFILE_DIR [GROUP]...
 Exit status 0 when it could say all that, 1 when the browser failed.
 """
 import base64
@@ -42,6 +55,71 @@ import time
 TIMEOUT_S = 60
 WIDTH = 1400
 HEIGHT = 1000
+
+# What the tests read of the charts: the lines drawn, known by chart, run,
+# series and group, and the total each adds up to. Min-max decimation keeps
+# the data a line was given in _data.
+LINES_JS = r"""
+const ttLabels = JSON.parse(document.getElementById('tt-data').textContent).runs.map((r) => r.label);
+window.ttTest = {
+	drawn() {
+		const out = [];
+		for (const [id, c] of Object.entries(window.ttReport.charts)) {
+			const chart = Chart.getChart(document.querySelector('canvas[data-chart="' + id + '"]'));
+			chart.data.datasets.forEach((d, i) => {
+				if (chart.isDatasetVisible(i))
+					out.push({ id, byName: c.byName, d, data: d._data || d.data });
+			});
+		}
+		return out;
+	},
+	key(e) {
+		return [e.id, ttLabels[e.d.run], e.d.key, e.d.group].join(' ');
+	},
+	total(e) {
+		const p = e.data;
+		let t = 0;
+		if (e.d.level)
+			p.forEach((q) => { t += q.y || 0; });
+		for (let i = 1; !e.d.level && i < p.length; i++)
+			t += (p[i].y || 0) * (p[i].x - p[i - 1].x);
+		return Math.round(t);
+	},
+	lines() {
+		return this.drawn().filter((e) => e.byName && this.total(e) !== 0).map((e) => {
+			const [id, label, key, ...group] = this.key(e).split(' ');
+			return ['line', label, id, key, this.total(e), group.join(' ')].join(' ');
+		});
+	},
+	choices() {
+		return [...document.querySelectorAll('#names input')].map((i) =>
+			'choice ' + i.dataset.group + ' ' + (i.checked ? 'on' : 'off'));
+	},
+	// Clicks GROUP's choice: what changed, and the lines drawn then.
+	step(n, group) {
+		const keyed = () => new Map(this.drawn().map((e) => [this.key(e), e]));
+		const before = keyed();
+		const input = [...document.querySelectorAll('#names input')].find((i) => i.dataset.group === group);
+		if (!input)
+			return ['step ' + n + ' no-choice ' + group];
+		input.click();
+		const after = keyed();
+		const lines = ['step ' + n + ' toggled ' + (input.checked ? 'on' : 'off') + ' redraw_ms ' +
+			window.ttReport.redrawMs.toFixed(1) + ' ' + group];
+		for (const [k, e] of after) {
+			const b = before.get(k);
+			if (!b)
+				lines.push('step ' + n + ' added ' + k);
+			else if (b.d !== e.d || b.data !== e.data)
+				lines.push('step ' + n + ' redrawn ' + k);
+		}
+		for (const k of before.keys())
+			if (!after.has(k))
+				lines.push('step ' + n + ' removed ' + k);
+		return lines.concat(this.lines().map((l) => 'step ' + n + ' ' + l));
+	},
+};
+"""
 
 # What the page shows and holds, gathered in the page.
 FACTS_JS = r"""
@@ -104,7 +182,7 @@ FACTS_JS = r"""
 		for (const [d, v] of Object.entries(t.dests))
 			lines.push(['chart', L, 'dest', d, 'fewest_free', v.fewest_free].join(' '));
 	});
-	return lines;
+	return lines.concat(ttTest.choices(), ttTest.lines());
 })()
 """
 
@@ -231,9 +309,10 @@ def console_lines(events, session):
 
 
 def main():
-    if len(sys.argv) != 4:
-        sys.exit('usage: browser.py PAGE.html SCREENSHOT.png PROFILE_DIR')
-    page, shot, profile = sys.argv[1:]
+    if len(sys.argv) < 4:
+        sys.exit('usage: browser.py PAGE.html SCREENSHOT.png PROFILE_DIR [GROUP]...')
+    page, shot, profile = sys.argv[1:4]
+    steps = sys.argv[4:]
     url = 'file://' + os.path.abspath(page)
     browser = Browser(profile)
     try:
@@ -250,8 +329,12 @@ def main():
             if time.monotonic() > browser.deadline - 10:
                 break
             time.sleep(0.05)
+        evaluate(browser, session, LINES_JS)
         facts = evaluate(browser, session, FACTS_JS)
         width, height = screenshot(browser, session, shot)
+        for n, group in enumerate(steps, 1):
+            facts += evaluate(browser, session, 'ttTest.step(%d, %s)' % (n, json.dumps(group)))
+            screenshot(browser, session, '%s-step-%d.png' % (shot[:-len('.png')], n))
         browser.call('Emulation.setEmulatedMedia', {'media': 'print'}, session)
         evaluate(browser, session, 'new Promise((done) => requestAnimationFrame(() => '
                                    'requestAnimationFrame(done)))')

@@ -3,16 +3,20 @@
 # tcptrace report in a real browser. The suite makes its own CSV files: real
 # runs of tcptrace over tt-scenario in a private network namespace (the
 # client closes first and holds the TIME_WAIT; the client resets and holds
-# none; --by dest, one destination running out of local ports), and an hour
-# of one-second rows for five processes, made up by hour.awk. tcptrace
-# report writes pages from them, and Debian's chromium, headless, in a
-# network namespace of its own with loopback only, opens each page
-# (browser.py): no console warning or error, no request but the page's own
-# file, every chart drawn and inked, the totals of its tables and of its
-# charts' data equal to the sums that totals.awk takes from the CSV files,
-# and the hour drawn in under 2 s, as the issue asks. Each page, its
-# screenshots and what the browser said stay in build/report-test/. Then
-# bad input, answered in one line as compare answers it, with no file left.
+# none; the server and its clients under two process names; --by dest, one
+# destination running out of local ports), and an hour of one-second rows
+# for five processes of two names, made up by hour.awk. tcptrace report
+# writes pages from them, and Debian's chromium, headless, in a network
+# namespace of its own with loopback only, opens each page (browser.py): no
+# console warning or error, no request but the page's own file, every chart
+# drawn and inked, the totals of its tables and of its charts' data equal to
+# the sums that totals.awk takes from the CSV files, each line drawn per
+# process name equal to the sums that names.awk takes per name, and after
+# each click on the choice of names, only that name's lines come or go,
+# the others kept as they were; the hour drawn in under 2 s, as the issue
+# asks. Each page, its screenshots and what the browser said stay in
+# build/report-test/. Then bad input, answered in one line as compare
+# answers it, with no file left.
 # A test that cannot run fails; none is skipped.
 set -u
 . "$(dirname "$0")/../integration/lib.sh"
@@ -36,18 +40,22 @@ col_sum() { # csv column
 		END { if (!c) { print "no-column-" col; exit } printf "%.0f\n", s }' "$1"
 }
 
+# The clients' copy of tt-scenario: a process name of their own.
+CLIENT_NAME=ttc$$
+
 # A real run in a fresh namespace: a tt-scenario server of MODE, and its
 # clients in BURSTS bursts of PER_BURST, traced by name in run mode every
 # 0.2 s.
 real_run() { # csv mode [tcptrace args...]
 	local csv=$1 mode=$2
 	shift 2
+	cp "$SCENARIO" "$WORK/$CLIENT_NAME" || return 1
 	ns_new net.ipv4.tcp_tw_reuse=0 || return 1
 	server_start 127.0.0.1 8080 $((BURSTS * PER_BURST)) "$mode" || return 1
 	: >"$WORK/client.out"
-	"$TCPTRACE" -p "$SCENARIO_NAME" -i 0.2 --csv "$csv" "$@" -- ip netns exec "$NS" sh -c "
+	"$TCPTRACE" -p "$SCENARIO_NAME,$CLIENT_NAME" -i 0.2 --csv "$csv" "$@" -- ip netns exec "$NS" sh -c "
 		for i in \$(seq $BURSTS); do
-			\"$SCENARIO\" client --addr 127.0.0.1 --port 8080 --count $PER_BURST --mode $mode \
+			\"$WORK/$CLIENT_NAME\" client --addr 127.0.0.1 --port 8080 --count $PER_BURST --mode $mode \
 				>>$WORK/client.out 2>&1 || exit 1
 			sleep 0.3
 		done" >"$WORK/tracer.out" 2>"$WORK/tracer.err" ||
@@ -116,16 +124,17 @@ report() { # page csv...
 	expect_eq "$(basename "$page") ends the HTML" "</html>" "$(tail -1 "$page")"
 }
 
-# Opens the page in chromium, in a namespace of its own; FACTS is what
-# browser.py said. Checks what every page must do.
-browser_check() { # page charts
+# Opens the page in chromium, in a namespace of its own, and clicks the
+# choices of the groups given in turn; FACTS is what browser.py said.
+# Checks what every page must do.
+browser_check() { # page charts [group...]
 	local page=$1 charts=$2 name shot
 	name=$(basename "$page" .html)
 	shot=$OUT/$name.png
 	FACTS=$OUT/$name.facts
 	rm -rf "$WORK/profile" "$shot" && mkdir -p "$WORK/profile" || return 1
 	ns_new || return 1
-	in_ns python3 "$HERE/browser.py" "$page" "$shot" "$WORK/profile" >"$FACTS" 2>"$WORK/browser.err" ||
+	in_ns python3 "$HERE/browser.py" "$page" "$shot" "$WORK/profile" "${@:3}" >"$FACTS" 2>"$WORK/browser.err" ||
 		{ log "browser.py: $(tail -3 "$WORK/browser.err")"; return 1; }
 	expect_eq "requests: the page's own file only" "file://$page" \
 		"$(awk '$1 == "request" { print $2 }' "$FACTS" | paste -sd' ')"
@@ -158,29 +167,91 @@ totals_check() { # csv...
 	[ -s "$WORK/expected.totals" ] || { log "    no totals computed"; CASE_FAILED=1; }
 }
 
+# FACTS' lines that start with PREFIX, without it, sorted.
+facts_of() { # prefix
+	awk -v p="$1" 'index($0, p) == 1 { print substr($0, length(p) + 1) }' "$FACTS" | LC_ALL=C sort
+}
+
+# The lines the page draws per name (those of FACTS that start with PREFIX)
+# against names.awk's sums per name of the CSV files, labelled A, B... in
+# order, for the groups chosen (all, name=COMM; joined with '|').
+lines_check() { # what prefix groups csv...
+	local what=$1 prefix=$2 groups=$3 label=A csv diff
+	shift 3
+	for csv in "$@"; do
+		awk -v L=$label -f "$HERE/names.awk" "$csv"
+		label=$(echo "$label" | tr A-Y B-Z)
+	done | awk -v groups="$groups" '
+		BEGIN { n = split(groups, g, "|"); for (i = 1; i <= n; i++) chosen[g[i]] = 1 }
+		{ group = $5; for (i = 6; i <= NF; i++) group = group " " $i }
+		group in chosen' | LC_ALL=C sort >"$WORK/expected.lines"
+	facts_of "$prefix" >"$WORK/page.lines"
+	diff=$(diff "$WORK/expected.lines" "$WORK/page.lines")
+	expect_eq "$what: lines per name = the CSV's sums per name ($(wc -l <"$WORK/expected.lines") lines)" \
+		"" "$diff"
+	[ -s "$WORK/expected.lines" ] || { log "    no lines expected"; CASE_FAILED=1; }
+}
+
+# Step N of browser.py clicked GROUP's choice: it is now on or off, only
+# GROUP's lines came (on) or went (off), no line was given other data, the
+# redraw took under 2 s, and the lines drawn are the CSV's for the groups
+# now chosen.
+step_check() { # n group on|off groups csv...
+	local n=$1 group=$2 state=$3 groups=$4 ms
+	shift 4
+	expect_eq "step $n: $group's choice clicked, now" "$state $group" \
+		"$(facts_of "step $n toggled " | awk '{ print $1, $4 }')"
+	expect_eq "step $n: the lines that came or went, or were redrawn with other data" \
+		"$([ "$state" = on ] && echo added || echo removed) $group" \
+		"$(facts_of "step $n " | awk '$1 ~ /^(added|removed|redrawn)$/ { print $1, $NF }' | sort -u)"
+	ms=$(facts_of "step $n toggled " | awk '{ print $3 }')
+	expect_eq "step $n: redrawn in under 2 s ($ms ms)" yes \
+		"$(awk -v ms="$ms" 'BEGIN { print (ms != "" && ms + 0 < 2000) ? "yes" : "no" }')"
+	lines_check "step $n" "step $n line " "$groups" "$@"
+}
+
 case_page_per_process() {
 	local page=$OUT/per-process.html
-	report "$page" "$OUT/fin-client.csv" "$OUT/linger0-client.csv" || return 1
-	browser_check "$page" "$PROCESS_CHARTS" || return 1
-	totals_check "$OUT/fin-client.csv" "$OUT/linger0-client.csv"
+	local csvs=("$OUT/fin-client.csv" "$OUT/linger0-client.csv")
+	local client=name=$CLIENT_NAME server=name=$SCENARIO_NAME
+	report "$page" "${csvs[@]}" || return 1
+	browser_check "$page" "$PROCESS_CHARTS" all "$client" || return 1
+	totals_check "${csvs[@]}"
 	expect_eq "run names: the files" "run A $OUT/fin-client.csv|run B $OUT/linger0-client.csv" \
 		"$(grep '^run ' "$FACTS" | paste -sd'|')"
+	expect_eq "choices at first: every name, not the sum" "all off|$client on|$server on" \
+		"$(facts_of 'choice ' | paste -sd'|')"
+	lines_check "at first" "line " "$client|$server" "${csvs[@]}"
+	step_check 1 all on "all|$client|$server" "${csvs[@]}"
+	step_check 2 "$client" off "all|$server" "${csvs[@]}"
 }
 
 case_page_per_destination() {
 	local page=$OUT/per-destination.html
-	report "$page" "$OUT/by-dest.csv" "$OUT/fin-client.csv" || return 1
-	browser_check "$page" "$DEST_CHARTS" || return 1
-	totals_check "$OUT/by-dest.csv" "$OUT/fin-client.csv"
+	local csvs=("$OUT/by-dest.csv" "$OUT/fin-client.csv") dest_client
+	local client=name=$CLIENT_NAME server=name=$SCENARIO_NAME
+	dest_client=name=$(awk -F, 'NR == 2 { print $4 }' "$OUT/by-dest.csv")
+	report "$page" "${csvs[@]}" || return 1
+	browser_check "$page" "$DEST_CHARTS" "$dest_client" || return 1
+	totals_check "${csvs[@]}"
 	expect_eq "destinations in the page" "127.0.0.1:8080 127.0.0.1:8081" \
 		"$(awk '$1 == "dest" && $4 == "conn_out" { print $3 }' "$FACTS" | LC_ALL=C sort | paste -sd' ')"
+	lines_check "at first" "line " "$dest_client|$client|$server" "${csvs[@]}"
+	# The charts per destination are of every process: not redrawn.
+	step_check 1 "$dest_client" off "$client|$server" "${csvs[@]}"
 }
 
 case_page_of_an_hour() {
 	local page=$OUT/hour.html ready draw
-	report "$page" "$OUT/hour-default.csv" "$OUT/hour-keepalive.csv" || return 1
-	browser_check "$page" "$PROCESS_CHARTS" || return 1
-	totals_check "$OUT/hour-default.csv" "$OUT/hour-keepalive.csv"
+	local csvs=("$OUT/hour-default.csv" "$OUT/hour-keepalive.csv")
+	report "$page" "${csvs[@]}" || return 1
+	browser_check "$page" "$PROCESS_CHARTS" name=nginx all name=nginx || return 1
+	totals_check "${csvs[@]}"
+	expect_eq "choices at first" "all off|name=haproxy on|name=nginx on" "$(facts_of 'choice ' | paste -sd'|')"
+	lines_check "at first" "line " "name=haproxy|name=nginx" "${csvs[@]}"
+	step_check 1 name=nginx off "name=haproxy" "${csvs[@]}"
+	step_check 2 all on "all|name=haproxy" "${csvs[@]}"
+	step_check 3 name=nginx on "all|name=haproxy|name=nginx" "${csvs[@]}"
 	draw=$(awk '$1 == "draw_ms" { print $2 }' "$FACTS")
 	ready=$(awk '$1 == "ready_ms" { print $2 }' "$FACTS")
 	expect_eq "drawn in under 2 s from navigation ($ready ms; $draw ms from the script's start)" yes \
@@ -198,7 +269,9 @@ case_hostile_names() {
 	expect_eq "the file, shown as text" "run A $csv" "$(grep '^run ' "$FACTS")"
 	expect_eq "the process names, shown as text" "</script><b>x" \
 		"$(grep '^processes A ' "$FACTS" | grep -oF '</script><b>x' | sort -u)"
+	expect_eq "the name's choice" "all off|name=</script><b>x on" "$(facts_of 'choice ' | paste -sd'|')"
 	totals_check "$csv"
+	lines_check "at first" "line " "name=</script><b>x" "$csv"
 }
 
 # One line as compare answers it, exit 2, and no file: neither the page
@@ -261,9 +334,9 @@ rm -rf "$OUT" && mkdir -p "$OUT" || fail_early "cannot make $OUT"
 run_case "real runs: the client closes first (TIME_WAIT), the client resets (none)" case_real_runs
 run_case "real run --by dest: one destination runs out of local ports" case_real_dest_run
 run_case "an hour of one-second rows for five processes, made up" case_made_up_hour
-run_case "page of two per-process runs, in chromium" case_page_per_process
+run_case "page of two per-process runs, in chromium: lines per process name, as chosen" case_page_per_process
 run_case "page of a --by dest run beside a per-process one, in chromium" case_page_per_destination
-run_case "page of an hour: drawn in under 2 s, in chromium" case_page_of_an_hour
+run_case "page of an hour: drawn in under 2 s, lines per process name as chosen, in chromium" case_page_of_an_hour
 run_case "names that look like markup are shown as text" case_hostile_names
 run_case "bad input: one line, as compare says it, and no file" case_bad_input
 echo "report: $PASSED passed, $FAILED failed (pages and screenshots in $OUT)"

@@ -264,7 +264,11 @@ static void test_data_element(void **state)
 		"\"elapsed_s\":[1.000,2.000],\"series\":{\"conn_in\":[150,150],\"conn_out\":[1,0],"
 		"\"fin_active\":[150,150],\"fin_passive\":[0,0],\"rst_sent\":[0,0],"
 		"\"rst_recv\":[0,0],\"timeout\":[0,0],\"eaddrnotavail\":[0,0],"
-		"\"tw_now\":[150,300]},\"rst_sent_reasons\":{},\"dests\":[]}}]}</script>");
+		"\"tw_now\":[150,300]},\"rst_sent_reasons\":{},\"names\":[{\"name\":\"nginx\","
+		"\"series\":{\"conn_in\":[150,150],\"conn_out\":[1,0],\"fin_active\":[150,150],"
+		"\"fin_passive\":[0,0],\"rst_sent\":[0,0],\"rst_recv\":[0,0],\"timeout\":[0,0],"
+		"\"eaddrnotavail\":[0,0],\"tw_now\":[150,300]},\"rst_sent_reasons\":{}}],"
+		"\"dests\":[]}}]}</script>");
 	free(page);
 	runs_free(&r);
 }

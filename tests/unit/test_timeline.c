@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Unit tests of the series tcptrace report draws: rows grouped by their
- * time across processes, close classes adding both sides, RST reasons and
- * destinations each once and sorted, the fewest ports free and the
- * shortest runout, and the JSON of a run spelled out. */
+ * time across processes, close classes adding both sides, RST reasons,
+ * process names and destinations each once and sorted, the processes of
+ * one name added up, the fewest ports free and the shortest runout, and
+ * the JSON of a run spelled out. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -67,11 +68,11 @@ static void test_rows_of_one_time_are_one_interval(void **state)
 	assert_int_equal(p.tl.n, 2);
 	assert_true(p.tl.elapsed_s[0] == 1.0);
 	assert_true(p.tl.elapsed_s[1] == 2.0);
-	assert_int_equal(p.tl.series[TL_CONN_IN][0], 5);
-	assert_int_equal(p.tl.series[TL_CONN_IN][1], 6);
-	assert_int_equal(p.tl.series[TL_CONN_OUT][0], 2);
-	assert_int_equal(p.tl.series[TL_TW_NOW][0], 17);
-	assert_int_equal(p.tl.series[TL_TW_NOW][1], 30);
+	assert_int_equal(p.tl.all.series[TL_CONN_IN][0], 5);
+	assert_int_equal(p.tl.all.series[TL_CONN_IN][1], 6);
+	assert_int_equal(p.tl.all.series[TL_CONN_OUT][0], 2);
+	assert_int_equal(p.tl.all.series[TL_TW_NOW][0], 17);
+	assert_int_equal(p.tl.all.series[TL_TW_NOW][1], 30);
 	done(&p);
 }
 
@@ -81,12 +82,12 @@ static void test_close_classes_add_both_sides(void **state)
 
 	(void)state;
 	build(&p, TWO_PROCS);
-	assert_int_equal(p.tl.series[TL_FIN_ACTIVE][1], 1 + 2);
-	assert_int_equal(p.tl.series[TL_FIN_PASSIVE][1], 3 + 4);
-	assert_int_equal(p.tl.series[TL_RST_SENT][1], 5 + 6 + 1);
-	assert_int_equal(p.tl.series[TL_RST_RECV][1], 7 + 8);
-	assert_int_equal(p.tl.series[TL_TIMEOUT][1], 1 + 1);
-	assert_int_equal(p.tl.series[TL_EADDRNOTAVAIL][1], 9);
+	assert_int_equal(p.tl.all.series[TL_FIN_ACTIVE][1], 1 + 2);
+	assert_int_equal(p.tl.all.series[TL_FIN_PASSIVE][1], 3 + 4);
+	assert_int_equal(p.tl.all.series[TL_RST_SENT][1], 5 + 6 + 1);
+	assert_int_equal(p.tl.all.series[TL_RST_RECV][1], 7 + 8);
+	assert_int_equal(p.tl.all.series[TL_TIMEOUT][1], 1 + 1);
+	assert_int_equal(p.tl.all.series[TL_EADDRNOTAVAIL][1], 9);
 	done(&p);
 }
 
@@ -97,14 +98,49 @@ static void test_reasons_each_once_by_name_per_interval(void **state)
 	(void)state;
 	build(&p, TWO_PROCS);
 	assert_int_equal(p.tl.n_reasons, 3);
-	assert_string_equal(p.tl.reasons[0].name, "NOT_SPECIFIED");
-	assert_string_equal(p.tl.reasons[1].name, "TCP_ABORT_ON_DATA");
-	assert_string_equal(p.tl.reasons[2].name, "TCP_STATE");
-	assert_int_equal(p.tl.reasons[0].count[0], 1);
-	assert_int_equal(p.tl.reasons[0].count[1], 0);
-	assert_int_equal(p.tl.reasons[1].count[1], 1);
-	assert_int_equal(p.tl.reasons[2].count[0], 2);
-	assert_int_equal(p.tl.reasons[2].count[1], 11);
+	assert_string_equal(p.tl.reason_names[0], "NOT_SPECIFIED");
+	assert_string_equal(p.tl.reason_names[1], "TCP_ABORT_ON_DATA");
+	assert_string_equal(p.tl.reason_names[2], "TCP_STATE");
+	assert_int_equal(p.tl.all.reasons[0][0], 1);
+	assert_int_equal(p.tl.all.reasons[0][1], 0);
+	assert_int_equal(p.tl.all.reasons[1][1], 1);
+	assert_int_equal(p.tl.all.reasons[2][0], 2);
+	assert_int_equal(p.tl.all.reasons[2][1], 11);
+	done(&p);
+}
+
+/* Three nginx processes, one of them only in the second interval, beside
+ * a haproxy that has no row in the second. */
+#define ONE_NAME_THREE_PROCS                                                                 \
+	HEADER                                                                               \
+	T1 ",1.000,21,nginx,1,0,0,0,0,0,0,0,0,0,0,0,4,0,0,0,0,0,0,TCP_STATE=1\n"                \
+	T1 ",1.000,20,haproxy,9,9,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"                         \
+	T1 ",1.000,22,nginx,2,0,0,0,0,0,0,0,0,0,0,0,5,0,0,0,0,0,0,TCP_STATE=2\n"                \
+	T2 ",2.000,21,nginx,3,0,0,0,0,0,0,0,0,0,0,0,6,0,0,0,0,0,0,\n"                           \
+	T2 ",2.000,23,nginx,4,0,0,0,0,0,0,0,0,0,0,0,7,0,0,0,0,0,0,\n"
+
+static void test_processes_of_one_name_add_up(void **state)
+{
+	const struct timeline_group *haproxy, *nginx;
+	struct parsed p;
+
+	(void)state;
+	build(&p, ONE_NAME_THREE_PROCS);
+	assert_null(p.tl.all.name);
+	assert_int_equal(p.tl.n_names, 2);
+	haproxy = &p.tl.names[0];
+	nginx = &p.tl.names[1];
+	assert_string_equal(haproxy->name, "haproxy");
+	assert_string_equal(nginx->name, "nginx");
+	assert_int_equal(nginx->series[TL_CONN_IN][0], 1 + 2);
+	assert_int_equal(nginx->series[TL_CONN_IN][1], 3 + 4);
+	assert_int_equal(nginx->series[TL_TW_NOW][0], 4 + 5);
+	assert_int_equal(nginx->series[TL_TW_NOW][1], 6 + 7);
+	assert_int_equal(nginx->reasons[0][0], 1 + 2);
+	assert_int_equal(haproxy->series[TL_CONN_IN][0], 9);
+	assert_int_equal(haproxy->series[TL_CONN_IN][1], 0);
+	assert_int_equal(haproxy->reasons[0][0], 0);
+	assert_int_equal(p.tl.all.series[TL_CONN_IN][0], 1 + 9 + 2);
 	done(&p);
 }
 
@@ -121,7 +157,18 @@ static void test_json_of_a_per_process_run(void **state)
 				  "\"fin_passive\":[0,7],\"rst_sent\":[3,12],\"rst_recv\":[0,15],"
 				  "\"timeout\":[0,2],\"eaddrnotavail\":[0,9],\"tw_now\":[17,30]},"
 				  "\"rst_sent_reasons\":{\"NOT_SPECIFIED\":[1,0],"
-				  "\"TCP_ABORT_ON_DATA\":[0,1],\"TCP_STATE\":[2,11]},\"dests\":[]}");
+				  "\"TCP_ABORT_ON_DATA\":[0,1],\"TCP_STATE\":[2,11]},\"names\":["
+				  /* A name's reasons: only those it sent. */
+				  "{\"name\":\"haproxy\",\"series\":{\"conn_in\":[1,5],\"conn_out\":[2,5],"
+				  "\"fin_active\":[0,3],\"fin_passive\":[0,7],\"rst_sent\":[3,11],"
+				  "\"rst_recv\":[0,15],\"timeout\":[0,2],\"eaddrnotavail\":[0,9],"
+				  "\"tw_now\":[10,30]},\"rst_sent_reasons\":{\"NOT_SPECIFIED\":[1,0],"
+				  "\"TCP_STATE\":[2,11]}},"
+				  "{\"name\":\"nginx\",\"series\":{\"conn_in\":[4,1],\"conn_out\":[0,0],"
+				  "\"fin_active\":[0,0],\"fin_passive\":[0,0],\"rst_sent\":[0,1],"
+				  "\"rst_recv\":[0,0],\"timeout\":[0,0],\"eaddrnotavail\":[0,0],"
+				  "\"tw_now\":[7,0]},\"rst_sent_reasons\":{\"TCP_ABORT_ON_DATA\":[0,1]}}],"
+				  "\"dests\":[]}");
 	free(json);
 	done(&p);
 }
@@ -164,10 +211,10 @@ static void test_destinations_fewest_ports_and_shortest_runout(void **state)
 	assert_int_equal(b->fewest_free, 99);
 	assert_true(b->shortest_runout_s == 0);
 	/* The run's series add up every destination. */
-	assert_int_equal(p.tl.series[TL_CONN_OUT][0], 6);
-	assert_int_equal(p.tl.series[TL_CONN_OUT][1], 1);
-	assert_int_equal(p.tl.series[TL_RST_SENT][0], 1);
-	assert_int_equal(p.tl.series[TL_EADDRNOTAVAIL][1], 3);
+	assert_int_equal(p.tl.all.series[TL_CONN_OUT][0], 6);
+	assert_int_equal(p.tl.all.series[TL_CONN_OUT][1], 1);
+	assert_int_equal(p.tl.all.series[TL_RST_SENT][0], 1);
+	assert_int_equal(p.tl.all.series[TL_EADDRNOTAVAIL][1], 3);
 	done(&p);
 }
 
@@ -184,7 +231,11 @@ static void test_json_of_a_per_destination_run(void **state)
 				  "\"conn_out\":[6,1],\"fin_active\":[1,0],\"fin_passive\":[0,0],"
 				  "\"rst_sent\":[1,0],\"rst_recv\":[0,0],\"timeout\":[0,0],"
 				  "\"eaddrnotavail\":[0,3],\"tw_now\":[1,0]},"
-				  "\"rst_sent_reasons\":{},\"dests\":["
+				  "\"rst_sent_reasons\":{},\"names\":[{\"name\":\"nginx\",\"series\":{"
+				  "\"conn_out\":[6,1],\"fin_active\":[1,0],\"fin_passive\":[0,0],"
+				  "\"rst_sent\":[1,0],\"rst_recv\":[0,0],\"timeout\":[0,0],"
+				  "\"eaddrnotavail\":[0,3],\"tw_now\":[1,0]},\"rst_sent_reasons\":{}}],"
+				  "\"dests\":["
 				  "{\"dest\":\"127.0.0.1:8080\",\"ports_free\":[9,0],"
 				  "\"runout_s\":[0.5,0.2]},"
 				  "{\"dest\":\"[::1]:8081\",\"ports_free\":[null,99],"
@@ -221,7 +272,7 @@ static void test_header_only_has_no_interval(void **state)
 				  "\"conn_in\":[],\"conn_out\":[],\"fin_active\":[],"
 				  "\"fin_passive\":[],\"rst_sent\":[],\"rst_recv\":[],\"timeout\":[],"
 				  "\"eaddrnotavail\":[],\"tw_now\":[]},\"rst_sent_reasons\":{},"
-				  "\"dests\":[]}");
+				  "\"names\":[],\"dests\":[]}");
 	free(json);
 	done(&p);
 }
@@ -233,7 +284,7 @@ static void test_sums_stop_at_64_bits(void **state)
 	(void)state;
 	build(&p, HEADER T1 ",1.000,1,a,18446744073709551615,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
 			 T1 ",1.000,2,b,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n");
-	assert_true(p.tl.series[TL_CONN_IN][0] == UINT64_MAX);
+	assert_true(p.tl.all.series[TL_CONN_IN][0] == UINT64_MAX);
 	done(&p);
 }
 
@@ -243,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_rows_of_one_time_are_one_interval),
 		cmocka_unit_test(test_close_classes_add_both_sides),
 		cmocka_unit_test(test_reasons_each_once_by_name_per_interval),
+		cmocka_unit_test(test_processes_of_one_name_add_up),
 		cmocka_unit_test(test_json_of_a_per_process_run),
 		cmocka_unit_test(test_destinations_fewest_ports_and_shortest_runout),
 		cmocka_unit_test(test_json_of_a_per_destination_run),

@@ -298,7 +298,10 @@ static void write_charts_section(FILE *f)
 	      "<p class=\"note\">The runs on one time axis, from the start of tracing. A rate is "
 	      "an interval's count over the time since the run's previous interval in its CSV; "
 	      "a level (<code>tw_now</code>, <code>ports_free</code>) is its value at the end "
-	      "of the interval. Each run has its own line style.</p>\n"
+	      "of the interval. Each run has its own line style, each kind of line its colour. "
+	      "Choose below which process names are drawn, or the sum over every process: a "
+	      "name's line adds up its processes in that run. The charts per destination are "
+	      "of every process.</p>\n"
 	      "<p class=\"note\" id=\"buckets\"></p>\n"
 	      "<div class=\"charts\" id=\"chart-grid\"></div>\n</section>\n",
 	      f);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Turns a parsed CSV into the per-interval series of tcptrace report: rows
- * grouped by time, summed over processes and destinations, and written as
- * JSON for the page. */
+ * grouped by time, summed over every process and over each process name,
+ * per destination, and written as JSON for the page. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +35,15 @@ static const enum tt_csv_col series_cols[TL_SERIES][2] = {
 
 bool timeline_has(enum tt_csv_kind kind, enum timeline_series s)
 {
-	return kind == TT_CSV_PER_PROCESS || s != TL_CONN_IN;
+	size_t k;
+
+	if (kind == TT_CSV_PER_PROCESS)
+		return true;
+	for (k = 0; k < 2 && series_cols[s][k] != TT_CSV_COLS; k++) {
+		if (csv_dest_has(series_cols[s][k]))
+			return true;
+	}
+	return false;
 }
 
 static void add_saturating(uint64_t *sum, uint64_t v)
@@ -78,51 +86,84 @@ static size_t index_of(const char *const *names, size_t n, const char *name)
 	return (size_t)(at - names);
 }
 
-/* The reason and destination names of the file, each once and sorted. */
-static int collect_names(const struct tt_csv_file *csv, const char ***reasons,
-			 size_t *n_reasons, const char ***dests, size_t *n_dests)
+/* The distinct strings of a file, each list sorted. */
+struct file_names {
+	const char **reasons, **comms, **dests;
+	size_t n_reasons, n_comms, n_dests;
+};
+
+static int collect_names(const struct tt_csv_file *csv, struct file_names *fn)
 {
-	size_t i, k, nr = 0, nd = 0;
+	size_t i, k, nr = 0, nd = 0, rows = csv->n ? csv->n : 1;
 
 	for (i = 0; i < csv->n; i++)
 		nr += csv->rows[i].n_reasons;
-	*reasons = malloc((nr ? nr : 1) * sizeof(**reasons));
-	*dests = malloc((csv->n ? csv->n : 1) * sizeof(**dests));
-	if (!*reasons || !*dests)
+	fn->reasons = malloc((nr ? nr : 1) * sizeof(*fn->reasons));
+	fn->comms = malloc(rows * sizeof(*fn->comms));
+	fn->dests = malloc(rows * sizeof(*fn->dests));
+	if (!fn->reasons || !fn->comms || !fn->dests)
 		return -1;
 	nr = 0;
 	for (i = 0; i < csv->n; i++) {
 		for (k = 0; k < csv->rows[i].n_reasons; k++)
-			(*reasons)[nr++] = csv->rows[i].reasons[k].name;
+			fn->reasons[nr++] = csv->rows[i].reasons[k].name;
+		fn->comms[i] = csv->rows[i].comm;
 		if (csv->rows[i].dest)
-			(*dests)[nd++] = csv->rows[i].dest;
+			fn->dests[nd++] = csv->rows[i].dest;
 	}
-	*n_reasons = sort_unique(*reasons, nr);
-	*n_dests = sort_unique(*dests, nd);
+	fn->n_reasons = sort_unique(fn->reasons, nr);
+	fn->n_comms = sort_unique(fn->comms, csv->n);
+	fn->n_dests = sort_unique(fn->dests, nd);
 	return 0;
 }
 
-static int alloc_series(struct timeline *tl, const char **reasons, const char **dests)
+static int alloc_group(struct timeline_group *g, const char *name, size_t n, size_t n_reasons)
 {
-	size_t n = tl->n ? tl->n : 1, s, i;
+	size_t s, r;
+
+	g->name = name;
+	for (s = 0; s < TL_SERIES; s++)
+		if (!(g->series[s] = calloc(n, sizeof(*g->series[s]))))
+			return -1;
+	if (!(g->reasons = calloc(n_reasons ? n_reasons : 1, sizeof(*g->reasons))))
+		return -1;
+	for (r = 0; r < n_reasons; r++)
+		if (!(g->reasons[r] = calloc(n, sizeof(*g->reasons[r]))))
+			return -1;
+	return 0;
+}
+
+static void free_group(struct timeline_group *g, size_t n_reasons)
+{
+	size_t s, r;
+
+	for (s = 0; s < TL_SERIES; s++)
+		free(g->series[s]);
+	for (r = 0; g->reasons && r < n_reasons; r++)
+		free(g->reasons[r]);
+	free(g->reasons);
+}
+
+static int alloc_series(struct timeline *tl, const struct file_names *fn)
+{
+	size_t n = tl->n ? tl->n : 1, i;
 
 	tl->elapsed_s = calloc(n, sizeof(*tl->elapsed_s));
-	for (s = 0; s < TL_SERIES; s++)
-		if (!(tl->series[s] = calloc(n, sizeof(*tl->series[s]))))
-			return -1;
-	tl->reasons = calloc(tl->n_reasons ? tl->n_reasons : 1, sizeof(*tl->reasons));
-	tl->dests = calloc(tl->n_dests ? tl->n_dests : 1, sizeof(*tl->dests));
-	if (!tl->elapsed_s || !tl->reasons || !tl->dests)
+	tl->names = calloc(fn->n_comms ? fn->n_comms : 1, sizeof(*tl->names));
+	tl->dests = calloc(fn->n_dests ? fn->n_dests : 1, sizeof(*tl->dests));
+	if (!tl->elapsed_s || !tl->names || !tl->dests)
 		return -1;
-	for (i = 0; i < tl->n_reasons; i++) {
-		tl->reasons[i].name = reasons[i];
-		if (!(tl->reasons[i].count = calloc(n, sizeof(uint64_t))))
+	tl->n_names = fn->n_comms;
+	tl->n_dests = fn->n_dests;
+	if (alloc_group(&tl->all, NULL, n, tl->n_reasons))
+		return -1;
+	for (i = 0; i < tl->n_names; i++)
+		if (alloc_group(&tl->names[i], fn->comms[i], n, tl->n_reasons))
 			return -1;
-	}
 	for (i = 0; i < tl->n_dests; i++) {
 		struct timeline_dest *d = &tl->dests[i];
 
-		d->dest = dests[i];
+		d->dest = fn->dests[i];
 		d->seen = calloc(n, sizeof(*d->seen));
 		d->ports_free = calloc(n, sizeof(*d->ports_free));
 		d->runout_s = calloc(n, sizeof(*d->runout_s));
@@ -153,41 +194,53 @@ static void add_dest_row(struct timeline_dest *d, size_t t, const struct tt_csv_
 		d->shortest_runout_s = row->runout_s;
 }
 
-static void add_row(struct timeline *tl, size_t t, const struct tt_csv_row *row,
-		    const char *const *reasons, const char *const *dests)
+static void add_group_row(const struct timeline *tl, struct timeline_group *g, size_t t,
+			  const struct tt_csv_row *row)
 {
 	size_t s, k;
 
 	for (s = 0; s < TL_SERIES; s++) {
 		for (k = 0; k < 2 && series_cols[s][k] != TT_CSV_COLS; k++)
-			add_saturating(&tl->series[s][t], row->v[series_cols[s][k]]);
+			add_saturating(&g->series[s][t], row->v[series_cols[s][k]]);
 	}
 	for (k = 0; k < row->n_reasons; k++) {
-		size_t r = index_of(reasons, tl->n_reasons, row->reasons[k].name);
+		size_t r = index_of(tl->reason_names, tl->n_reasons, row->reasons[k].name);
 
-		add_saturating(&tl->reasons[r].count[t], row->reasons[k].count);
+		add_saturating(&g->reasons[r][t], row->reasons[k].count);
 	}
+}
+
+static void add_row(struct timeline *tl, size_t t, const struct tt_csv_row *row,
+		    const struct file_names *fn)
+{
+	add_group_row(tl, &tl->all, t, row);
+	add_group_row(tl, &tl->names[index_of(fn->comms, fn->n_comms, row->comm)], t, row);
 	if (row->dest)
-		add_dest_row(&tl->dests[index_of(dests, tl->n_dests, row->dest)], t, row);
+		add_dest_row(&tl->dests[index_of(fn->dests, fn->n_dests, row->dest)], t, row);
 }
 
 static int fill(struct timeline *tl, const struct tt_csv_file *csv, const struct tt_csv_row **by)
 {
-	const char **reasons = NULL, **dests = NULL;
+	struct file_names fn = { 0 };
 	size_t i, t = 0;
 	int ret = -1;
 
-	if (collect_names(csv, &reasons, &tl->n_reasons, &dests, &tl->n_dests))
+	if (collect_names(csv, &fn))
 		goto out;
+	/* The timeline keeps the reasons' names; the groups and destinations
+	 * point into the file. */
+	tl->reason_names = fn.reasons;
+	tl->n_reasons = fn.n_reasons;
+	fn.reasons = NULL;
 	for (i = 0; i < csv->n; i++)
 		tl->n += !i || strcmp(by[i]->time, by[i - 1]->time) != 0;
-	if (alloc_series(tl, reasons, dests))
+	if (alloc_series(tl, &fn))
 		goto out;
 	for (i = 0; i < csv->n; i++) {
 		if (i && strcmp(by[i]->time, by[i - 1]->time) != 0)
 			t++;
 		tl->elapsed_s[t] = by[i]->elapsed_s;
-		add_row(tl, t, by[i], reasons, dests);
+		add_row(tl, t, by[i], &fn);
 	}
 	for (i = 0; i < tl->n_dests; i++) {
 		if (tl->dests[i].fewest_free == UINT64_MAX)
@@ -195,8 +248,9 @@ static int fill(struct timeline *tl, const struct tt_csv_file *csv, const struct
 	}
 	ret = 0;
 out:
-	free(reasons);
-	free(dests);
+	free(fn.reasons);
+	free(fn.comms);
+	free(fn.dests);
 	return ret;
 }
 
@@ -226,19 +280,19 @@ int timeline_build(struct timeline *tl, const struct tt_csv_file *csv)
 
 void timeline_free(struct timeline *tl)
 {
-	size_t i, s;
+	size_t i;
 
 	free(tl->elapsed_s);
-	for (s = 0; s < TL_SERIES; s++)
-		free(tl->series[s]);
-	for (i = 0; tl->reasons && i < tl->n_reasons; i++)
-		free(tl->reasons[i].count);
+	free_group(&tl->all, tl->n_reasons);
+	for (i = 0; tl->names && i < tl->n_names; i++)
+		free_group(&tl->names[i], tl->n_reasons);
 	for (i = 0; tl->dests && i < tl->n_dests; i++) {
 		free(tl->dests[i].seen);
 		free(tl->dests[i].ports_free);
 		free(tl->dests[i].runout_s);
 	}
-	free(tl->reasons);
+	free(tl->reason_names);
+	free(tl->names);
 	free(tl->dests);
 	memset(tl, 0, sizeof(*tl));
 }
@@ -276,32 +330,62 @@ static void put_dest(FILE *f, const struct timeline_dest *d, size_t n)
 	fputs("]}", f);
 }
 
-int timeline_write_json(FILE *f, const struct timeline *tl)
+static bool all_zero(const uint64_t *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && !v[i]; i++)
+		;
+	return i == n;
+}
+
+/* "series":{...},"rst_sent_reasons":{...} of one group. */
+static void put_group(FILE *f, const struct timeline *tl, const struct timeline_group *g)
 {
 	const char *sep = "";
-	size_t i, s;
+	size_t s, r;
+
+	fputs("\"series\":{", f);
+	for (s = 0; s < TL_SERIES; s++) {
+		if (!timeline_has(tl->kind, s))
+			continue;
+		fprintf(f, "%s\"%s\":", sep, timeline_series_names[s]);
+		put_counts(f, g->series[s], tl->n);
+		sep = ",";
+	}
+	fputs("},\"rst_sent_reasons\":{", f);
+	sep = "";
+	for (r = 0; r < tl->n_reasons; r++) {
+		if (all_zero(g->reasons[r], tl->n))
+			continue;
+		fputs(sep, f);
+		json_put_string_for_html(f, tl->reason_names[r], strlen(tl->reason_names[r]));
+		fputc(':', f);
+		put_counts(f, g->reasons[r], tl->n);
+		sep = ",";
+	}
+	fputc('}', f);
+}
+
+int timeline_write_json(FILE *f, const struct timeline *tl)
+{
+	size_t i;
 
 	fprintf(f, "{\"kind\":\"%s\",\"elapsed_s\":[",
 		tl->kind == TT_CSV_PER_DEST ? "dest" : "process");
 	for (i = 0; i < tl->n; i++)
 		fprintf(f, "%s%.3f", i ? "," : "", tl->elapsed_s[i]);
-	fputs("],\"series\":{", f);
-	for (s = 0; s < TL_SERIES; s++) {
-		if (!timeline_has(tl->kind, s))
-			continue;
-		fprintf(f, "%s\"%s\":", sep, timeline_series_names[s]);
-		put_counts(f, tl->series[s], tl->n);
-		sep = ",";
+	fputs("],", f);
+	put_group(f, tl, &tl->all);
+	fputs(",\"names\":[", f);
+	for (i = 0; i < tl->n_names; i++) {
+		fputs(i ? ",{\"name\":" : "{\"name\":", f);
+		json_put_string_for_html(f, tl->names[i].name, strlen(tl->names[i].name));
+		fputc(',', f);
+		put_group(f, tl, &tl->names[i]);
+		fputc('}', f);
 	}
-	fputs("},\"rst_sent_reasons\":{", f);
-	for (i = 0; i < tl->n_reasons; i++) {
-		if (i)
-			fputc(',', f);
-		json_put_string_for_html(f, tl->reasons[i].name, strlen(tl->reasons[i].name));
-		fputc(':', f);
-		put_counts(f, tl->reasons[i].count, tl->n);
-	}
-	fputs("},\"dests\":[", f);
+	fputs("],\"dests\":[", f);
 	for (i = 0; i < tl->n_dests; i++) {
 		if (i)
 			fputc(',', f);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The series `tcptrace report` draws, from one parsed CSV: per interval
- * (one time of the CSV), the counts of its rows summed over processes and
- * destinations, the RSTs sent by reason, and per destination the fewest
- * ports free and the shortest runout. Pure: plain structs in, plain
- * structs and JSON out. */
+ * (one time of the CSV), the counts of its rows and the RSTs sent by
+ * reason, summed over every process and over the processes of each name;
+ * and per destination the fewest ports free and the shortest runout.
+ * Pure: plain structs in, plain structs and JSON out. */
 #ifndef TT_TIMELINE_H
 #define TT_TIMELINE_H
 
@@ -31,14 +31,16 @@ enum timeline_series {
 /* JSON names of the series, indexed by enum timeline_series. */
 extern const char *const timeline_series_names[TL_SERIES];
 
-/* Whether a kind of CSV has the series (a per-destination one has no
- * accepted connections). */
+/* Whether a kind of CSV has the series: one of the columns it adds up (a
+ * per-destination one has no accepted connections). */
 bool timeline_has(enum tt_csv_kind kind, enum timeline_series s);
 
-/* One RST reason of rst_sent_reasons, per interval. */
-struct timeline_reason {
-	const char *name; /* the CSV's, not owned */
-	uint64_t *count;
+/* The counts per interval of a set of rows: every row, or the rows of one
+ * process name (comm). */
+struct timeline_group {
+	const char *name;            /* the CSV's comm, not owned; NULL for every row */
+	uint64_t *series[TL_SERIES];
+	uint64_t **reasons;          /* per reason of the timeline's reason_names */
 };
 
 /* One destination of a --by dest CSV. */
@@ -56,9 +58,11 @@ struct timeline {
 	enum tt_csv_kind kind;
 	size_t n;           /* intervals, in time order */
 	double *elapsed_s;  /* the end of each, as the CSV has it */
-	uint64_t *series[TL_SERIES];
 	size_t n_reasons;
-	struct timeline_reason *reasons; /* sorted by name */
+	const char **reason_names; /* the CSV's, sorted */
+	struct timeline_group all; /* every row */
+	size_t n_names;
+	struct timeline_group *names; /* one per comm, sorted by it */
 	size_t n_dests;
 	struct timeline_dest *dests;     /* sorted by destination */
 };
@@ -73,9 +77,12 @@ void timeline_free(struct timeline *tl);
 /* The run as one JSON object, to be embedded in an HTML page (no '<', '>'
  * or '&' in it):
  * {"kind":"process"|"dest","elapsed_s":[...],"series":{"conn_in":[...],...},
- *  "rst_sent_reasons":{"NAME":[...],...},
+ *  "rst_sent_reasons":{"REASON":[...],...},
+ *  "names":[{"name":"COMM","series":{...},"rst_sent_reasons":{...}},...],
  *  "dests":[{"dest":"...","ports_free":[n|null,...],"runout_s":[s|null,...]}]}
- * A series the kind has not is left out; runout_s is null where it is 0.
+ * The first series and reasons are every row's. A series the kind has not
+ * is left out, and a reason of which a group has no count; runout_s is
+ * null where it is 0.
  * Returns 0, or -1 when f has an error. */
 int timeline_write_json(FILE *f, const struct timeline *tl);
 

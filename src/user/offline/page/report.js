@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 // The charts of the tcptrace report page, drawn with the embedded Chart.js
-// from the runs' series in #tt-data. window.ttReport tells a test what was
-// drawn, when, and the totals the charts' data add up to.
+// from the runs' series in #tt-data, per process name as the reader
+// chooses. window.ttReport tells a test what was drawn, when, and the
+// totals the charts' data add up to.
 'use strict';
 (function () {
 	const report = (window.ttReport = {
@@ -11,6 +12,7 @@
 		drawnAt: null, // performance.now() when the last chart was drawn
 		drawMs: null, // from this script's start to the last chart drawn
 		totals: [],
+		redrawMs: null, // the last redraw after a choice of names
 		errors: [],
 	});
 	window.addEventListener('error', (e) => report.errors.push(String(e.message)));
@@ -27,6 +29,7 @@
 	const RUN_GREY = '#3d444d';
 	const CLASSES = ['fin_active', 'fin_passive', 'rst_sent', 'rst_recv', 'timeout'];
 	const FEW_POINTS = 30;
+	const MAX_NAMES_AT_FIRST = 4;
 
 	const dashOf = (i) => DASHES[i % DASHES.length];
 	const baseName = (path) => path.split('/').pop();
@@ -36,6 +39,28 @@
 	const sum = (values) => values.reduce((a, b) => a + b, 0);
 	const most = (values) => values.reduce((a, b) => Math.max(a, b), 0);
 	const fewest = (values) => values.reduce((a, b) => Math.min(a, b), Infinity);
+
+	// What the lines of a chart can be drawn for: the sum over every process,
+	// and each process name of any run (its CSV's comm, as compare names its
+	// processes). Their ids are what a test names them by.
+	const ALL = { id: 'all', label: 'all processes', choice: 'all processes (sum)' };
+	const nameList = [...new Set(runs.flatMap((run) => run.timeline.names.map((n) => n.name)))].sort();
+	const groups = [ALL].concat(nameList.map((name) => ({ id: 'name=' + name, name, label: name, choice: name })));
+
+	// A group's series in a run ({series, rst_sent_reasons}), or null when
+	// the run has no process of that name.
+	const dataOf = (run, group) => (group === ALL ? run.timeline :
+		run.timeline.names.find((n) => n.name === group.name) || null);
+
+	// At first the names with the most connections are drawn, a few at
+	// most; the sum is a choice away.
+	const connections = (group) => sum(runs.map((run) => {
+		const d = dataOf(run, group);
+		return d ? sum(['conn_in', 'conn_out'].map((k) => sum(d.series[k] || []))) : 0;
+	}));
+	const busiest = groups.slice(1).map((group) => ({ group, n: connections(group) }))
+		.sort((a, b) => b.n - a.n).slice(0, MAX_NAMES_AT_FIRST).map((a) => a.group);
+	const chosen = new Set(busiest.length ? busiest : [ALL]);
 
 	// A rate has at most this many points: over a longer run, min-max
 	// decimation of counts per interval draws noise as a solid band.
@@ -68,38 +93,44 @@
 		return t.map((x, i) => ({ x: x, y: values[i] }));
 	}
 
-	// The RSTs a run sent, by reason. A per-destination CSV has no reasons,
+	// The lines of the named series of a group, those its run's CSV has.
+	const seriesOf = (...keys) => (d) => keys.filter((k) => k in d.series)
+		.map((k) => ({ key: k, label: k, values: d.series[k] }));
+
+	// The RSTs a group sent, by reason. A per-destination CSV has no reasons,
 	// and a process row may count more RSTs than reasons (a full reason map).
-	function rstSeries(run) {
-		const tl = run.timeline;
-		const names = Object.keys(tl.rst_sent_reasons);
-		const sent = tl.series.rst_sent;
-		if (tl.kind === 'dest')
+	function rstSeries(d, run) {
+		const names = Object.keys(d.rst_sent_reasons);
+		const sent = d.series.rst_sent;
+		if (run.timeline.kind === 'dest')
 			return [{ key: 'rst_sent_out', label: 'rst_sent_out (a --by dest CSV has no reasons)', values: sent }];
-		const series = names.map((name) => ({ key: name, label: name, values: tl.rst_sent_reasons[name] }));
-		const unnamed = sent.map((v, i) => v - sum(names.map((name) => tl.rst_sent_reasons[name][i])));
+		const series = names.map((name) => ({ key: name, label: name, values: d.rst_sent_reasons[name] }));
+		const unnamed = sent.map((v, i) => v - sum(names.map((name) => d.rst_sent_reasons[name][i])));
 		// quiet: not worth a note when it is 0, as it should be.
 		series.push({ key: 'unrecorded', label: 'reason not recorded', values: unnamed, quiet: true });
 		return series;
 	}
 
+	// series(d, run) gives a chart's lines for d, the series of one group of
+	// run. A chart of one more CSV column is one more entry with
+	// seriesOf('column'). The charts per destination (dest) are drawn from
+	// every process, not per name.
 	const CHARTS = [
 		{
 			id: 'tw_now', title: 'TIME_WAIT held', y: 'timewait sockets', level: true,
 			what: 'tw_now: the timewait sockets of the processes at the end of each interval, summed over them.',
-			series: (run) => [{ key: 'tw_now', label: 'tw_now', values: run.timeline.series.tw_now }],
+			series: seriesOf('tw_now'),
 		},
 		{
 			id: 'conn', title: 'Connections per second, by side', y: 'connections / s', keyName: 'side',
 			what: 'conn_in: accepted from a listener (the client side of a proxy); conn_out: opened with connect() (upstream).',
 			order: ['conn_in', 'conn_out'],
-			series: (run) => ['conn_in', 'conn_out'].filter((k) => k in run.timeline.series)
-				.map((k) => ({ key: k, label: k, values: run.timeline.series[k] })),
+			series: seriesOf('conn_in', 'conn_out'),
 		},
 		{
 			id: 'closes', title: 'Closes per second, by class', y: 'closes / s', order: CLASSES, keyName: 'class',
 			what: 'How connections ended, both sides added: this side sent the first FIN (fin_active) or the second (fin_passive), sent or received an RST, or timed out.',
-			series: (run) => CLASSES.map((k) => ({ key: k, label: k, values: run.timeline.series[k] })),
+			series: seriesOf(...CLASSES),
 		},
 		{
 			id: 'rst', title: 'RSTs sent per second, by reason', y: 'RSTs sent / s', keyName: 'reason',
@@ -109,19 +140,19 @@
 		{
 			id: 'eaddrnotavail', title: 'connect() failures for want of a local port, per second', y: 'EADDRNOTAVAIL / s',
 			what: 'eaddrnotavail: connect() found no free local port (nginx logs error 99).',
-			series: (run) => [{ key: 'eaddrnotavail', label: 'eaddrnotavail', values: run.timeline.series.eaddrnotavail }],
+			series: seriesOf('eaddrnotavail'),
 		},
 		{
 			id: 'ports_free', title: 'Local ports free, per destination', y: 'free local ports', level: true, dest: true,
-			keyName: 'destination',
+			drawZero: true, keyName: 'destination',
 			what: 'ports_free: ports of the range still free toward each destination, the fewest over the processes.',
-			series: (run) => run.timeline.dests.map((d) => ({ key: d.dest, label: d.dest, values: d.ports_free })),
+			series: (d, run) => run.timeline.dests.map((dest) => ({ key: dest.dest, label: dest.dest, values: dest.ports_free })),
 		},
 		{
 			id: 'runout_s', title: 'Seconds until no local port is free, per destination', y: 'seconds', level: true, dest: true,
-			points: true, keyName: 'destination',
+			drawZero: true, points: true, keyName: 'destination',
 			what: 'runout_s: at the interval\u2019s growth of the ports held; no point while they are not growing.',
-			series: (run) => run.timeline.dests.map((d) => ({ key: d.dest, label: d.dest, values: d.runout_s })),
+			series: (d, run) => run.timeline.dests.map((dest) => ({ key: dest.dest, label: dest.dest, values: dest.runout_s })),
 		},
 	];
 
@@ -141,48 +172,67 @@
 	const isZero = (values) => values.every((v) => !v);
 	const isEmpty = (values) => values.every((v) => v === null);
 
-	// The chart's lines: a colour per kind of line (per run when there is
-	// one kind), a dash per run. A count that is 0 in every run, or a level
-	// that has no value in any, is left out and named below the chart,
-	// unless nothing would be left. A level of 0 is drawn: no port free is
-	// news.
-	function linesOf(def) {
-		const perRun = runs.map((run) => def.series(run));
-		const keys = [];
-		perRun.forEach((list) => list.forEach((s) => {
-			let k = keys.find((known) => known.key === s.key);
-			if (!k)
-				keys.push((k = { key: s.key, label: s.label, zero: true, quiet: s.quiet }));
-			k.zero = k.zero && (def.level ? isEmpty(s.values) : isZero(s.values));
+	// The kinds of line a chart can draw: one per group and series (per
+	// destination in a dest chart), each with its values per run. A kind
+	// that is 0 in every run is left out and named below the chart, unless
+	// nothing would be left; with drawZero, only one that has no value in
+	// any run: no port free is news. A kind keeps its colour whichever names
+	// are chosen; a dash tells the runs apart.
+	function kindsOf(def) {
+		const from = def.dest ? [ALL] : groups;
+		const kinds = [];
+		from.forEach((group, g) => runs.forEach((run, r) => {
+			const d = dataOf(run, group);
+			(d ? def.series(d, run) : []).forEach((s) => {
+				let k = kinds.find((known) => known.group === group && known.key === s.key);
+				if (!k)
+					kinds.push((k = { id: group.id + '\n' + s.key, group, g, key: s.key, keyLabel: s.label,
+						zero: true, quiet: s.quiet, lines: [], datasets: null }));
+				k.zero = k.zero && (def.drawZero ? isEmpty(s.values) : isZero(s.values));
+				k.lines.push({ run: r, values: s.values });
+			});
 		}));
-		if (def.order)
-			keys.sort((a, b) => def.order.indexOf(a.key) - def.order.indexOf(b.key));
-		const dropped = keys.every((k) => k.zero) ? [] : keys.filter((k) => k.zero);
-		const shown = keys.filter((k) => !dropped.includes(k));
-		const byRun = shown.length === 1;
-		const datasets = [];
-		shown.forEach((k, ki) => perRun.forEach((list, r) => list.filter((s) => s.key === k.key).forEach((s) => {
-			const color = COLORS[(byRun ? r : ki) % COLORS.length];
-			const points = def.level ? levelPoints(runs[r], s.values) : ratePoints(runs[r], s.values);
+		const rank = (k) => (def.order ? def.order.indexOf(k.key) : 0);
+		kinds.sort((a, b) => a.g - b.g || rank(a) - rank(b));
+		const dropped = kinds.every((k) => k.zero) ? [] : kinds.filter((k) => k.zero);
+		const shown = kinds.filter((k) => !dropped.includes(k));
+		// One series throughout: a line is named by its group alone.
+		const oneKey = new Set(shown.map((k) => k.key)).size === 1;
+		kinds.forEach((k) => {
+			k.label = def.dest ? k.keyLabel : oneKey ? k.group.label : k.group.label + ' \u00b7 ' + k.keyLabel;
+		});
+		// The names first: the sum is not drawn at first.
+		const names = shown.filter((k) => k.group !== ALL);
+		names.concat(shown.filter((k) => k.group === ALL)).forEach((k, i) => { k.color = COLORS[i % COLORS.length]; });
+		return { shown, dropped, oneKey };
+	}
+
+	// A kind's line in each run that has it, with what a test needs to know
+	// it by: run, group, key, and whether it is a level or a rate.
+	function datasetsOf(def, k) {
+		return k.lines.map((line) => {
+			const run = runs[line.run];
+			const points = def.level ? levelPoints(run, line.values) : ratePoints(run, line.values);
 			// Points of their own where a few samples would hardly make a line.
 			const few = points.filter((p) => p.y !== null).length <= FEW_POINTS;
-			datasets.push({
-				label: runName(runs[r]) + (byRun ? '' : ' \u00b7 ' + s.label),
-				run: r,
+			return {
+				label: runName(run) + ' \u00b7 ' + k.label,
+				run: line.run,
+				group: k.group.id,
 				key: k.key,
+				kind: k.id,
+				level: Boolean(def.level),
 				data: points,
-				borderColor: color,
-				backgroundColor: color,
-				borderDash: dashOf(r),
+				borderColor: k.color,
+				backgroundColor: k.color,
+				borderDash: dashOf(line.run),
 				borderWidth: 1.75,
 				pointRadius: def.points || few ? 2.5 : 0,
 				pointHitRadius: 4,
 				spanGaps: !def.points,
 				stepped: def.level ? false : 'after',
-			});
-		})));
-		const lineless = runs.map((run, r) => r).filter((r) => !datasets.some((d) => d.run === r));
-		return { datasets, shown, dropped, byRun, lineless };
+			};
+		});
 	}
 
 	function swatch(color, dash) {
@@ -203,59 +253,65 @@
 	}
 
 	// One legend entry; a click hides or shows its lines.
-	function entry(list, chart, text, color, dash, matches) {
+	function entry(text, color, dash, on, toggle) {
 		const item = document.createElement('li');
 		const button = document.createElement('button');
 		button.type = 'button';
-		button.setAttribute('aria-pressed', 'true');
+		button.setAttribute('aria-pressed', String(on));
 		button.append(swatch(color, dash), document.createTextNode(text));
-		button.addEventListener('click', () => {
-			const on = button.getAttribute('aria-pressed') !== 'true';
-			button.setAttribute('aria-pressed', String(on));
-			chart.data.datasets.forEach((d, i) => { if (matches(d)) chart.setDatasetVisibility(i, on); });
-			chart.update();
-		});
+		button.addEventListener('click', toggle);
 		item.appendChild(button);
-		list.appendChild(item);
+		return item;
+	}
+
+	// "a, b" when the kinds' labels say it all, else per group:
+	// "haproxy: fin_passive, timeout; nginx: fin_active".
+	function zeroText(zero, byLabel) {
+		if (byLabel)
+			return zero.map((k) => k.label).join(', ');
+		const of = (group) => zero.filter((k) => k.group === group).map((k) => k.keyLabel).join(', ');
+		return [...new Set(zero.map((k) => k.group))].map((group) => group.label + ': ' + of(group)).join('; ');
 	}
 
 	// The legend in HTML: Chart.js 3.9 draws its legend boxes without the
 	// lines' dashes. The colours name the kinds of line, the dashes the runs.
-	function legend(fig, chart, def, lines) {
-		const box = document.createElement('div');
-		box.className = 'legend';
-		const kinds = document.createElement('ul');
-		if (!lines.byRun) {
-			lines.shown.forEach((k, ki) => entry(kinds, chart, k.label, COLORS[ki % COLORS.length], [],
-				(d) => d.key === k.key));
-			box.appendChild(kinds);
-		}
-		const runList = document.createElement('ul');
-		runs.forEach((run, r) => {
-			if (lines.lineless.includes(r))
-				return;
-			const color = lines.byRun ? COLORS[r % COLORS.length] : RUN_GREY;
-			entry(runList, chart, runName(run), color, dashOf(r), (d) => d.run === r);
-		});
-		box.appendChild(runList);
+	// off holds the entries turned off: kind ids and 'run N'.
+	function legend(box, def, kinds, drawn, datasets, off, redraw) {
+		const flip = (id) => () => {
+			if (!off.delete(id))
+				off.add(id);
+			redraw();
+		};
+		const list = (items) => {
+			const ul = document.createElement('ul');
+			ul.append(...items);
+			return ul;
+		};
+		const withLines = runs.map((run, r) => r).filter((r) => datasets.some((d) => d.run === r));
+		box.replaceChildren(
+			list(drawn.map((k) => entry(k.label, k.color, [], !off.has(k.id), flip(k.id)))),
+			list(withLines.map((r) => entry(runName(runs[r]), RUN_GREY, dashOf(r), !off.has('run ' + r),
+				flip('run ' + r)))));
 		const notes = [];
-		// One kind of line, coloured by run: say which kind it is.
-		if (lines.byRun && def.keyName)
-			notes.push('Every line: ' + def.keyName + ' ' + lines.shown[0].label + '.');
-		const zero = lines.dropped.filter((k) => !k.quiet);
+		// One series, lines named by group: say which series it is.
+		if (kinds.oneKey && def.keyName && drawn.length)
+			notes.push('Every line: ' + def.keyName + ' ' + drawn[0].keyLabel + '.');
+		const zero = kinds.dropped.filter((k) => !k.quiet && (def.dest || chosen.has(k.group)));
 		if (zero.length)
-			notes.push((def.level ? 'No value, not drawn: ' : '0 throughout, not drawn: ') +
-				zero.map((k) => k.label).join(', ') + '.');
-		if (lines.lineless.length)
-			notes.push('No line for ' + lines.lineless.map((r) => runName(runs[r])).join(', ') +
-				(def.level ? ': no value, or not in its CSV.' : ': 0 throughout, or not in its CSV.'));
+			notes.push((def.drawZero ? 'No value, not drawn: ' : '0 throughout, not drawn: ') +
+				zeroText(zero, def.dest || kinds.oneKey) + '.');
+		const lineless = runs.map((run, r) => r).filter((r) => !withLines.includes(r));
+		if (drawn.length && lineless.length)
+			notes.push('No line for ' + lineless.map((r) => runName(runs[r])).join(', ') +
+				(def.drawZero ? ': no value, or not in its CSV.' : ': 0 throughout, or not in its CSV.'));
+		if (!chosen.size && !def.dest)
+			notes.push('No process name chosen above the charts.');
 		if (notes.length) {
 			const p = document.createElement('p');
 			p.className = 'zero';
 			p.textContent = notes.join(' ');
 			box.appendChild(p);
 		}
-		fig.appendChild(box);
 	}
 
 	const span = Math.max(1, most(runs.map((run) => most(run.timeline.elapsed_s))));
@@ -296,17 +352,25 @@
 		return fig;
 	}
 
+	// A chart and its legend, drawn for the groups chosen; redraw() after a
+	// choice puts a kind's lines back as they were first made.
 	function draw(def, grid) {
 		const fig = figure(def);
 		grid.appendChild(fig);
-		const lines = linesOf(def);
-		report.charts[def.id] = {
-			drawn: false, drawnAt: null, datasets: lines.datasets.length,
-			points: sum(lines.datasets.map((d) => d.data.length)),
+		const kinds = kindsOf(def);
+		const off = new Set();
+		const state = (report.charts[def.id] = { drawn: false, drawnAt: null, byName: !def.dest });
+		const drawn = () => kinds.shown.filter((k) => def.dest || chosen.has(k.group));
+		const datasets = () => {
+			const list = drawn().flatMap((k) => (k.datasets = k.datasets || datasetsOf(def, k)));
+			list.forEach((d) => { d.hidden = off.has(d.kind) || off.has('run ' + d.run); });
+			state.datasets = list.length;
+			state.points = sum(list.map((d) => (d._data || d.data).length));
+			return list;
 		};
 		const chart = new Chart(fig.querySelector('canvas'), {
 			type: 'line',
-			data: { datasets: lines.datasets },
+			data: { datasets: datasets() },
 			options: {
 				animation: false,
 				parsing: false,
@@ -340,8 +404,51 @@
 			},
 			plugins: [drawnPlugin],
 		});
-		legend(fig, chart, def, lines);
-		return chart;
+		const box = document.createElement('div');
+		box.className = 'legend';
+		fig.appendChild(box);
+		const redraw = () => {
+			chart.data.datasets = datasets();
+			chart.update();
+			legend(box, def, kinds, drawn(), chart.data.datasets, off, redraw);
+		};
+		legend(box, def, kinds, drawn(), chart.data.datasets, off, redraw);
+		return { chart, byName: !def.dest, redraw };
+	}
+
+	// The control that chooses the groups drawn: a checkbox per group, and
+	// where a name is missing from some runs, the runs it is in.
+	function nameChoice(changed) {
+		const box = document.createElement('fieldset');
+		box.className = 'names';
+		box.id = 'names';
+		const title = document.createElement('legend');
+		title.textContent = 'Lines drawn for';
+		box.appendChild(title);
+		groups.forEach((group) => {
+			const label = document.createElement('label');
+			const input = document.createElement('input');
+			input.type = 'checkbox';
+			input.dataset.group = group.id;
+			input.checked = chosen.has(group);
+			input.addEventListener('change', () => {
+				if (input.checked)
+					chosen.add(group);
+				else
+					chosen.delete(group);
+				changed();
+			});
+			label.append(input, document.createTextNode(group.choice));
+			const where = runs.filter((run) => dataOf(run, group)).map((run) => run.label);
+			if (where.length < runs.length) {
+				const note = document.createElement('span');
+				note.className = 'where';
+				note.textContent = 'only in ' + where.join(', ');
+				label.appendChild(note);
+			}
+			box.appendChild(label);
+		});
+		return box;
 	}
 
 	// The totals the charts' data add up to, for a test to hold against the
@@ -375,9 +482,14 @@
 	Chart.defaults.borderColor = '#d8dde3';
 	Chart.defaults.font.family = getComputedStyle(document.documentElement).fontFamily;
 	const grid = document.getElementById('chart-grid');
+	grid.before(nameChoice(() => {
+		const start = performance.now();
+		charts.filter((c) => c.byName).forEach((c) => c.redraw());
+		report.redrawMs = performance.now() - start;
+	}));
 	const anyDest = runs.some((run) => run.timeline.kind === 'dest');
 	const charts = CHARTS.filter((def) => !def.dest || anyDest).map((def) => draw(def, grid));
 	// Canvases keep their screen size on paper unless told of the new width.
-	window.addEventListener('beforeprint', () => charts.forEach((c) => c.resize()));
-	window.addEventListener('afterprint', () => charts.forEach((c) => c.resize()));
+	window.addEventListener('beforeprint', () => charts.forEach((c) => c.chart.resize()));
+	window.addEventListener('afterprint', () => charts.forEach((c) => c.chart.resize()));
 })();

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# The lines a report page draws per process name for one tcptrace CSV,
+# summed here from the CSV itself, one a line as tests/report/browser.py
+# prints the page's (without its "line "):
+#   L CHART KEY TOTAL GROUP
+# GROUP is "all" (every row) or "name=COMM" (the rows of that comm). A
+# level (tw_now) adds up its values, a count its counts; a close class adds
+# both sides; rst is per reason, with what no reason accounts for as
+# "unrecorded", or rst_sent_out in a --by dest CSV. Only totals other than
+# 0 are printed: the page draws a line of 0 only beside others. L is the
+# run's label (-v L=A). Fields are split at commas: the suite's CSVs hold
+# none inside a field. Sums are printed with %.0f: mawk's %d stops at 2^31.
+BEGIN {
+	FS = ","
+	n_classes = split("fin_active fin_passive rst_sent rst_recv timeout", classes, " ")
+}
+
+NR == 1 {
+	by_dest = $5 == "dest"
+	for (i = 1; i <= NF; i++)
+		col[$i] = i
+	next
+}
+
+{
+	add("all")
+	add("name=" $4)
+}
+
+function v(name) { return (name in col) ? $col[name] : 0 }
+
+function put(group, chart_key, n) { sum[group, chart_key] += n }
+
+function add(group,    i, n, pairs, kv, named) {
+	put(group, "tw_now tw_now", v("tw_now"))
+	if (!by_dest)
+		put(group, "conn conn_in", v("conn_in"))
+	put(group, "conn conn_out", v("conn_out"))
+	for (i = 1; i <= n_classes; i++)
+		put(group, "closes " classes[i], v(classes[i] "_in") + v(classes[i] "_out"))
+	put(group, "eaddrnotavail eaddrnotavail", v("eaddrnotavail"))
+	if (by_dest) {
+		put(group, "rst rst_sent_out", v("rst_sent_out"))
+		return
+	}
+	named = 0
+	n = split($col["rst_sent_reasons"], pairs, ";")
+	for (i = 1; i <= n; i++) {
+		split(pairs[i], kv, "=")
+		put(group, "rst " kv[1], kv[2])
+		named += kv[2]
+	}
+	put(group, "rst unrecorded", v("rst_sent_in") + v("rst_sent_out") - named)
+}
+
+END {
+	for (k in sum) {
+		if (sum[k] == 0)
+			continue
+		split(k, part, SUBSEP)
+		printf "%s %s %.0f %s\n", L, part[2], sum[k], part[1]
+	}
+}
