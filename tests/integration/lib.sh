@@ -117,6 +117,14 @@ csv_last() { # csv pid column
 		END { print v + 0 }' "$1"
 }
 
+# The largest value of a column over one PID's rows.
+csv_max() { # csv pid column
+	awk -F, -v pid="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$3 == pid && $c > m { m = $c }
+		END { print m + 0 }' "$1"
+}
+
 # The rst_sent_reasons field of every row of one PID, summed per reason.
 csv_reasons() { # csv pid
 	awk -F, -v pid="$2" '

@@ -1120,14 +1120,6 @@ lq_burst() { # count timeout-s out-file
 # ss -ltm's d: the listener's own drop count (sk_drops).
 listener_d() { in_ns ss -ltmH "( sport = :$PORT )" | grep -o 'd[0-9]*)' | tr -dc 0-9; }
 
-# The largest value of a column over one PID's rows.
-csv_max() { # csv pid column
-	awk -F, -v pid="$2" -v col="$3" '
-		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-		$3 == pid && $c > m { m = $c }
-		END { print m + 0 }' "$1"
-}
-
 # Until the namespace's ListenDrops stays the same for a second (at most
 # 15 s): a client's FIN sent again to a listener that dropped its cookie
 # ACK is a connection attempt too, and dropped while the queue is full.

@@ -50,6 +50,8 @@ enum mode {
 	MODE_HALFCLOSE_LINGER0_SERVER,
 	MODE_HALFCLOSE_SERVER,
 	MODE_LINGER2_SERVER,
+	MODE_NOACCEPT,
+	MODE_BURST,
 };
 
 static const char *const mode_names[] = {
@@ -64,6 +66,8 @@ static const char *const mode_names[] = {
 	[MODE_HALFCLOSE_LINGER0_SERVER] = "halfclose-linger0-server",
 	[MODE_HALFCLOSE_SERVER] = "halfclose-server",
 	[MODE_LINGER2_SERVER] = "linger2-server",
+	[MODE_NOACCEPT] = "noaccept",
+	[MODE_BURST] = "burst",
 };
 
 #define N_MODES (sizeof(mode_names) / sizeof(mode_names[0]))
@@ -77,6 +81,9 @@ struct config {
 	const char *ready_path; /* server --ready */
 	const char *hold_path;  /* client --hold */
 	bool fastopen;
+	long backlog;           /* server --backlog */
+	long defer_s;           /* server --defer: TCP_DEFER_ACCEPT */
+	long wait_s;            /* burst client --wait */
 };
 
 struct server_counts {
@@ -88,6 +95,7 @@ struct server_counts {
 };
 
 struct client_counts {
+	long timed_out; /* burst: neither connected nor refused within --wait */
 	long connected;
 	long eaddrnotavail;
 	long refused;
@@ -113,12 +121,14 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: tt-scenario server --addr ADDR --port PORT --count N --mode MODE [--ready FILE] [--name NAME]\n"
-		"                          [--fastopen]\n"
+		"                          [--fastopen] [--backlog N] [--defer SECONDS]\n"
 		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE] [--name NAME]\n"
-		"                          [--fastopen]\n"
+		"                          [--fastopen] [--wait SECONDS]\n"
 		"modes: fin-server halfclose-server fin-client linger0-server unread-server linger0-client\n"
 		"       halfclose-linger0-server linger2-server\n"
-		"       hold (both), exhaust refused (client only)\n");
+		"       hold (both), noaccept (server only: listens, accepts nothing, closes its\n"
+		"       listener on SIGUSR1), exhaust refused burst (client only; burst: COUNT\n"
+		"       connects at once, each given --wait seconds)\n");
 }
 
 static bool parse_long(const char *s, long min, long max, long *out)
@@ -167,6 +177,9 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		{ "hold", required_argument, NULL, 'H' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "fastopen", no_argument, NULL, 'F' },
+		{ "backlog", required_argument, NULL, 'b' },
+		{ "defer", required_argument, NULL, 'd' },
+		{ "wait", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -192,6 +205,8 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 	}
 
 	cfg->count = -1;
+	cfg->backlog = LISTEN_BACKLOG;
+	cfg->wait_s = 5;
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -231,6 +246,24 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		case 'F':
 			cfg->fastopen = true;
 			break;
+		case 'b':
+			if (!parse_long(optarg, 1, 65535, &cfg->backlog)) {
+				fprintf(stderr, "tt-scenario: invalid --backlog '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'd':
+			if (!parse_long(optarg, 1, 60, &cfg->defer_s)) {
+				fprintf(stderr, "tt-scenario: invalid --defer '%s' (1..60)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'w':
+			if (!parse_long(optarg, 1, 60, &cfg->wait_s)) {
+				fprintf(stderr, "tt-scenario: invalid --wait '%s' (1..60)\n", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -259,7 +292,12 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		return 2;
 	}
 	cfg->mode = (enum mode)i;
-	if (cfg->is_server && (cfg->mode == MODE_EXHAUST || cfg->mode == MODE_REFUSED)) {
+	if (!cfg->is_server && cfg->mode == MODE_NOACCEPT) {
+		fprintf(stderr, "tt-scenario: mode noaccept is server only\n");
+		return 2;
+	}
+	if (cfg->is_server && (cfg->mode == MODE_EXHAUST || cfg->mode == MODE_REFUSED ||
+			       cfg->mode == MODE_BURST)) {
 		fprintf(stderr, "tt-scenario: mode %s is client only (use a hold server as the peer)\n",
 			mode);
 		return 2;
@@ -462,6 +500,8 @@ static const char *msg_error_text(int err)
 	return errno_text(-err);
 }
 
+static void wait_for_release(void);
+
 /* ---- server ---- */
 
 static int open_listener(const struct config *cfg)
@@ -490,7 +530,15 @@ static int open_listener(const struct config *cfg)
 			goto fail;
 		}
 	}
-	if (listen(fd, LISTEN_BACKLOG)) {
+	if (cfg->defer_s) {
+		int defer = (int)cfg->defer_s;
+
+		if (setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof(defer))) {
+			note_error("TCP_DEFER_ACCEPT on listener: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	if (listen(fd, (int)cfg->backlog)) {
 		note_error("listen: %s", strerror(errno));
 		goto fail;
 	}
@@ -689,7 +737,7 @@ static bool server_as_expected(const struct config *cfg, const struct server_cou
 {
 	long n = cfg->count;
 
-	if (sc->accepted != n || sc->errors)
+	if ((cfg->mode != MODE_NOACCEPT && sc->accepted != n) || sc->errors)
 		return false;
 	switch (cfg->mode) {
 	case MODE_FIN_CLIENT:
@@ -698,6 +746,8 @@ static bool server_as_expected(const struct config *cfg, const struct server_cou
 		return sc->eof == n && sc->rst_seen == 0;
 	case MODE_LINGER0_CLIENT:
 		return sc->rst_seen == n && sc->eof == 0;
+	case MODE_NOACCEPT:
+		return true;
 	default:
 		return sc->eof == 0 && sc->rst_seen == 0;
 	}
@@ -734,6 +784,11 @@ static int run_server(const struct config *cfg)
 		}
 	}
 
+	if (cfg->mode == MODE_NOACCEPT) {
+		wait_for_release();
+		close(lfd);
+		goto summary;
+	}
 	for (i = 0; i < cfg->count; i++) {
 		do
 			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -948,6 +1003,71 @@ static void client_keep_open(const struct config *cfg, struct client_counts *cc)
 	free(fds);
 }
 
+/* burst: COUNT connects at once, to a listener whose queue is full or
+ * soon will be; each is given --wait seconds in all, then every one is
+ * closed. */
+static void client_burst(const struct config *cfg, struct client_counts *cc)
+{
+	struct pollfd *fds = calloc((size_t)cfg->count, sizeof(*fds));
+	long i, pending = 0;
+	int left_ms = (int)cfg->wait_s * 1000;
+
+	if (!fds) {
+		note_error("out of memory");
+		cc->other_errors++;
+		return;
+	}
+	for (i = 0; i < cfg->count; i++) {
+		int fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+		fds[i].fd = -1;
+		if (fd < 0) {
+			note_error("burst connection %ld: socket: %s", i, strerror(errno));
+			cc->other_errors++;
+			continue;
+		}
+		if (connect(fd, (const struct sockaddr *)&cfg->addr, cfg->addr_len) &&
+		    errno != EINPROGRESS) {
+			note_error("burst connection %ld: connect: %s", i, strerror(errno));
+			cc->other_errors++;
+			close(fd);
+			continue;
+		}
+		fds[i] = (struct pollfd){ .fd = fd, .events = POLLOUT };
+		pending++;
+	}
+	while (pending && left_ms > 0) {
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (poll(fds, (nfds_t)cfg->count, left_ms) < 0 && errno != EINTR)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		left_ms -= (int)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+		for (i = 0; i < cfg->count; i++) {
+			int err = 0;
+			socklen_t len = sizeof(err);
+
+			if (fds[i].fd < 0 || !fds[i].revents || !(fds[i].events & POLLOUT))
+				continue;
+			getsockopt(fds[i].fd, SOL_SOCKET, SO_ERROR, &err, &len);
+			if (!err)
+				cc->connected++;
+			else if (err == ECONNREFUSED)
+				cc->refused++;
+			else
+				cc->timed_out++;
+			fds[i].events = 0;
+			pending--;
+		}
+	}
+	cc->timed_out += pending;
+	for (i = 0; i < cfg->count; i++)
+		if (fds[i].fd >= 0)
+			close(fds[i].fd);
+	free(fds);
+}
+
 static bool client_as_expected(const struct config *cfg, const struct client_counts *cc)
 {
 	long n = cfg->count;
@@ -960,6 +1080,8 @@ static bool client_as_expected(const struct config *cfg, const struct client_cou
 		       cc->rst_seen == 0;
 	case MODE_REFUSED:
 		return cc->refused == n && cc->connected == 0 && cc->eaddrnotavail == 0;
+	case MODE_BURST:
+		return cc->connected + cc->refused + cc->timed_out == n;
 	case MODE_LINGER0_SERVER:
 	case MODE_UNREAD_SERVER:
 	case MODE_HALFCLOSE_LINGER0_SERVER:
@@ -982,6 +1104,9 @@ static int run_client(const struct config *cfg)
 	case MODE_HOLD:
 		client_keep_open(cfg, &cc);
 		break;
+	case MODE_BURST:
+		client_burst(cfg, &cc);
+		break;
 	case MODE_REFUSED:
 		for (i = 0; i < cfg->count; i++) {
 			int fd = connect_one(cfg, i, &cc);
@@ -1000,9 +1125,9 @@ static int run_client(const struct config *cfg)
 	}
 
 	printf("role=client mode=%s connected=%ld eaddrnotavail=%ld refused=%ld rst_seen=%ld other_errors=%ld "
-	       "pid=%d\n",
+	       "timed_out=%ld pid=%d\n",
 	       mode_names[cfg->mode], cc.connected, cc.eaddrnotavail, cc.refused, cc.rst_seen,
-	       cc.other_errors, (int)getpid());
+	       cc.other_errors, cc.timed_out, (int)getpid());
 	fflush(stdout);
 	if (client_as_expected(cfg, &cc))
 		return 0;

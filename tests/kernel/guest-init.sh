@@ -49,7 +49,7 @@ counters() { # label
 		$1 == head { for (i = 2; i <= NF; i++) print "@tt counter", label, group names[i], $i; head = ""; next }
 		{ head = $1; group = substr($1, 1, length($1) - 1); for (i = 2; i <= NF; i++) names[i] = $i }
 	' /proc/net/snmp /proc/net/netstat |
-		grep -E ' (TcpActiveOpens|TcpPassiveOpens|TcpOutRsts|TcpExtTW|TcpExtTWKilled|TcpExtTCPTimeWaitOverflow|TcpExtTCPAbortOnClose|TcpExtTCPAbortOnData) '
+		grep -E ' (TcpActiveOpens|TcpPassiveOpens|TcpOutRsts|TcpExtTW|TcpExtTWKilled|TcpExtTCPTimeWaitOverflow|TcpExtTCPAbortOnClose|TcpExtTCPAbortOnData|TcpExtListenDrops|TcpExtListenOverflows|TcpExtTCPSynRetrans|TcpExtTCPDeferAcceptDrop) '
 }
 
 # Sockets in /proc/net/tcp{,6} whose state (hex) matches a pattern.
@@ -132,6 +132,7 @@ say existing "$(sockets_in '01|0A')"
 
 # With the twins of --catch-nested: every kernel must load them too, and
 # the counts below must come out the same with them attached.
+started=$(date +%s)
 /opt/tt/tcptrace -p "$NAME" --csv t.csv -i 0.5 --catch-nested >tracer.out 2>tracer.err &
 tracer=$!
 i=0
@@ -147,10 +148,11 @@ if ! grep -q '^tcptrace: tracing' tracer.err; then
 	dump stderr tracer.err
 	finish
 fi
-say tcptrace started
+say tcptrace started in $(($(date +%s) - started)) s
 
 counters before
 spid=$held_spid cpid=$held_cpid
+sleep 1 # two intervals with the connections from before start still open
 kill -USR1 "$cpid"
 pair_end held 8080
 pair 8081 fin-server "$N"
@@ -164,6 +166,46 @@ max_tw=$(cat /proc/sys/net/ipv4/tcp_max_tw_buckets)
 echo 0 >/proc/sys/net/ipv4/tcp_max_tw_buckets
 pair 8086 halfclose-server "$N" tw-overflow
 echo "$max_tw" >/proc/sys/net/ipv4/tcp_max_tw_buckets
+# A listen queue that overflows at the SYN: a server with a backlog of 4
+# that accepts nothing, its queue filled by 5 connections a client holds,
+# then a burst of 10 connects whose SYNs, sent again for 3 s, find it full.
+# Its queue (the listener's rx_queue in /proc/net/tcp) is read before it
+# closes; its close resets the 5, which their client then closes.
+taskset 1 "$NAME" server --addr 127.0.0.1 --port 8088 --count 5 --mode noaccept --backlog 4 \
+	--ready ready.8088 >server.8088 2>&1 &
+spid=$!
+wait_for ready.8088 || say "server noaccept did not start: $(cat server.8088)"
+taskset 1 "$NAME" client --addr 127.0.0.1 --port 8088 --count 5 --mode hold --hold held.8088 \
+	>fill.8088 2>&1 &
+fill=$!
+wait_for held.8088 || say "the listen queue was not filled: $(cat fill.8088)"
+taskset 1 "$NAME" client --addr 127.0.0.1 --port 8088 --count 10 --mode burst --wait 3 \
+	>client.8088 2>&1 &
+cpid=$!
+wait "$cpid"
+crc=$?
+say listen queue 8088 "$(awk '$4 == "0A" && $2 ~ /:1F98$/ { split($5, q, ":"); print q[2] + 0 }' /proc/net/tcp)"
+kill -USR1 "$spid"
+wait "$spid"
+src=$?
+kill -USR1 "$fill"
+wait "$fill"
+say pair listen-queue port=8088 server="$spid" client="$cpid" fill="$fill" server_rc=$src \
+	client_rc=$crc fill_rc=$?
+dump "scenario listen-queue server" server.8088
+dump "scenario listen-queue client" client.8088
+dump "scenario fill client" fill.8088
+# TCP_DEFER_ACCEPT (nginx's deferred): the handshake's last ACK, bare,
+# is dropped and bumps the listener's sk_drops without ListenDrops; the
+# clients' FINs then complete the connections, which the server accepts
+# and closes. Which of a listener's drops were connection attempts the
+# kernel tells only from 6.11 on.
+taskset 1 "$NAME" server --addr 127.0.0.1 --port 8089 --count 3 --mode hold --backlog 4 \
+	--defer 5 --ready ready.8089 >server.8089 2>&1 &
+spid=$!
+wait_for ready.8089 || say "server defer did not start: $(cat server.8089)"
+client_start 8089 3 burst --wait 2
+pair_end defer 8089
 echo "$PORT_RANGE_EXHAUST" >/proc/sys/net/ipv4/ip_local_port_range
 server_start 8085 4 hold
 client_start 8085 8 exhaust

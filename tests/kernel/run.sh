@@ -94,11 +94,13 @@ case_boot_and_load() {
 		"$(grep '^tcptrace: tracing' "$GUEST/tracer.err")"
 	expect_eq "tcptrace exit status" 0 "$(guest tcptrace-exit)"
 	local mode
-	for mode in fin-server fin-client linger0-server linger0-client linger2-server tw-overflow held exhaust; do
+	for mode in fin-server fin-client linger0-server linger0-client linger2-server tw-overflow held \
+		listen-queue defer exhaust; do
 		expect_eq "$mode scenario went as expected" "0 0" "$(pair_field "$mode" server_rc) $(pair_field "$mode" client_rc)"
 	done
 	[ "$CASE_FAILED" -eq 0 ] || log "    guest's tcptrace stderr: $(tail -3 "$GUEST/tracer.err")"
-	grep -q '^@tt tcptrace started$' "$WORK/console.log" && GUEST_OK=1
+	grep -q '^@tt tcptrace started in [0-9]* s$' "$WORK/console.log" && GUEST_OK=1
+	log "    $(sed -n 's/^@tt \(tcptrace started in [0-9]* s\)$/\1/p' "$WORK/console.log") in the guest"
 }
 
 # Each case below needs a guest run where tcptrace started; without it, it
@@ -179,6 +181,67 @@ case_connected_before_start() {
 	expect_eq "server fin_passive_in" "$HELD" "$(csv_sum "$csv" "$srv" fin_passive_in)"
 }
 
+# A listen queue that overflows at the SYN (guest-init.sh): the drops on
+# the listener's owner equal ListenDrops on every kernel, the SYNs sent
+# again are on the process that connected, the queue at its limit + 1.
+case_listen_queue_syn_time() {
+	guest_ran || return 1
+	local csv=$GUEST/t.csv srv cli
+	srv=$(pair_field listen-queue server) cli=$(pair_field listen-queue client)
+	expect_eq "the queue's limit + 1 filled it" "5 0" \
+		"$(scenario_field fill client connected) $(pair_field listen-queue fill_rc)"
+	expect_eq "the burst's SYNs found it full: none connected" 0 "$(scenario_field listen-queue client connected)"
+	expect_eq "the queue held 5 (/proc/net/tcp)" 5 "$(guest listen queue 8088)"
+	expect_eq "server listen_drops = ListenDrops" "$(counter_delta TcpExtListenDrops)" "$(csv_sum "$csv" "$srv" listen_drops)"
+	expect_eq "listen_drops, every process but defer's server = ListenDrops" \
+		"$(counter_delta TcpExtListenDrops)" \
+		"$(($(csv_total listen_drops) - $(csv_sum "$csv" "$(pair_field defer server)" listen_drops)))"
+	expect_eq "burst client syn_retrans_out = TCPSynRetrans" "$(counter_delta TcpExtTCPSynRetrans)" "$(csv_sum "$csv" "$cli" syn_retrans_out)"
+	expect_eq "syn_retrans_out + synack_retrans_in, every process = TCPSynRetrans" \
+		"$(counter_delta TcpExtTCPSynRetrans)" "$(csv_total syn_retrans_out synack_retrans_in)"
+	expect_eq "server acceptq_limit, acceptq_peak" "4 5" \
+		"$(csv_max "$csv" "$srv" acceptq_limit) $(csv_max "$csv" "$srv" acceptq_peak)"
+	expect_eq "burst client connfail_out: its connects that never connected" 10 "$(csv_sum "$csv" "$cli" connfail_out)"
+	expect_eq "a finding names the listener" 1 \
+		"$(grep -c "^finding: tt-scenario $srv: its listener 127.0.0.1:8088 dropped $(counter_delta TcpExtListenDrops) connection attempts" "$GUEST/tracer.out")"
+}
+
+# A listener under TCP_DEFER_ACCEPT (guest-init.sh): its bare ACKs
+# dropped bump its sk_drops, not ListenDrops (TcpExtTCPDeferAcceptDrop).
+# From 6.11 the kernel says which packet a listener dropped and
+# listen_drops leaves them out; before, it is the listener's sk_drops,
+# and the summary says so.
+case_listen_drops_defer_accept() {
+	guest_ran || return 1
+	local csv=$GUEST/t.csv srv deferred
+	srv=$(pair_field defer server)
+	deferred=$(counter_delta TcpExtTCPDeferAcceptDrop)
+	expect_eq "bare ACKs dropped (TcpExtTCPDeferAcceptDrop)" 1 "$((deferred > 0))"
+	case $SERIES in
+	5.10 | 6.1)
+		local drops all
+		drops=$(counter_delta TcpExtListenDrops) all=$(csv_total listen_drops)
+		expect_eq "ListenDrops <= listen_drops (sk_drops) <= ListenDrops + TCPDeferAcceptDrop" 1 \
+			"$((drops <= all && all <= drops + deferred))"
+		expect_eq "the summary says what else it counts" 1 \
+			"$(grep -c "^A listener's drops are its own count (ss -ltm's d): on this kernel" "$GUEST/tracer.out")"
+		;;
+	*)
+		expect_eq "listen_drops = ListenDrops" "$(counter_delta TcpExtListenDrops)" "$(csv_total listen_drops)"
+		expect_eq "server listen_drops: none" 0 "$(csv_sum "$csv" "$srv" listen_drops)"
+		;;
+	esac
+}
+
+# Connections held from before start: open while held, none at the end.
+case_open_connections() {
+	guest_ran || return 1
+	local csv=$GUEST/t.csv srv cli
+	srv=$(pair_field held server) cli=$(pair_field held client)
+	expect_eq "client open_out while held, last" "$HELD 0" "$(csv_max "$csv" "$cli" open_out) $(csv_last "$csv" "$cli" open_out)"
+	expect_eq "server open_in while held, last" "$HELD 0" "$(csv_max "$csv" "$srv" open_in) $(csv_last "$csv" "$srv" open_in)"
+}
+
 case_timewait_overflow() {
 	guest_ran || return 1
 	local csv=$GUEST/t.csv srv cli
@@ -210,10 +273,10 @@ other_rsts() {
 
 case_totals_equal_kernel_counters() {
 	guest_ran || return 1
-	local opened=$((6 * N + EXHAUST_PORTS))
+	local opened=$((6 * N + EXHAUST_PORTS + 5 + 3)) # + the listen queue's 5 and defer's 3
 	expect_eq "TcpPassiveOpens = connections the scenario opened" "$opened" "$(counter_delta TcpPassiveOpens)"
 	expect_eq "conn_in = TcpPassiveOpens" "$(counter_delta TcpPassiveOpens)" "$(csv_total conn_in)"
-	expect_eq "conn_out = TcpActiveOpens" "$(counter_delta TcpActiveOpens)" "$(csv_total conn_out)"
+	expect_eq "conn_out + connfail_out = TcpActiveOpens" "$(counter_delta TcpActiveOpens)" "$(csv_total conn_out connfail_out)"
 	# 6.1 does not report an RST sent by a timewait socket or for no socket;
 	# the guest's scenarios are built so that none is sent (guest-init.sh).
 	expect_eq "rst_sent + tw_rst + RSTs in no process row = TcpOutRsts" "$(counter_delta TcpOutRsts)" \
@@ -259,6 +322,9 @@ run_case "$SERIES: RST after the socket's end (TCP_LINGER2 -1), counted once" ca
 run_case "$SERIES: connected before tcptrace started" case_connected_before_start
 run_case "$SERIES: past tcp_max_tw_buckets, no timewait and no RST" case_timewait_overflow
 run_case "$SERIES: port exhaustion" case_port_exhaustion
+run_case "$SERIES: listen queue full at the SYN: listen_drops = ListenDrops, SYN retries = TCPSynRetrans" case_listen_queue_syn_time
+run_case "$SERIES: listen drops under TCP_DEFER_ACCEPT" case_listen_drops_defer_accept
+run_case "$SERIES: open connections, from before start" case_open_connections
 run_case "$SERIES: totals = the guest kernel's TCP counters" case_totals_equal_kernel_counters
 case $SERIES in
 5.10 | 6.1) run_case "$SERIES: RST reasons unavailable, and said so" case_rst_reasons_unavailable ;;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests of kallsyms_ranges: a function ends where the next symbol by
- * address begins, whatever the file's order; hidden addresses refuse. */
+/* Unit tests of kallsyms_ranges: a function ends where the next symbol
+ * above it begins, in the file's address order; hidden addresses refuse. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -29,13 +29,13 @@ static char *write_file(const char *text)
 
 static const char *const names[] = { "tcp_v4_rcv", "tcp_v6_rcv", "tcp_rcv_state_process" };
 
-static void test_ranges_from_unordered_symbols(void **state)
+static void test_ranges_in_address_order(void **state)
 {
-	char *path = write_file("ffffffff81a00300 T tcp_rcv_state_process\n"
-				"ffffffff81a00000 t tcp_v4_rcv\n"
-				"ffffffff81a00100 T tcp_v4_do_rcv\n"
-				"ffffffff81b00000 d some_data\n"
+	char *path = write_file("ffffffff81a00000 t tcp_v4_rcv\n"
 				"ffffffff81a00080 t tcp_v4_rcv.cold\n"
+				"ffffffff81a00100 T tcp_v4_do_rcv\n"
+				"ffffffff81a00300 T tcp_rcv_state_process\n"
+				"ffffffff81b00000 d some_data\n"
 				"ffffffffc0001000 t nf_hook [nf_tables]\n");
 	uint64_t start[3], end[3];
 
@@ -44,6 +44,27 @@ static void test_ranges_from_unordered_symbols(void **state)
 	assert_true(start[0] == 0xffffffff81a00000ull && end[0] == 0xffffffff81a00080ull);
 	assert_true(start[1] == 0 && end[1] == 0);
 	assert_true(start[2] == 0xffffffff81a00300ull && end[2] == 0xffffffff81b00000ull);
+	unlink(path);
+	free(path);
+}
+
+/* A lower address after a function's line does not end it; the end of
+ * the kernel's text ends the search. */
+static void test_lower_addresses_passed_over_and_etext_stops(void **state)
+{
+	char *path = write_file("ffffffff81a00300 T tcp_rcv_state_process\n"
+				"ffffffff81a00000 t tcp_v4_rcv\n"
+				"ffffffff81a00400 T next\n"
+				"ffffffff81c00000 T _etext\n"
+				"ffffffffc0002000 t tcp_v6_rcv [ipv6]\n"
+				"ffffffffc0003000 t after [ipv6]\n");
+	uint64_t start[3], end[3];
+
+	(void)state;
+	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), 2);
+	assert_true(end[2] == 0xffffffff81a00400ull);
+	assert_true(end[0] == 0xffffffff81a00400ull);
+	assert_true(start[1] == 0);
 	unlink(path);
 	free(path);
 }
@@ -94,7 +115,8 @@ static void test_last_symbol_has_no_end(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ranges_from_unordered_symbols),
+		cmocka_unit_test(test_ranges_in_address_order),
+		cmocka_unit_test(test_lower_addresses_passed_over_and_etext_stops),
 		cmocka_unit_test(test_only_text_symbols),
 		cmocka_unit_test(test_hidden_addresses),
 		cmocka_unit_test(test_last_symbol_has_no_end),
