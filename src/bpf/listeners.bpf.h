@@ -82,7 +82,7 @@ static __always_inline void on_touch(const struct sock *sk, struct tt_sock *s)
 	}
 	/* Not moved yet: a touch by close() comes before the move it makes. */
 	if (sk->__sk_common.skc_state == TCP_ESTABLISHED)
-		open_begins(s);
+		open_begins(s, NULL);
 }
 
 static __always_inline void touch(const struct sock *sk, struct tt_sock *s)
@@ -169,17 +169,18 @@ static __always_inline bool follow_child(const struct sock *sk, __u32 tgid, bool
 	struct tt_proc_counters *counters;
 	struct tt_sock *s;
 
-	if (!track(sk, tgid, slot, TT_SIDE_IN,
-		   TT_SK_ESTABLISHED | (shared ? TT_SK_PROVISIONAL : TT_SK_COUNTED)))
+	s = track(sk, tgid, slot, TT_SIDE_IN,
+		  TT_SK_ESTABLISHED | (shared ? TT_SK_PROVISIONAL : TT_SK_COUNTED));
+	if (!s)
 		return false;
 	if (shared)
 		return true;
 	counters = counters_at(slot);
-	if (counters)
-		bump(&counters->conn[TT_SIDE_IN]);
-	s = open ? find(sk) : NULL;
-	if (s)
-		open_begins(s);
+	if (!counters)
+		return true;
+	bump(&counters->conn[TT_SIDE_IN]);
+	if (open)
+		open_begins(s, counters);
 	return true;
 }
 

@@ -238,10 +238,10 @@ static __always_inline struct tt_sock *find(const struct sock *sk)
 	return b ? find_in(b, sk) : NULL;
 }
 
-/* Every followed socket enters the table here. Returns whether sk is
- * followed from now on. */
-static __always_inline bool track(const struct sock *sk, __u32 tgid, __u32 slot, __u8 side,
-				  __u16 flags)
+/* Every followed socket enters the table here. Returns its entry, or NULL
+ * when sk is not followed. */
+static __always_inline struct tt_sock *track(const struct sock *sk, __u32 tgid, __u32 slot,
+					     __u8 side, __u16 flags)
 {
 	struct tt_sock value = { .tgid = tgid, .slot = slot, .side = side, .flags = flags };
 	struct sock_bucket *b = bucket_of(sk);
@@ -257,29 +257,32 @@ static __always_inline bool track(const struct sock *sk, __u32 tgid, __u32 slot,
 	s = find(sk);
 	if (s)
 		forget(sk, s);
+	s = NULL;
 	for (w = 0; w < TT_SOCK_WAYS; w++) {
 		if (claim(b, w)) {
 			b->s[w] = value;
 			b->sk[w] = key;
+			s = &b->s[w];
 			break;
 		}
 	}
-	if (w == TT_SOCK_WAYS) {
+	if (!s) {
 		if (bpf_map_update_elem(&sock_spill, &key, &value, BPF_NOEXIST))
 			goto full;
 		__sync_fetch_and_add(&b->spilled, 1);
+		s = bpf_map_lookup_elem(&sock_spill, &key);
 	}
 	__sync_fetch_and_add(&tracked_slots[slot_of(sk)], 1);
 	if (awaits_touch(&value))
 		__sync_fetch_and_add(&untouched_slots[slot_of(sk)], 1);
 	count_slot_sockets(slot, 1);
-	return true;
+	return s;
 full:
 	count_drop(TT_DROP_SOCK_MAP_FULL);
 	c = counters_of(tgid);
 	if (c)
 		bump(&c->untracked);
-	return false;
+	return NULL;
 }
 
 /* A socket that existed before start-up, known to user space by cookie. */
@@ -297,24 +300,23 @@ static __always_inline struct tt_sock *adopt_seed(const struct sock *sk)
 	if (!seed)
 		return NULL;
 	__u32 slot = seed->flags & TT_SK_PROVISIONAL ? TT_NO_SLOT : slot_of_process(seed->tgid);
-	bool followed = track(sk, seed->tgid, slot, seed->side, seed->flags);
+	struct tt_sock *s = track(sk, seed->tgid, slot, seed->side, seed->flags);
 
 	bpf_map_delete_elem(&seeds, &cookie);
 	__sync_fetch_and_add(&seeds_pending, -1);
-	return followed ? find(sk) : NULL;
+	return s;
 }
 
 /* Open connections: opened[] when a counted connection is ESTABLISHED,
  * open_ended[] when it leaves ESTABLISHED or ends; user space adds those
  * it seeded open at start-up. A socket is open on one side of one
- * process. */
-static __always_inline void open_begins(struct tt_sock *s)
+ * process. c: the counters of its owner, when the caller has them. */
+static __always_inline void open_begins(struct tt_sock *s, struct tt_proc_counters *c)
 {
-	struct tt_proc_counters *c;
-
 	if (s->flags & TT_SK_OPEN)
 		return;
-	c = counters_of_sock(s);
+	if (!c)
+		c = counters_of_sock(s);
 	if (!c)
 		return;
 	bump(&c->opened[s->side & 1]);

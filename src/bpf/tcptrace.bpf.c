@@ -259,7 +259,8 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 			if (d)
 				bump(&d->conn);
 			s->flags |= TT_SK_COUNTED;
-			open_begins(s);
+			if (c)
+				open_begins(s, c);
 		}
 		break;
 	case TCP_FIN_WAIT1: /* close() or shutdown() by the owner */

@@ -33,6 +33,9 @@
 #include <unistd.h>
 
 #define IO_TIMEOUT_MS 10000	/* any single blocking step */
+/* An accept: the first waits for the test to start tcptrace, then the
+ * client, which a loaded machine may take more than IO_TIMEOUT_MS to do. */
+#define ACCEPT_TIMEOUT_S 40
 #define HOLD_LIMIT_S 60		/* hold: longest wait for SIGUSR1 */
 #define MAX_COUNT 100000
 #define LISTEN_BACKLOG 1024
@@ -506,6 +509,7 @@ static void wait_for_release(void);
 
 static int open_listener(const struct config *cfg)
 {
+	struct timeval accept_timeout = { .tv_sec = ACCEPT_TIMEOUT_S };
 	int one = 1;
 	int fd;
 
@@ -514,7 +518,8 @@ static int open_listener(const struct config *cfg)
 		note_error("socket: %s", strerror(errno));
 		return -1;
 	}
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) || set_timeouts(fd)) {
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &accept_timeout, sizeof(accept_timeout))) {
 		note_error("setsockopt on listener: %s", strerror(errno));
 		goto fail;
 	}
