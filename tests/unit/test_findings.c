@@ -116,6 +116,7 @@ static void test_somaxconn_that_caps_and_sharers(void **state)
 	text = text_of(v, 1, NULL);
 	assert_non_null(strstr(text, "The listener is shared with 11, 12, counted once here."));
 	assert_non_null(strstr(text, "nginx's queue is `listen ... backlog=N` (511 by default)"));
+	assert_non_null(strstr(text, "raise worker_rlimit_nofile above worker_connections."));
 	assert_non_null(strstr(text, "net.core.somaxconn (128) caps that backlog: raise it too."));
 	free(text);
 }

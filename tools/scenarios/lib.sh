@@ -235,7 +235,11 @@ sc_hitch() { # role conf port
 # sending after REQUESTS responses (wrk-requests.lua), but its main thread
 # sleeps for all of -d: SIGINT, sent until wrk has gone, ends that sleep.
 # From the wrapper, not from wrk's Lua: a process wrk started would hold
-# wrk's sockets open after it exits.
+# wrk's sockets open after it exits. Once the load generator is gone, the
+# wrapper waits (5 s at most) until no listener of the namespace has a
+# connection waiting in its accept queue: a server that had stopped
+# accepting (haproxy at maxconn, nginx out of descriptors) takes and closes
+# the ones the load left there while tcptrace still traces it.
 sc_load_cmd() { # url
 	local done_file=$SC_RUN/wrk.done
 	SC_LOAD=(timeout -k 5 "$((TIME_LIMIT + 10))" bash -c '
@@ -248,7 +252,13 @@ sc_load_cmd() { # url
 			[ -e "$done_file" ] && kill -INT "$load"
 			sleep 0.1
 		done
-		wait "$load"' load-bounded "$SC_RUN/load.pid" "$done_file")
+		wait "$load"
+		rc=$?
+		for i in $(seq 50); do
+			ss -ltnH | awk "\$2 > 0 { q = 1 } END { exit !q }" || break
+			sleep 0.1
+		done
+		exit "$rc"' load-bounded "$SC_RUN/load.pid" "$done_file")
 	# The load generator runs under a name of its own, ab.PID or wrk.PID of
 	# this script (a link's name is the command name), so that tracing it
 	# by name catches no other ab or wrk on the host.
@@ -356,6 +366,21 @@ sc_errno99_lines() { # role
 	cat "$SC_RUN/$1"/*.log "$SC_RUN/$1.out" 2>/dev/null | grep -cE '\(99(: |\))'
 }
 
+# Lines of ROLE's logs that report errno 24 (EMFILE, out of file
+# descriptors): all of them, or those of accept() only (nginx's
+# "accept4() failed (24: Too many open files)").
+sc_errno24_lines() { # role [accept]
+	cat "$SC_RUN/$1"/*.log "$SC_RUN/$1.out" 2>/dev/null | grep '(24: ' |
+		if [ "${2:-}" = accept ]; then grep -c 'accept4\?() failed'; else grep -c .; fi
+}
+
+# The HTTP statuses ROLE logged, if it logs requests (haproxy's option
+# httplog): "200:995 503:5".
+sc_http_statuses() { # role
+	sed -n 's/.*\] [^ ]* [^ ]* [-0-9]*\/[-0-9]*\/[-0-9]*\/[-0-9]*\/+\?[0-9]* \([0-9][0-9][0-9]\) .*/\1/p' \
+		"$SC_RUN/$1.out" 2>/dev/null | sort | uniq -c | awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }'
+}
+
 # Timewait sockets held now in the namespace whose local (sport) or
 # remote (dport) port is PORT.
 sc_tw_held() { # sport|dport port
@@ -367,6 +392,11 @@ sc_tw_held() { # sport|dport port
 sc_listen_drops() { # port
 	sc_in_ns ss -ltmnH "( sport = :$1 )" | sed -n 's/.*skmem:(.*,d\([0-9]*\)).*/\1/p' |
 		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# Connections in its accept queue now, that no process took (Recv-Q).
+sc_listen_queued() { # port
+	sc_in_ns ss -ltnH "( sport = :$1 )" | awk '{ s += $2 } END { print s + 0 }'
 }
 
 sc_listen_limit() { # port
@@ -424,8 +454,13 @@ sc_write_truth() {
 			echo "ss_tw_accepted_$role=$(sc_tw_held sport "${SC_PORT[$role]}")"
 			echo "ss_tw_toward_$role=$(sc_tw_held dport "${SC_PORT[$role]}")"
 			echo "errno99_$role=$(sc_errno99_lines "$role")"
+			echo "errno24_$role=$(sc_errno24_lines "$role")"
+			echo "statuses_$role=\"$(sc_http_statuses "$role")\""
+			echo "errno24_accept_$role=$(sc_errno24_lines "$role" accept)"
 			echo "ss_drops_$role=$(sc_listen_drops "${SC_PORT[$role]}")"
 			echo "ss_limit_$role=$(sc_listen_limit "${SC_PORT[$role]}")"
+			echo "ss_queued_$role=$(sc_listen_queued "${SC_PORT[$role]}")"
+			echo "ss_states_$role=\"$(sc_in_ns ss -tanH "( sport = :${SC_PORT[$role]} )" | awk '{ n[$1]++ } END { for (s in n) printf "%s:%d ", s, n[s] }')\""
 			all=$all,${SC_PIDS[$role]}
 		done
 		echo "pids_all=$all"

@@ -293,7 +293,9 @@ static void write_listen_drops(FILE *f, const struct tt_finding *v)
 		      "frontend's maxconn).", f);
 	else if (is(v, "nginx"))
 		fputs(" nginx's queue is `listen ... backlog=N` (511 by default): raise it to hold "
-		      "the bursts of new connections.", f);
+		      "the bursts of new connections. nginx stops accepting when a worker has no "
+		      "file descriptor left (\"accept4() failed (24: Too many open files)\" in its "
+		      "error log): raise worker_rlimit_nofile above worker_connections.", f);
 	else
 		fputs(" Accept faster, or raise the backlog its listen() asks for.", f);
 	if (v->somaxconn && v->limit >= v->somaxconn)
