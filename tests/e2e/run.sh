@@ -32,6 +32,9 @@ scenario() { # name [options...]
 	fi
 	. "$WORK/$name.truth"
 	grep '^finding:' "$OUT" | cut -c1-160 | sed 's/^/    /' >&2
+	# kind, pid, side and count of each finding, for finding_count.
+	FINDINGS=$WORK/$name.findings
+	jq -r 'select(.finding) | [.finding, .pid, (.side // "-"), .count] | @tsv' "$JSONL" >"$FINDINGS"
 	LOST=$(sed -n 's/^tcptrace: \([0-9]*\) events lost.*/\1/p' "$WORK/$name.out")
 	LOST=${LOST:-0}
 	[ "$LOST" -eq 0 ] || log "    tcptrace: $LOST events lost to the kernel's recursion guard (see docs/reliability.md)"
@@ -55,26 +58,31 @@ sum() { # role column
 finding_count() { # kind role [side]
 	local pids
 	pids=$(eval echo "\${pids_$2:-none}")
-	jq -s --arg k "$1" --arg side "${3:-}" --arg pids ",$pids," '
-		[.[] | select(.finding == $k and (.pid as $p | $pids | contains("," + ($p | tostring) + ","))
-			and ($side == "" or .side == $side)) | .count] | add // 0' "$JSONL"
+	awk -F'\t' -v k="$1" -v side="${3:-}" -v pids=",$pids," '
+		$1 == k && index(pids, "," $2 ",") && (side == "" || $3 == side) { s += $4 }
+		END { print s + 0 }' "$FINDINGS"
 }
 
-# One field of the one KIND finding on ROLE's processes ("" when none).
-finding_field() { # kind role field
+# One field of the one KIND finding on ROLE's processes, on SIDE if given
+# ("" when there is none, or more than one).
+finding_field() { # kind role field [side]
 	local pids
 	pids=$(eval echo "\${pids_$2:-none}")
-	jq -rs --arg k "$1" --arg f "$3" --arg pids ",$pids," '
-		[.[] | select(.finding == $k and (.pid as $p | $pids | contains("," + ($p | tostring) + ",")))]
+	jq -rs --arg k "$1" --arg f "$3" --arg side "${4:-}" --arg pids ",$pids," '
+		[.[] | select(.finding == $k and (.pid as $p | $pids | contains("," + ($p | tostring) + ","))
+			and ($side == "" or .side == $side))]
 		| if length == 1 then .[0][$f] | tostring else "" end' "$JSONL"
 }
 
-# The text line of the one KIND finding on ROLE's processes: it begins
-# with the process name and the finding's first PID.
+# The text lines of the KIND findings on ROLE's processes: each begins
+# with the process name and the finding's first PID, and ends with the
+# section of docs/diagnosing.md of its kind.
 finding_line() { # kind role
 	local pid
-	pid=$(finding_field "$1" "$2" pid)
-	[ -n "$pid" ] && grep -m1 "^finding: [^ ]* $pid[,: ]" "$OUT" | grep -F "#$(finding_anchor "$1")"
+	for pid in $(awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$FINDINGS" | sort -u); do
+		[[ ",$(eval echo "\${pids_$2:-none}")," == *",$pid,"* ]] &&
+			grep "^finding: [^ ]* $pid[,: ]" "$OUT" | grep -F "#$(finding_anchor "$1")"
+	done
 }
 
 finding_anchor() { # kind
@@ -397,7 +405,7 @@ case_haproxy_keepalive_ab() { # [scenario options...]
 		"$(sum proxy tw_in)" "$(sum proxy conn_in)" 90
 	expect_eq "the RST finding: haproxy's upstream RSTs, all TCP_STATE = the backend's rst_recv" \
 		"$(sum backend rst_recv_in) {\"TCP_STATE\":$(sum backend rst_recv_in)}" \
-		"$(finding_count rst_sent proxy out) $(finding_field rst_sent proxy reasons)"
+		"$(finding_count rst_sent proxy out) $(finding_field rst_sent proxy reasons out)"
 	expect_eq "its line says what TCP_STATE means for haproxy" 1 "$(finding_line rst_sent proxy |
 		grep -c "haproxy's own close of a server connection (SO_LINGER 0)")"
 }
