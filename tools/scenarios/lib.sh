@@ -310,10 +310,11 @@ sc_run() { # url
 		bash -c 'out=$1; shift; exec "$@" >"$out" 2>&1' load "$SC_RUN/load.out" \
 		ip netns exec "$SC_NS" "${SC_LOAD[@]}" | tee "$SC_RUN/tracer.out"
 	rc=${PIPESTATUS[0]}
-	[ "$rc" -eq 0 ] || sc_fail "tcptrace -- $LOAD exited with $rc: $(tail -n 3 "$SC_RUN/load.out")"
 	sc_load_summary
 	[ "$SHOW_LOAD" -eq 1 ] && sc_show_load
+	# Also after a failed load: what the kernel counted says why.
 	[ -n "$TRUTH" ] && sc_write_truth
+	[ "$rc" -eq 0 ] || sc_fail "tcptrace -- $LOAD exited with $rc: $(tail -n 3 "$SC_RUN/load.out")"
 	sc_log "CSV written to $CSV"
 }
 
@@ -323,8 +324,8 @@ sc_run() { # url
 sc_show_load() {
 	echo
 	case $LOAD in
-	ab) sed -n '/^Complete requests:/p; /^Failed requests:/,/^   (/p; /^Non-2xx/p; /^Time taken/p
-		/^Connection Times/,/^Total:/p' "$SC_RUN/load.out" ;;
+	ab) sed -n '/^Time taken/p; /^Complete requests:/p; /^Failed requests:/p; /^   (Connect:/p
+		/^Non-2xx/p; /^Connection Times/,/^Total:/p' "$SC_RUN/load.out" ;;
 	wrk) sed -n '/^Running /,$p' "$SC_RUN/load.out" ;;
 	vegeta) vegeta report "$SC_RUN/vegeta.results" ;;
 	esac
