@@ -84,7 +84,7 @@ int netns_leave(int back)
 
 int netns_open(uint32_t pid, uint32_t inum, struct tt_netns *ns)
 {
-	int back, err;
+	int back, err, left;
 
 	memset(ns, 0, sizeof(*ns));
 	ns->inum = inum;
@@ -95,7 +95,9 @@ int netns_open(uint32_t pid, uint32_t inum, struct tt_netns *ns)
 	if (err)
 		return err;
 	err = open_here(ns);
-	err = netns_leave(back) ?: err;
+	left = netns_leave(back);
+	if (left)
+		err = left;
 	if (err)
 		netns_close(ns);
 	return err;
