@@ -64,6 +64,28 @@ static __always_inline void listen_queue_seen(const struct tt_listener_key *key,
 		q->sk = (__u64)sk;
 }
 
+/* A listener from before start-up, met in the walk of its namespace's
+ * TCP sockets at seeding (seed_listener_addresses): its address, which
+ * neither sock_diag nor /proc/net/tcp gives (%pK hashes it), for
+ * note_queue_depth to read its queue from. Only ports the seeding stored
+ * are taken. Returns false at the first socket that is no listener: the
+ * walk gives the listening hash first, so the rest holds none. */
+static __always_inline bool listener_met(const struct sock_common *skc)
+{
+	struct tt_listener_key key;
+	struct tt_listen_queue *q;
+
+	if (skc->skc_state != TCP_LISTEN)
+		return false;
+	key.netns = skc->skc_net.net->ns.inum;
+	key.port = skc->skc_num;
+	key.pad = 0;
+	q = bpf_map_lookup_elem(&listen_queues, &key);
+	if (q)
+		q->sk = (__u64)skc;
+	return true;
+}
+
 /* A child just queued for accept(): its listener's queue holds it
  * already (inet_csk_reqsk_queue_add comes before the child's move to
  * ESTABLISHED). The listener is a plain address here: a probe read. */

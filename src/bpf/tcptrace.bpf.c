@@ -363,6 +363,21 @@ int BPF_PROG(handle_retransmit_synack, struct sock *sk, struct request_sock *req
 	return 0;
 }
 
+/* Not attached with the others: user space runs it once per network
+ * namespace at seeding (seed.c), on the TCP sockets of the namespace it
+ * was started in. One byte out at the first socket that is no listener
+ * tells the reader it may stop there. */
+SEC("iter/tcp")
+int seed_listener_addresses(struct bpf_iter__tcp *ctx)
+{
+	struct sock_common *skc = ctx->sk_common;
+	char end = 0;
+
+	if (skc && !listener_met(skc))
+		bpf_seq_write(ctx->meta->seq, &end, 1);
+	return 0;
+}
+
 /* Packets freed as dropped, with the socket that received them (6.11+;
  * user space loads it only there): to tell a listener's drops that were
  * connection attempts from the others. Runs at every drop on the machine;

@@ -86,11 +86,12 @@ static void test_haproxy_listener_drops(void **state)
 	assert_string_equal(
 		text,
 		"finding: haproxy 4242: its listener 127.0.0.1:8080 dropped 281 connection attempts, "
-		"its accept queue full (deepest 17, limit 16); each client waited 1 s or more for its "
-		"SYN to go again. haproxy stops accepting at maxconn and leaves the rest in the queue: "
-		"raise maxconn (global and frontend), and the queue with backlog on the bind line. "
-		"(net.core.somaxconn, 4096, is above the limit: the backlog asked is what limits it.) "
-		"See docs/diagnosing.md#listen-queue-drops\n"
+		"its accept queue full (17 waiting, limit 16). A client whose SYN is dropped hears "
+		"nothing and sends it again after 1 s or more. haproxy stops accepting at maxconn "
+		"(global, and the frontend's) and leaves the rest in the queue: raise maxconn if its "
+		"servers keep up, and make the queue hold the bursts with backlog on the bind line "
+		"(by default the frontend's maxconn). (net.core.somaxconn, 4096, is above the limit: "
+		"the backlog asked is what limits it.) See docs/diagnosing.md#listen-queue-drops\n"
 		"finding: ab 77: 685 SYNs of its connect()s were sent again, each a wait of 1 s or more "
 		"for the connection: the peer's listen queue was full (see its listener's drops), or "
 		"SYNs were lost on the way. See docs/diagnosing.md#syn-retries\n");
@@ -114,12 +115,41 @@ static void test_somaxconn_that_caps_and_sharers(void **state)
 	assert_int_equal(findings_collect(&in, v, 2), 1);
 	text = text_of(v, 1, NULL);
 	assert_non_null(strstr(text, "The listener is shared with 11, 12, counted once here."));
-	assert_non_null(strstr(text, "nginx asks the queue of `listen ... backlog=N`"));
+	assert_non_null(strstr(text, "nginx's queue is `listen ... backlog=N` (511 by default)"));
+	assert_non_null(strstr(text, "raise worker_rlimit_nofile above worker_connections."));
 	assert_non_null(strstr(text, "net.core.somaxconn (128) caps that backlog: raise it too."));
 	free(text);
 }
 
-/* Rows of one name are added: nginx's workers make one finding. */
+/* A listener whose queue was never seen full dropped in the handshake. */
+static void test_drops_with_the_queue_never_full(void **state)
+{
+	struct tt_listener_row l = haproxy_listener();
+	struct findings_input in = { .listeners = &l, .n_listeners = 1 };
+	struct tt_finding v[1];
+	char *text;
+
+	(void)state;
+	strcpy(l.comm, "hitch");
+	l.drops = 1;
+	l.peak_run = 5;
+	l.limit = 100;
+	assert_int_equal(findings_collect(&in, v, 1), 1);
+	text = text_of(v, 1, NULL);
+	assert_string_equal(
+		text,
+		"finding: hitch 4242: its listener 127.0.0.1:8080 dropped 1 connection attempts, its "
+		"accept queue never seen full (deepest 5, limit 100): attempts dropped in the "
+		"handshake (a full SYN queue without SYN cookies, a final ACK refused). A client "
+		"whose SYN is dropped hears nothing and sends it again after 1 s or more. Accept "
+		"faster, or raise the backlog its listen() asks for. (net.core.somaxconn, 4096, is "
+		"above the limit: the backlog asked is what limits it.) "
+		"See docs/diagnosing.md#listen-queue-drops\n");
+	free(text);
+}
+
+/* Rows of one name are added: nginx's workers make one finding, which
+ * names them; its master, which counted nothing, is not among them. */
 static void test_timewait_per_name_and_side(void **state)
 {
 	struct tt_row rows[3] = { make_row(10, "nginx"), make_row(11, "nginx"), make_row(12, "nginx") };
@@ -132,7 +162,7 @@ static void test_timewait_per_name_and_side(void **state)
 	rows[1].c.conn[TT_SIDE_IN] = rows[2].c.conn[TT_SIDE_IN] = 1;
 	rows[1].c.tw[TT_SIDE_OUT] = 60;
 	rows[2].c.tw[TT_SIDE_OUT] = 60;
-	rows[1].c.conn[TT_SIDE_OUT] = 60;
+	rows[1].c.conn[TT_SIDE_OUT] = rows[2].c.conn[TT_SIDE_OUT] = 60;
 	memset(&d, 0, sizeof(d));
 	strcpy(d.comm, "nginx");
 	d.family = AF_INET;
@@ -146,12 +176,68 @@ static void test_timewait_per_name_and_side(void **state)
 	text = text_of(v, 1, NULL);
 	assert_string_equal(
 		text,
-		"finding: nginx (3 processes): it closed 120 upstream connections first and keeps "
+		"finding: nginx 11, 12: it closed 120 upstream connections first and keeps "
 		"their TIME_WAIT, each holding a local port toward its peer for 60 s; toward "
 		"127.0.0.1:8081 28112 ports are free, none in 234 s at the run's pace. Keep upstream "
 		"connections open: keepalive N in the upstream block, with proxy_http_version 1.1 and "
 		"proxy_set_header Connection \"\". net.ipv4.tcp_tw_reuse=1 lets connect() take over a "
 		"TIME_WAIT port. See docs/diagnosing.md#timewait-find-out-who-holds-it\n");
+	free(text);
+}
+
+/* An nginx in front of an nginx on one host: the proxy's workers (they
+ * connect) and the backend's (they only accept) are two groups, and the
+ * backend's TIME_WAIT is not put on the proxy. */
+static void test_proxy_and_backend_of_one_name_apart(void **state)
+{
+	struct tt_row rows[6] = { make_row(20, "nginx"), make_row(21, "nginx"), make_row(22, "nginx"),
+				  make_row(30, "nginx"), make_row(31, "nginx"), make_row(32, "nginx") };
+	struct findings_input in = { .rows = rows, .n = 6 };
+	struct tt_finding v[4];
+	char *text;
+
+	(void)state;
+	rows[1].c.conn[TT_SIDE_IN] = rows[2].c.conn[TT_SIDE_IN] = 1000;
+	rows[1].c.tw[TT_SIDE_IN] = rows[2].c.tw[TT_SIDE_IN] = 980;
+	rows[4].c.conn[TT_SIDE_IN] = rows[5].c.conn[TT_SIDE_IN] = 5;
+	rows[4].c.conn[TT_SIDE_OUT] = rows[5].c.conn[TT_SIDE_OUT] = 1000;
+	rows[4].c.fin_passive[TT_SIDE_OUT] = rows[5].c.fin_passive[TT_SIDE_OUT] = 960;
+	rows[4].c.tw[TT_SIDE_OUT] = rows[5].c.tw[TT_SIDE_OUT] = 40;
+	assert_int_equal(findings_collect(&in, v, 4), 1);
+	assert_int_equal(v[0].kind, TT_FINDING_TIMEWAIT);
+	assert_int_equal(v[0].side, TT_SIDE_IN);
+	assert_int_equal(v[0].n_pids, 2);
+	text = text_of(v, 1, NULL);
+	assert_non_null(strstr(text, "finding: nginx 21, 22: it closed 1960 client connections first"));
+	free(text);
+}
+
+/* Below the threshold, the TIME_WAIT of a process that ran out of ports
+ * is a finding all the same: it holds them. Five PIDs are named, more
+ * are counted. */
+static void test_timewait_that_holds_the_ports(void **state)
+{
+	struct tt_row rows[7];
+	struct findings_input in = { .rows = rows, .n = 7 };
+	struct tt_finding v[4];
+	char *text;
+
+	(void)state;
+	for (int i = 0; i < 7; i++) {
+		rows[i] = make_row(100 + i, "nginx");
+		rows[i].c.conn[TT_SIDE_IN] = rows[i].c.conn[TT_SIDE_OUT] = 7;
+		rows[i].c.tw[TT_SIDE_OUT] = 7;
+		rows[i].c.eaddrnotavail = 100;
+	}
+	assert_int_equal(findings_collect(&in, v, 4), 2);
+	assert_int_equal(v[0].kind, TT_FINDING_NO_PORT);
+	assert_int_equal(v[1].kind, TT_FINDING_TIMEWAIT);
+	assert_int_equal(v[1].count, 49);
+	text = text_of(v, 2, NULL);
+	assert_non_null(strstr(text, "finding: nginx 100, 101, 102, 103 and 3 more: 700 connect()s "
+				     "failed with EADDRNOTAVAIL"));
+	assert_non_null(strstr(text, "finding: nginx 100, 101, 102, 103 and 3 more: it closed 49 "
+				     "upstream connections first"));
 	free(text);
 }
 
@@ -206,11 +292,13 @@ static void test_json_objects(void **state)
 	assert_string_equal(
 		text,
 		"{\"finding\":\"listen_drops\",\"comm\":\"haproxy\",\"pid\":4242,\"processes\":1,"
-		"\"count\":281,\"listener\":\"127.0.0.1:8080\",\"acceptq_peak\":17,\"acceptq_limit\":16,"
+		"\"pids\":[4242],\"count\":281,\"listener\":\"127.0.0.1:8080\",\"acceptq_peak\":17,\"acceptq_limit\":16,"
 		"\"somaxconn\":4096,\"shared_with\":[4243],\"doc\":\"docs/diagnosing.md#listen-queue-drops\"}\n"
-		"{\"finding\":\"no_free_port\",\"comm\":\"ab\",\"pid\":77,\"processes\":1,\"count\":3,"
+		"{\"finding\":\"no_free_port\",\"comm\":\"ab\",\"pid\":77,\"processes\":1,\"pids\":[77],"
+		"\"count\":3,"
 		"\"side\":\"out\",\"doc\":\"docs/diagnosing.md#port-exhaustion\"}\n"
-		"{\"finding\":\"rst_sent\",\"comm\":\"ab\",\"pid\":77,\"processes\":1,\"count\":2,"
+		"{\"finding\":\"rst_sent\",\"comm\":\"ab\",\"pid\":77,\"processes\":1,\"pids\":[77],"
+		"\"count\":2,"
 		"\"side\":\"out\",\"reasons\":{\"NO_SOCKET\":2},"
 		"\"doc\":\"docs/diagnosing.md#rsts-and-their-reasons\"}\n");
 	free(text);
@@ -236,7 +324,10 @@ int main(void)
 		cmocka_unit_test(test_healthy_run_has_none),
 		cmocka_unit_test(test_haproxy_listener_drops),
 		cmocka_unit_test(test_somaxconn_that_caps_and_sharers),
+		cmocka_unit_test(test_drops_with_the_queue_never_full),
 		cmocka_unit_test(test_timewait_per_name_and_side),
+		cmocka_unit_test(test_proxy_and_backend_of_one_name_apart),
+		cmocka_unit_test(test_timewait_that_holds_the_ports),
 		cmocka_unit_test(test_rsts_with_what_their_reason_means),
 		cmocka_unit_test(test_json_objects),
 		cmocka_unit_test(test_room_for_fewer_than_found),

@@ -11,5 +11,3 @@ sc_init "$@"
 sc_nginx backend nginx-backend.conf 8081
 sc_haproxy proxy "$PROXY_CONF" 8080
 sc_run http://127.0.0.1:8080/
-
-sc_haproxy_finding

@@ -11,7 +11,7 @@
 #   sc_nginx backend nginx-backend.conf 8081
 #   sc_nginx proxy nginx-default.conf 8080
 #   sc_run http://127.0.0.1:8080/   tcptrace over the load; CSV and truth
-#   sc_finding "..."                the one-line finding, from sc_sum figures
+# What went wrong is tcptrace's to say: its summary ends with its findings.
 
 SC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SC_TOP=$(cd "$SC_DIR/../.." && pwd)
@@ -28,7 +28,9 @@ RATE=200      # requests per second of vegeta
 KEEPALIVE=0   # 1: ab keeps its connections open (ab -k)
 POST_BYTES=0  # > 0: every request is a POST with a body of this many bytes
 CSV=""
+JSON=""
 TRUTH=""
+SHOW_LOAD=0   # 1: print the load generator's own report after tcptrace's
 PROXY_CONF="" # the proxy's configuration, a file in tools/scenarios or a path
 # Settings of the scenario's namespace. tcp_tw_reuse is off, as for traffic
 # between two hosts: its default, 2, lets a connect() on loopback take over
@@ -46,7 +48,8 @@ declare -A SC_PORT  # role -> the port it listens on
 sc_usage() {
 	cat >&2 <<EOF
 usage: $0 [-n REQUESTS] [-c CONCURRENCY] [-t SECONDS] [--load ab|wrk|vegeta]
-          [-r RATE] [-k] [--post BYTES] [--csv FILE] [--conf FILE] [--truth FILE]
+          [-r RATE] [-k] [--post BYTES] [--csv FILE] [--json FILE] [--conf FILE]
+          [--sysctl NAME=VALUE] [--truth FILE]
   -n REQUESTS    requests of the load run (default $REQUESTS)
   -c N           concurrent connections of ab and wrk (default $CONCURRENCY)
   -t SECONDS     the load run is stopped after this long (default $TIME_LIMIT)
@@ -58,7 +61,11 @@ usage: $0 [-n REQUESTS] [-c CONCURRENCY] [-t SECONDS] [--load ab|wrk|vegeta]
   -k             ab keeps its connections open between requests (ab -k)
   --post BYTES   every request is a POST with a body of BYTES bytes (ab and vegeta)
   --csv FILE     tcptrace's CSV (default ./$SC_NAME.csv)
+  --json FILE    also tcptrace's JSON lines: its rows and its findings
   --conf FILE    the proxy's configuration instead of $PROXY_CONF
+  --sysctl NAME=VALUE
+                 set NAME in the namespace, after the scenario's own settings
+                 (${SYSCTLS[*]}); repeatable
   --truth FILE   also write what the kernel counted in the namespace over the
                  run (nstat, ss), the load generator's counts and each role's PIDs
 EOF
@@ -82,7 +89,9 @@ sc_parse_args() {
 		-k) KEEPALIVE=1; shift ;;
 		--post) [ $# -ge 2 ] && sc_is_count "$2" || sc_usage; POST_BYTES=$2; shift 2 ;;
 		--csv) [ $# -ge 2 ] || sc_usage; CSV=$2; shift 2 ;;
+		--json) [ $# -ge 2 ] || sc_usage; JSON=$2; shift 2 ;;
 		--conf) [ $# -ge 2 ] || sc_usage; PROXY_CONF=$2; shift 2 ;;
+		--sysctl) [ $# -ge 2 ] && [[ $2 == ?*=* ]] || sc_usage; SYSCTLS+=("$2"); shift 2 ;;
 		--truth) [ $# -ge 2 ] || sc_usage; TRUTH=$2; shift 2 ;;
 		*) sc_usage ;;
 		esac
@@ -191,6 +200,12 @@ sc_haproxy() { # role conf port
 	sc_start "$1" "$3" 1 haproxy -db -f "$conf"
 }
 
+# The slow backend (slow-backend.py): every answer after DELAY_MS.
+sc_slow_backend() { # role port delay-ms
+	command -v python3 >/dev/null || sc_fail "missing python3"
+	sc_start "$1" "$2" 1 python3 "$SC_DIR/slow-backend.py" "$2" "$3"
+}
+
 # Apache httpd with its ServerRoot (pid file, error log) private to ROLE.
 sc_apache() { # role conf port
 	local conf
@@ -220,7 +235,11 @@ sc_hitch() { # role conf port
 # sending after REQUESTS responses (wrk-requests.lua), but its main thread
 # sleeps for all of -d: SIGINT, sent until wrk has gone, ends that sleep.
 # From the wrapper, not from wrk's Lua: a process wrk started would hold
-# wrk's sockets open after it exits.
+# wrk's sockets open after it exits. Once the load generator is gone, the
+# wrapper waits (5 s at most) until no listener of the namespace has a
+# connection waiting in its accept queue: a server that had stopped
+# accepting (haproxy at maxconn, nginx out of descriptors) takes and closes
+# the ones the load left there while tcptrace still traces it.
 sc_load_cmd() { # url
 	local done_file=$SC_RUN/wrk.done
 	SC_LOAD=(timeout -k 5 "$((TIME_LIMIT + 10))" bash -c '
@@ -233,7 +252,13 @@ sc_load_cmd() { # url
 			[ -e "$done_file" ] && kill -INT "$load"
 			sleep 0.1
 		done
-		wait "$load"' load-bounded "$SC_RUN/load.pid" "$done_file")
+		wait "$load"
+		rc=$?
+		for i in $(seq 50); do
+			ss -ltnH | awk "\$2 > 0 { q = 1 } END { exit !q }" || break
+			sleep 0.1
+		done
+		exit "$rc"' load-bounded "$SC_RUN/load.pid" "$done_file")
 	# The load generator runs under a name of its own, ab.PID or wrk.PID of
 	# this script (a link's name is the command name), so that tracing it
 	# by name catches no other ab or wrk on the host.
@@ -273,21 +298,37 @@ sc_load_cmd() { # url
 # of its own that a late RST removes, for one) do the totals match the
 # kernel's.
 sc_run() { # url
-	local role pids="" rc
+	local role pids="" rc json=()
 	for role in "${SC_ROLES[@]}"; do
 		SC_PIDS[$role]=$(sc_tree "${SC_ROOT[$role]}" | paste -sd,)
 		pids=${pids:+$pids,}${SC_PIDS[$role]}
 		sc_log "$role: $(sed -n 1p "/proc/${SC_ROOT[$role]}/comm") PIDs ${SC_PIDS[$role]}"
 	done
 	sc_load_cmd "$1"
-	"$TCPTRACE" -p "$pids,$SC_LOAD_NAME" --csv "$CSV" -- \
+	[ -n "$JSON" ] && json=(--json "$JSON")
+	"$TCPTRACE" -p "$pids,$SC_LOAD_NAME" --csv "$CSV" "${json[@]}" -- \
 		bash -c 'out=$1; shift; exec "$@" >"$out" 2>&1' load "$SC_RUN/load.out" \
 		ip netns exec "$SC_NS" "${SC_LOAD[@]}" | tee "$SC_RUN/tracer.out"
 	rc=${PIPESTATUS[0]}
-	[ "$rc" -eq 0 ] || sc_fail "tcptrace -- $LOAD exited with $rc: $(tail -n 3 "$SC_RUN/load.out")"
 	sc_load_summary
+	[ "$SHOW_LOAD" -eq 1 ] && sc_show_load
+	# Also after a failed load: what the kernel counted says why.
 	[ -n "$TRUTH" ] && sc_write_truth
+	[ "$rc" -eq 0 ] || sc_fail "tcptrace -- $LOAD exited with $rc: $(tail -n 3 "$SC_RUN/load.out")"
 	sc_log "CSV written to $CSV"
+}
+
+# The load generator's own report, as it printed it: ab's connection
+# times (its Connect: row is the wait for the handshake), wrk's latency and
+# socket errors (connect, read, write, timeout).
+sc_show_load() {
+	echo
+	case $LOAD in
+	ab) sed -n '/^Time taken/p; /^Complete requests:/p; /^Failed requests:/p; /^   (Connect:/p
+		/^Non-2xx/p; /^Connection Times/,/^Total:/p' "$SC_RUN/load.out" ;;
+	wrk) sed -n '/^Running /,$p' "$SC_RUN/load.out" ;;
+	vegeta) vegeta report "$SC_RUN/vegeta.results" ;;
+	esac
 }
 
 # What the load generator says it did: LOAD_REQUESTS and LOAD_NON2XX.
@@ -295,10 +336,15 @@ sc_load_summary() {
 	case $LOAD in
 	ab)
 		LOAD_REQUESTS=$(awk '/^Complete requests:/ { print $3 }' "$SC_RUN/load.out")
-		LOAD_NON2XX=$(awk '/^Non-2xx responses:/ { print $3 }' "$SC_RUN/load.out") ;;
+		LOAD_NON2XX=$(awk '/^Non-2xx responses:/ { print $3 }' "$SC_RUN/load.out")
+		# Connect: min mean [+/-sd] median max, in ms.
+		LOAD_CONNECT_MAX=$(awk '$1 == "Connect:" { print $NF }' "$SC_RUN/load.out") ;;
 	wrk)
 		LOAD_REQUESTS=$(awk '/ requests in / { print $1 }' "$SC_RUN/load.out")
-		LOAD_NON2XX=$(awk '/^  Non-2xx or 3xx responses:/ { print $5 }' "$SC_RUN/load.out") ;;
+		LOAD_NON2XX=$(awk '/^  Non-2xx or 3xx responses:/ { print $5 }' "$SC_RUN/load.out")
+		# Socket errors: connect C, read R, write W, timeout T
+		LOAD_TIMEOUTS=$(sed -n 's/.*Socket errors:.* timeout \([0-9]*\).*/\1/p' "$SC_RUN/load.out")
+		LOAD_CONNECT_ERRORS=$(sed -n 's/.*Socket errors: connect \([0-9]*\),.*/\1/p' "$SC_RUN/load.out") ;;
 	vegeta)
 		# Status 0 counts the requests that got no response.
 		vegeta report -type=json "$SC_RUN/vegeta.results" >"$SC_RUN/vegeta.json" ||
@@ -309,6 +355,9 @@ sc_load_summary() {
 	esac
 	LOAD_REQUESTS=${LOAD_REQUESTS:-0}
 	LOAD_NON2XX=${LOAD_NON2XX:-0}
+	LOAD_CONNECT_MAX=${LOAD_CONNECT_MAX:-0}
+	LOAD_TIMEOUTS=${LOAD_TIMEOUTS:-0}
+	LOAD_CONNECT_ERRORS=${LOAD_CONNECT_ERRORS:-0}
 	sc_log "$LOAD: $LOAD_REQUESTS requests, $LOAD_NON2XX answered with an error status"
 }
 
@@ -318,10 +367,41 @@ sc_errno99_lines() { # role
 	cat "$SC_RUN/$1"/*.log "$SC_RUN/$1.out" 2>/dev/null | grep -cE '\(99(: |\))'
 }
 
+# Lines of ROLE's logs that report errno 24 (EMFILE, out of file
+# descriptors): all of them, or those of accept() only (nginx's
+# "accept4() failed (24: Too many open files)").
+sc_errno24_lines() { # role [accept]
+	cat "$SC_RUN/$1"/*.log "$SC_RUN/$1.out" 2>/dev/null | grep '(24: ' |
+		if [ "${2:-}" = accept ]; then grep -c 'accept4\?() failed'; else grep -c .; fi
+}
+
+# The HTTP statuses ROLE logged, if it logs requests (haproxy's option
+# httplog): "200:995 503:5".
+sc_http_statuses() { # role
+	sed -n 's/.*\] [^ ]* [^ ]* [-0-9]*\/[-0-9]*\/[-0-9]*\/[-0-9]*\/+\?[0-9]* \([0-9][0-9][0-9]\) .*/\1/p' \
+		"$SC_RUN/$1.out" 2>/dev/null | sort | uniq -c | awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }'
+}
+
 # Timewait sockets held now in the namespace whose local (sport) or
 # remote (dport) port is PORT.
 sc_tw_held() { # sport|dport port
 	sc_in_ns ss -tanH state time-wait "( $1 = :$2 )" | wc -l
+}
+
+# What ss -ltm shows of the listeners on PORT: their drops (skmem's d, the
+# listeners' own sk_drops), summed, and their accept queue's limit (Send-Q).
+sc_listen_drops() { # port
+	sc_in_ns ss -ltmnH "( sport = :$1 )" | sed -n 's/.*skmem:(.*,d\([0-9]*\)).*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# Connections in its accept queue now, that no process took (Recv-Q).
+sc_listen_queued() { # port
+	sc_in_ns ss -ltnH "( sport = :$1 )" | awk '{ s += $2 } END { print s + 0 }'
+}
+
+sc_listen_limit() { # port
+	sc_in_ns ss -ltnH "( sport = :$1 )" | awk 'NR == 1 { print $3 }'
 }
 
 # Processes in the namespace that are no role's, as "PID:comm".
@@ -341,8 +421,13 @@ sc_write_truth() {
 	{
 		# One nstat call: all counters read at one moment.
 		sc_in_ns nstat -az TcpActiveOpens TcpPassiveOpens TcpAttemptFails TcpOutRsts TcpExtTW \
-			TcpExtTWKilled TcpExtTWRecycled TcpExtTCPTimeWaitOverflow TcpExtTCPAbortOnClose |
+			TcpExtTWKilled TcpExtTWRecycled TcpExtTCPTimeWaitOverflow TcpExtTCPAbortOnClose \
+			TcpExtTCPAbortOnData TcpExtListenDrops TcpExtListenOverflows TcpExtTCPSynRetrans \
+			TcpExtSyncookiesSent TcpExtSyncookiesRecv TcpExtSyncookiesFailed \
+			TcpExtTCPReqQFullDrop TcpExtTCPReqQFullDoCookies |
 			awk '$1 ~ /^Tcp/ { print $1 "=" $2 }'
+		echo "somaxconn=$(sc_in_ns sysctl -n net.core.somaxconn)"
+		echo "syncookies=$(sc_in_ns sysctl -n net.ipv4.tcp_syncookies)"
 		echo "ss_timewait=$(sc_in_ns ss -tanH state time-wait | wc -l)"
 		# RSTs no traced process sent (those of no socket, mostly), as
 		# tcptrace reports them for this namespace at exit.
@@ -353,6 +438,9 @@ sc_write_truth() {
 		echo "load=$LOAD"
 		echo "load_requests=$LOAD_REQUESTS"
 		echo "load_non2xx=$LOAD_NON2XX"
+		echo "load_connect_max=$LOAD_CONNECT_MAX"
+		echo "load_timeouts=$LOAD_TIMEOUTS"
+		echo "load_connect_errors=$LOAD_CONNECT_ERRORS"
 		echo "requests=$REQUESTS"
 		echo "roles=\"${SC_ROLES[*]}\""
 		local load_pid all
@@ -367,62 +455,15 @@ sc_write_truth() {
 			echo "ss_tw_accepted_$role=$(sc_tw_held sport "${SC_PORT[$role]}")"
 			echo "ss_tw_toward_$role=$(sc_tw_held dport "${SC_PORT[$role]}")"
 			echo "errno99_$role=$(sc_errno99_lines "$role")"
+			echo "errno24_$role=$(sc_errno24_lines "$role")"
+			echo "statuses_$role=\"$(sc_http_statuses "$role")\""
+			echo "errno24_accept_$role=$(sc_errno24_lines "$role" accept)"
+			echo "ss_drops_$role=$(sc_listen_drops "${SC_PORT[$role]}")"
+			echo "ss_limit_$role=$(sc_listen_limit "${SC_PORT[$role]}")"
+			echo "ss_queued_$role=$(sc_listen_queued "${SC_PORT[$role]}")"
+			echo "ss_states_$role=\"$(sc_in_ns ss -tanH "( sport = :${SC_PORT[$role]} )" | awk '{ n[$1]++ } END { for (s in n) printf "%s:%d ", s, n[s] }')\""
 			all=$all,${SC_PIDS[$role]}
 		done
 		echo "pids_all=$all"
 	} >"$TRUTH"
-}
-
-# The PIDs of ROLE, or of the load generator for "load".
-sc_role_pids() { # role
-	if [ "$1" = load ]; then cat "$SC_RUN/load.pid"; else echo "${SC_PIDS[$1]}"; fi
-}
-
-# Sum of a CSV column over the rows of ROLE's processes ("load": the load
-# generator's).
-sc_sum() { # role column
-	awk -F, -v pids="$(sc_role_pids "$1")" -v col="$2" '
-		BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
-		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-		c && ($3 in keep) { s += $c }
-		END { print s + 0 }' "$CSV"
-}
-
-# The rst_sent_reasons of ROLE's rows, summed per reason: "TCP_STATE 113".
-sc_reasons() { # role
-	awk -F, -v pids="$(sc_role_pids "$1")" '
-		BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
-		NR > 1 && ($3 in keep) && $NF != "" {
-			m = split($NF, parts, ";")
-			for (i = 1; i <= m; i++) { split(parts[i], kv, "="); sum[kv[1]] += kv[2] }
-		}
-		END { for (k in sum) printf "%s %d\n", k, sum[k] }' "$CSV" | sort | paste -sd, | sed 's/,/, /g'
-}
-
-sc_finding() { printf 'finding: %s\n' "$*"; }
-
-# How haproxy's upstream connections ended, and where their TIME_WAIT is.
-sc_haproxy_finding() {
-	local reasons
-	reasons=$(sc_reasons proxy)
-	sc_finding "haproxy: $LOAD_REQUESTS requests over $(sc_sum proxy conn_in) client and" \
-		"$(sc_sum proxy conn_out) server connections; server connections ended by the backend's FIN" \
-		"$(sc_sum proxy fin_passive_out), haproxy's FIN $(sc_sum proxy fin_active_out), haproxy's RST" \
-		"$(sc_sum proxy rst_sent_out)${reasons:+ ($reasons)}; TIME_WAIT: haproxy tw_in $(sc_sum proxy tw_in)," \
-		"tw_out $(sc_sum proxy tw_out), backend tw_in $(sc_sum backend tw_in)"
-}
-
-# Who closed first on each hop of a layer 4 proxy, and where the TIME_WAIT
-# is: the client hop (the load generator to the proxy) and the upstream hop
-# (the proxy to the backend), each seen from both of its ends.
-sc_l4_finding() { # proxy name
-	local p=$1
-	sc_finding "$LOAD_REQUESTS requests; client hop ($LOAD to $p, $(sc_sum proxy conn_in) connections):" \
-		"first FIN from $p $(sc_sum proxy fin_active_in), from $LOAD $(sc_sum load fin_active_out);" \
-		"RST from $p $(sc_sum proxy rst_sent_in), from $LOAD $(sc_sum load rst_sent_out);" \
-		"TIME_WAIT $p tw_in $(sc_sum proxy tw_in), $LOAD tw_out $(sc_sum load tw_out)." \
-		"Upstream hop ($p to the backend, $(sc_sum proxy conn_out) connections): first FIN from" \
-		"$p $(sc_sum proxy fin_active_out), from the backend $(sc_sum backend fin_active_in);" \
-		"RST from $p $(sc_sum proxy rst_sent_out), from the backend $(sc_sum backend rst_sent_in);" \
-		"TIME_WAIT $p tw_out $(sc_sum proxy tw_out), backend tw_in $(sc_sum backend tw_in)"
 }

@@ -14,8 +14,3 @@ sc_init "$@"
 sc_nginx backend nginx-backend.conf 8081
 sc_nginx proxy "$PROXY_CONF" 8080
 sc_run http://127.0.0.1:8080/
-
-sc_finding "$LOAD sent $LOAD_REQUESTS requests at $RATE/s; nginx opened $(sc_sum proxy conn_out) upstream" \
-	"connections and closed $(sc_sum proxy fin_active_out) of them first: TIME_WAIT on nginx's upstream" \
-	"side tw_out $(sc_sum proxy tw_out), held at the end $(sc_tw_held dport 8081) (ss); the backend's" \
-	"tw_in $(sc_sum backend tw_in)"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* What went wrong in a run, from its totals: findings per process name
- * (its processes added, as compare groups them) or per listener, each
- * written as a line for an operator and as a JSON object. */
+ * (its processes added, as compare groups them; those that open
+ * connections apart from those that only accept them) or per listener,
+ * each written as a line for an operator and as a JSON object. */
 #include <inttypes.h>
 #include <string.h>
 #include <netinet/in.h>
@@ -31,15 +32,36 @@ const char *finding_anchor(enum tt_finding_kind kind)
 	return kind < TT_FINDING_KINDS ? kinds[kind].anchor : "";
 }
 
-/* One process name's rows added up. */
+/* The rows of one process name added up: those of processes that open
+ * connections, or those of processes that only accept them. */
 struct name_totals {
 	char comm[TT_COMM_LEN];
+	bool connects;
 	size_t n_pids;
-	uint32_t pid;
+	uint32_t pids[TT_FINDING_PIDS];
 	struct tt_proc_counters c;
 	uint64_t reasons[TT_SIDES][TT_REASON_SLOTS];
 };
 
+static bool counted_nothing(const struct tt_proc_counters *c)
+{
+	const __u64 *w = (const __u64 *)c;
+
+	for (size_t i = 0; i < sizeof(*c) / sizeof(__u64); i++)
+		if (w[i])
+			return false;
+	return true;
+}
+
+/* A process that opened connections, or tried to: a proxy, a client. */
+static bool connects(const struct tt_proc_counters *c)
+{
+	return c->conn[TT_SIDE_OUT] || c->connfail || c->eaddrnotavail || c->syn_retrans;
+}
+
+/* Groups by name and by whether the process connects, so that an nginx in
+ * front of an nginx on the same host is two groups, not one. A process
+ * that counted nothing (nginx's master) is in none. */
 static size_t totals_by_name(const struct tt_row *rows, size_t n, struct name_totals *out)
 {
 	size_t n_out = 0;
@@ -48,18 +70,23 @@ static size_t totals_by_name(const struct tt_row *rows, size_t n, struct name_to
 		const struct tt_row *row = &rows[i];
 		struct name_totals *t = NULL;
 		const __u64 *add = (const __u64 *)&row->c;
+		bool conn_out = connects(&row->c);
 		__u64 *sum;
 
+		if (counted_nothing(&row->c))
+			continue;
 		for (size_t j = 0; j < n_out && !t; j++)
-			if (!strncmp(out[j].comm, row->comm, TT_COMM_LEN))
+			if (!strncmp(out[j].comm, row->comm, TT_COMM_LEN) && out[j].connects == conn_out)
 				t = &out[j];
 		if (!t) {
 			t = &out[n_out++];
 			memset(t, 0, sizeof(*t));
 			memcpy(t->comm, row->comm, TT_COMM_LEN);
 			t->comm[TT_COMM_LEN - 1] = '\0';
-			t->pid = row->pid;
+			t->connects = conn_out;
 		}
+		if (t->n_pids < TT_FINDING_PIDS)
+			t->pids[t->n_pids] = row->pid;
 		t->n_pids++;
 		sum = (__u64 *)&t->c;
 		for (size_t w = 0; w < sizeof(t->c) / sizeof(__u64); w++)
@@ -87,7 +114,8 @@ static struct tt_finding *add(struct tt_finding *out, size_t *n, size_t max,
 	if (t) {
 		memcpy(f->comm, t->comm, TT_COMM_LEN);
 		f->n_pids = t->n_pids;
-		f->pid = t->pid;
+		memcpy(f->pids, t->pids, sizeof(f->pids));
+		f->pid = t->pids[0];
 		f->proxy = t->c.conn[TT_SIDE_IN] && t->c.conn[TT_SIDE_OUT];
 	}
 	return f;
@@ -140,10 +168,10 @@ static void add_listener(struct tt_finding *out, size_t *n, size_t max,
 		return;
 	memcpy(f->comm, l->comm, TT_COMM_LEN);
 	f->comm[TT_COMM_LEN - 1] = '\0';
-	f->pid = l->pid;
+	f->pid = f->pids[0] = l->pid;
 	f->n_pids = 1;
 	for (size_t i = 0; i < n_names; i++)
-		if (!strcmp(names[i].comm, f->comm))
+		if (!strcmp(names[i].comm, f->comm) && names[i].connects)
 			f->proxy = names[i].c.conn[TT_SIDE_IN] && names[i].c.conn[TT_SIDE_OUT];
 	f->peak = l->peak_run;
 	f->limit = l->limit;
@@ -190,7 +218,9 @@ size_t findings_collect(const struct findings_input *in, struct tt_finding *out,
 			    names[i].c.connfail);
 	for (size_t i = 0; i < n_names; i++) {
 		for (int side = TT_SIDE_OUT; side >= TT_SIDE_IN; side--) {
-			if (names[i].c.tw[side] < TT_FINDING_MIN_TIMEWAIT)
+			/* Few, unless they are what the ports ran out for. */
+			if (!names[i].c.tw[side] || (names[i].c.tw[side] < TT_FINDING_MIN_TIMEWAIT &&
+						     !(side == TT_SIDE_OUT && names[i].c.eaddrnotavail)))
 				continue;
 			f = add(out, &n, max, TT_FINDING_TIMEWAIT, &names[i], side,
 				names[i].c.tw[side]);
@@ -216,13 +246,16 @@ static bool is(const struct tt_finding *f, const char *comm)
 	return !strcmp(f->comm, comm);
 }
 
-/* "haproxy 4242" or "nginx (3 processes)". */
+/* "haproxy 4242", "nginx 9236, 9239", or "nginx 101, 102, 103 and 5 more". */
 static void who(FILE *f, const struct tt_finding *v)
 {
-	if (v->n_pids > 1)
-		fprintf(f, "%s (%zu processes)", v->comm, v->n_pids);
-	else
-		fprintf(f, "%s %u", v->comm, v->pid);
+	size_t shown = v->n_pids > TT_FINDING_PIDS_SHOWN + 1 ? TT_FINDING_PIDS_SHOWN : v->n_pids;
+
+	fprintf(f, "%s %u", v->comm, v->pid);
+	for (size_t i = 1; i < shown; i++)
+		fprintf(f, ", %u", v->pids[i]);
+	if (shown < v->n_pids)
+		fprintf(f, " and %zu more", v->n_pids - shown);
 }
 
 /* Its connections on one side, as an operator calls them. */
@@ -236,9 +269,17 @@ static const char *side_words(const struct tt_finding *v)
 static void write_listen_drops(FILE *f, const struct tt_finding *v)
 {
 	who(f, v);
-	fprintf(f, ": its listener %s dropped %" PRIu64 " connection attempts, its accept queue "
-		   "full (deepest %" PRIu64 ", limit %" PRIu64 "); each client waited 1 s or more "
-		   "for its SYN to go again.", v->where, v->count, v->peak, v->limit);
+	fprintf(f, ": its listener %s dropped %" PRIu64 " connection attempts", v->where, v->count);
+	/* The queue holds limit + 1 before the kernel calls it full. */
+	if (v->limit && v->peak > v->limit)
+		fprintf(f, ", its accept queue full (%" PRIu64 " waiting, limit %" PRIu64 ")",
+			v->peak, v->limit);
+	else
+		fprintf(f, ", its accept queue never seen full (deepest %" PRIu64 ", limit %" PRIu64
+			   "): attempts dropped in the handshake (a full SYN queue without SYN "
+			   "cookies, a final ACK refused)", v->peak, v->limit);
+	fputs(". A client whose SYN is dropped hears nothing and sends it again after 1 s or "
+	      "more.", f);
 	if (v->n_sharers) {
 		fputs(" The listener is shared with", f);
 		for (size_t i = 0; i < v->n_sharers; i++)
@@ -246,12 +287,15 @@ static void write_listen_drops(FILE *f, const struct tt_finding *v)
 		fputs(", counted once here.", f);
 	}
 	if (is(v, "haproxy"))
-		fputs(" haproxy stops accepting at maxconn and leaves the rest in the queue: raise "
-		      "maxconn (global and frontend), and the queue with backlog on the bind line.",
-		      f);
+		fputs(" haproxy stops accepting at maxconn (global, and the frontend's) and leaves "
+		      "the rest in the queue: raise maxconn if its servers keep up, and make the "
+		      "queue hold the bursts with backlog on the bind line (by default the "
+		      "frontend's maxconn).", f);
 	else if (is(v, "nginx"))
-		fputs(" nginx asks the queue of `listen ... backlog=N` (511 by default): raise it, "
-		      "and worker_connections if the workers are full.", f);
+		fputs(" nginx's queue is `listen ... backlog=N` (511 by default): raise it to hold "
+		      "the bursts of new connections. nginx stops accepting when a worker has no "
+		      "file descriptor left (\"accept4() failed (24: Too many open files)\" in its "
+		      "error log): raise worker_rlimit_nofile above worker_connections.", f);
 	else
 		fputs(" Accept faster, or raise the backlog its listen() asks for.", f);
 	if (v->somaxconn && v->limit >= v->somaxconn)
@@ -299,7 +343,8 @@ static void write_connect_failed(FILE *f, const struct tt_finding *v)
 {
 	who(f, v);
 	fprintf(f, ": %" PRIu64 " connect()s got a local port but no connection: refused, reset, "
-		   "or no answer in time.", v->count);
+		   "no answer in time, or closed by the process itself before the answer came "
+		   "(a load generator done with connects still waiting).", v->count);
 }
 
 static void write_timewait(FILE *f, const struct tt_finding *v)
@@ -412,8 +457,10 @@ int findings_write_json(FILE *f, const struct tt_finding *v, size_t n,
 
 		fprintf(f, "{\"finding\":\"%s\",\"comm\":", finding_name(x->kind));
 		json_put_string(f, x->comm, strlen(x->comm));
-		fprintf(f, ",\"pid\":%u,\"processes\":%zu,\"count\":%" PRIu64, x->pid, x->n_pids,
-			x->count);
+		fprintf(f, ",\"pid\":%u,\"processes\":%zu,\"pids\":[", x->pid, x->n_pids);
+		for (size_t p = 0; p < x->n_pids && p < TT_FINDING_PIDS; p++)
+			fprintf(f, "%s%u", p ? "," : "", x->pids[p]);
+		fprintf(f, "],\"count\":%" PRIu64, x->count);
 		if (x->side >= 0)
 			fprintf(f, ",\"side\":\"%s\"", x->side == TT_SIDE_IN ? "in" : "out");
 		if (x->where[0]) {

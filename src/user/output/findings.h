@@ -25,15 +25,22 @@ enum tt_finding_kind {
 	TT_FINDING_KINDS,
 };
 
-/* Below these, TIME_WAIT is no finding: a few connections closed first. */
+/* Below these, TIME_WAIT is no finding: a few connections closed first.
+ * On the connecting side it is one all the same when connect() found no
+ * free port: then it is what holds the ports. */
 #define TT_FINDING_MIN_TIMEWAIT 100
+
+/* The PIDs a finding keeps (JSON "pids"), and names in its line. */
+#define TT_FINDING_PIDS 16
+#define TT_FINDING_PIDS_SHOWN 4
 
 struct tt_finding {
 	enum tt_finding_kind kind;
+	int side;                  /* TT_SIDE_IN or TT_SIDE_OUT; -1: none */
 	char comm[TT_COMM_LEN];
 	size_t n_pids;             /* processes of that name it sums */
 	uint32_t pid;              /* the first (the listener's owner) */
-	int side;                  /* TT_SIDE_IN or TT_SIDE_OUT; -1: none */
+	uint32_t pids[TT_FINDING_PIDS]; /* the first TT_FINDING_PIDS of them */
 	bool proxy;                /* the name both accepts and connects */
 	uint64_t count;            /* the finding's number (drops, SYNs, sockets, RSTs) */
 	char where[TT_DEST_LEN];   /* the listener, or the destination; "" if none */

@@ -2,7 +2,8 @@
 /* Opens a sock_diag socket and sysctl files inside another network
  * namespace. Both a netlink socket and a /proc/sys/net file belong to the
  * namespace of the task that opened them, so tcptrace enters the target's
- * namespace just long enough to open them. */
+ * namespace just long enough to open them (and, for the seeding, to start
+ * a walk of its sockets). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -43,40 +44,60 @@ static bool in_own_namespace(uint32_t inum)
 	return stat("/proc/self/ns/net", &st) == 0 && (uint32_t)st.st_ino == inum;
 }
 
-int netns_open(uint32_t pid, uint32_t inum, struct tt_netns *ns)
+int netns_enter(uint32_t pid, uint32_t inum, int *back)
 {
 	char path[64];
 	int self, target, err = 0;
+
+	*back = -1;
+	if (pid == 0 || in_own_namespace(inum))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
+	target = open(path, O_RDONLY | O_CLOEXEC);
+	if (target < 0)
+		return -errno;
+	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0) {
+		err = -errno;
+	} else if (setns(target, CLONE_NEWNET)) {
+		err = -errno;
+		close(self);
+	} else {
+		*back = self;
+	}
+	close(target);
+	return err;
+}
+
+int netns_leave(int back)
+{
+	int err = 0;
+
+	if (back < 0)
+		return 0;
+	/* Cannot fail without losing our own namespace. */
+	if (setns(back, CLONE_NEWNET))
+		err = -errno;
+	close(back);
+	return err;
+}
+
+int netns_open(uint32_t pid, uint32_t inum, struct tt_netns *ns)
+{
+	int back, err, left;
 
 	memset(ns, 0, sizeof(*ns));
 	ns->inum = inum;
 	ns->diag_fd = -1;
 	for (int i = 0; i < TT_SYSCTLS; i++)
 		ns->sysctl_fd[i] = -1;
-	if (pid == 0 || in_own_namespace(inum)) {
-		err = open_here(ns);
-	} else {
-		snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
-		target = open(path, O_RDONLY | O_CLOEXEC);
-		if (target < 0)
-			return -errno;
-		self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-		if (self < 0) {
-			err = -errno;
-			close(target);
-			return err;
-		}
-		if (setns(target, CLONE_NEWNET)) {
-			err = -errno;
-		} else {
-			err = open_here(ns);
-			/* Cannot fail without losing our own namespace. */
-			if (setns(self, CLONE_NEWNET))
-				err = -errno;
-		}
-		close(target);
-		close(self);
-	}
+	err = netns_enter(pid, inum, &back);
+	if (err)
+		return err;
+	err = open_here(ns);
+	left = netns_leave(back);
+	if (left)
+		err = left;
 	if (err)
 		netns_close(ns);
 	return err;

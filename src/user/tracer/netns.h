@@ -27,6 +27,12 @@ struct tt_netns {
  * -errno when even the diag socket could not be had. */
 int netns_open(uint32_t pid, uint32_t inum, struct tt_netns *ns);
 
+/* Enter pid's network namespace (inum) for as long as opening something
+ * there takes; nothing to do when it is ours. *back is what netns_leave
+ * needs to come back. Returns 0 or -errno (then still in our own). */
+int netns_enter(uint32_t pid, uint32_t inum, int *back);
+int netns_leave(int back);
+
 /* Read one sysctl now, without its newline, into buf. 0 or -1. */
 int netns_read_sysctl(const struct tt_netns *ns, enum tt_netns_sysctl which, char *buf,
 		      size_t len);

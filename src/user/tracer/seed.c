@@ -19,6 +19,7 @@
 #include <linux/types.h>
 #include "tcptrace.h"
 #include "tracer/namespaces.h"
+#include "tracer/netns.h"
 #include "tracer/seed.h"
 #include "tracer/sockdiag.h"
 #include "tcptrace.skel.h"
@@ -234,71 +235,43 @@ static void count_open(struct seed_open *open, uint32_t tgid, uint8_t side)
 	v[open->n++] = (struct seed_open_count){ .tgid = tgid, .side = side, .n = 1 };
 }
 
-/* The kernel addresses of the listeners of pid's namespace, by inode,
- * from /proc/PID/net/tcp and tcp6, which list listeners first and show
- * their real address only where kernel.kptr_restrict is 1 (to root);
- * where it is 0 they show a hash, and 2 zeros: no address then, and the
- * BPF side learns it at the listener's first SYN-ACK sent again or drop. */
-struct listener_address {
-	uint32_t inode;
-	uint64_t sk;
-};
-
-/* Where kernel addresses begin on 64-bit machines (a hash is below). */
-#define TT_KERNEL_ADDRESSES 0xffff000000000000ull
-
-static void read_listener_addresses(uint32_t pid, const char *file, struct listener_address **v,
-				    size_t *n)
+/* The kernel addresses of the listeners stored, for the BPF side to read
+ * their accept queue at each connection queued (note_queue_depth):
+ * neither sock_diag nor /proc/net/tcp gives them (%pK hashes them), so
+ * one walk of the namespace's TCP sockets by seed_listener_addresses
+ * stores them. It is bound to the namespace it is started in, and the
+ * listening sockets come first: reading stops at the first byte, which
+ * it writes at the first socket that is no listener. Without it (no
+ * bpf_iter), a queue's depth is the one sock_diag shows at each look. */
+static void walk_listeners(struct tcptrace_bpf *skel, uint32_t pid, uint32_t inum)
 {
-	char path[64], line[512];
-	FILE *f;
+	struct bpf_link *link = bpf_program__attach_iter(skel->progs.seed_listener_addresses, NULL);
+	int back, fd = -1;
+	ssize_t got;
+	char byte;
 
-	snprintf(path, sizeof(path), "/proc/%u/net/%s", pid, file);
-	f = fopen(path, "re");
-	if (!f)
+	if (!link)
 		return;
-	if (!fgets(line, sizeof(line), f)) { /* the header */
-		fclose(f);
-		return;
+	if (netns_enter(pid, inum, &back) == 0) {
+		fd = bpf_iter_create(bpf_link__fd(link));
+		netns_leave(back);
 	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int state, inode;
-		unsigned long long sk;
-		struct listener_address *grown;
-
-		if (sscanf(line, "%*s %*s %*s %x %*s %*s %*s %*s %*s %u %*s %llx", &state, &inode,
-			   &sk) != 3 || state != TCP_LISTEN)
-			break;
-		if (sk < TT_KERNEL_ADDRESSES)
-			continue;
-		grown = realloc(*v, (*n + 1) * sizeof(**v));
-		if (!grown)
-			break;
-		*v = grown;
-		(*v)[(*n)++] = (struct listener_address){ .inode = inode, .sk = sk };
+	if (fd >= 0) {
+		/* EAGAIN: a million sockets walked without a byte out. */
+		do
+			got = read(fd, &byte, 1);
+		while (got < 0 && (errno == EAGAIN || errno == EINTR));
+		close(fd);
 	}
-	fclose(f);
-}
-
-static uint64_t listener_address_of(const struct listener_address *v, size_t n, uint32_t inode)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i].inode == inode)
-			return v[i].sk;
-	return 0;
+	bpf_link__destroy(link);
 }
 
 /* Listeners and connections; a connection on a listening port is `in`. */
-static void store_seeds(struct seed_ctx *ctx, uint32_t pid)
+static void store_seeds(struct seed_ctx *ctx)
 {
 	int listeners_fd = bpf_map__fd(ctx->skel->maps.listeners);
 	int queues_fd = bpf_map__fd(ctx->skel->maps.listen_queues);
 	int seeds_fd = bpf_map__fd(ctx->skel->maps.seeds);
-	struct listener_address *addresses = NULL;
-	size_t n_addresses = 0;
-
-	read_listener_addresses(pid, "tcp", &addresses, &n_addresses);
-	read_listener_addresses(pid, "tcp6", &addresses, &n_addresses);
 	for (size_t i = 0; i < ctx->n; i++) {
 		const struct tt_diag_sock *s = &ctx->socks[i];
 
@@ -308,9 +281,7 @@ static void store_seeds(struct seed_ctx *ctx, uint32_t pid)
 				.tgid = ctx->owners[i],
 				.flags = held_by_several(ctx->inodes, s->inode) ? TT_LISTENER_SHARED : 0,
 			};
-			struct tt_listen_queue queue = {
-				.sk = listener_address_of(addresses, n_addresses, s->inode),
-			};
+			struct tt_listen_queue queue = {}; /* its address: walk_listeners */
 
 			if (bpf_map_update_elem(listeners_fd, &key, &owner, BPF_ANY) == 0)
 				ctx->listeners++;
@@ -345,7 +316,6 @@ static void store_seeds(struct seed_ctx *ctx, uint32_t pid)
 				count_open(ctx->open, seed.tgid, seed.side);
 		}
 	}
-	free(addresses);
 }
 
 static void list_all_pids(uint32_t **pids, size_t *n)
@@ -408,7 +378,9 @@ uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const u
 		ctx.ephemeral_hi = policy.hi;
 		sockdiag_dump(ns->diag_fd, AF_INET, SEED_STATES, keep_owned, &ctx);
 		sockdiag_dump(ns->diag_fd, AF_INET6, SEED_STATES, keep_owned, &ctx);
-		store_seeds(&ctx, pids[i]);
+		store_seeds(&ctx);
+		if (ctx.listeners)
+			walk_listeners(skel, pids[i], ns->inum);
 		listeners += ctx.listeners;
 		connections += ctx.connections;
 		free(ctx.socks);

@@ -280,7 +280,9 @@ int tracer_attach(struct tracer *t)
 		bpf_object__for_each_program(prog, t->skel->obj) {
 			struct bpf_link *link;
 
+			/* The seeding runs the iterator itself (walk_listeners). */
 			if (!bpf_program__autoload(prog) || is_twin(prog) != twins ||
+			    bpf_program__expected_attach_type(prog) == BPF_TRACE_ITER ||
 			    (skip && !strcmp(skip, bpf_program__name(prog))))
 				continue;
 			if (t->n_links == sizeof(t->links) / sizeof(t->links[0]))
