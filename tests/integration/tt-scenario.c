@@ -3,7 +3,8 @@
  * TCP scenario that ends connections in exactly one way (FIN from either
  * side, RST from either side, an RST after the server's FIN, an orphan
  * aborted by the kernel at the client's ACK of that FIN, port
- * exhaustion, refused connects, held connections). It counts what it saw and prints one key=value summary line
+ * exhaustion, refused connects, held connections, a burst of connects
+ * held at once against a slow server with a small backlog). It counts what it saw and prints one key=value summary line
  * so a test can compare a tracer's numbers with it. --fastopen runs any
  * mode over TCP Fast Open: the client's first message rides in its SYN
  * once the kernel has a cookie for the server, which the first connection
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #define IO_TIMEOUT_MS 10000	/* any single blocking step */
+#define BURST_TIMEOUT_MS 60000	/* burst: every connect of the burst done, SYNs sent again included */
 #define HOLD_LIMIT_S 60		/* hold: longest wait for SIGUSR1 */
 #define MAX_COUNT 100000
 #define LISTEN_BACKLOG 1024
@@ -50,6 +52,7 @@ enum mode {
 	MODE_HALFCLOSE_LINGER0_SERVER,
 	MODE_HALFCLOSE_SERVER,
 	MODE_LINGER2_SERVER,
+	MODE_BURST,
 };
 
 static const char *const mode_names[] = {
@@ -64,6 +67,7 @@ static const char *const mode_names[] = {
 	[MODE_HALFCLOSE_LINGER0_SERVER] = "halfclose-linger0-server",
 	[MODE_HALFCLOSE_SERVER] = "halfclose-server",
 	[MODE_LINGER2_SERVER] = "linger2-server",
+	[MODE_BURST] = "burst",
 };
 
 #define N_MODES (sizeof(mode_names) / sizeof(mode_names[0]))
@@ -77,6 +81,9 @@ struct config {
 	const char *ready_path; /* server --ready */
 	const char *hold_path;  /* client --hold */
 	bool fastopen;
+	long backlog;           /* server --backlog: listen()'s */
+	long accept_delay_ms;   /* server --accept-delay: before each accept() */
+	bool keep_listening;    /* hold server --keep-listening */
 };
 
 struct server_counts {
@@ -113,12 +120,13 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: tt-scenario server --addr ADDR --port PORT --count N --mode MODE [--ready FILE] [--name NAME]\n"
-		"                          [--fastopen]\n"
+		"                          [--fastopen] [--backlog N] [--accept-delay MS] [--keep-listening]\n"
 		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE] [--name NAME]\n"
 		"                          [--fastopen]\n"
 		"modes: fin-server halfclose-server fin-client linger0-server unread-server linger0-client\n"
 		"       halfclose-linger0-server linger2-server\n"
-		"       hold (both), exhaust refused (client only)\n");
+		"       hold (both), exhaust refused burst (client only; burst: a hold whose\n"
+		"       connects go out at once, peer a hold server)\n");
 }
 
 static bool parse_long(const char *s, long min, long max, long *out)
@@ -167,6 +175,9 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		{ "hold", required_argument, NULL, 'H' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "fastopen", no_argument, NULL, 'F' },
+		{ "backlog", required_argument, NULL, 'b' },
+		{ "accept-delay", required_argument, NULL, 'd' },
+		{ "keep-listening", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -192,6 +203,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 	}
 
 	cfg->count = -1;
+	cfg->backlog = LISTEN_BACKLOG;
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -231,6 +243,24 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		case 'F':
 			cfg->fastopen = true;
 			break;
+		case 'b':
+			if (!cfg->is_server || !parse_long(optarg, 0, 65535, &cfg->backlog)) {
+				fprintf(stderr, "tt-scenario: invalid --backlog '%s' (a server's, 0..65535)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'd':
+			if (!cfg->is_server || !parse_long(optarg, 0, IO_TIMEOUT_MS / 2,
+							   &cfg->accept_delay_ms)) {
+				fprintf(stderr, "tt-scenario: invalid --accept-delay '%s' (a server's, 0..%d ms)\n",
+					optarg, IO_TIMEOUT_MS / 2);
+				return 2;
+			}
+			break;
+		case 'k':
+			cfg->keep_listening = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -259,17 +289,22 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		return 2;
 	}
 	cfg->mode = (enum mode)i;
-	if (cfg->is_server && (cfg->mode == MODE_EXHAUST || cfg->mode == MODE_REFUSED)) {
+	if (cfg->is_server &&
+	    (cfg->mode == MODE_EXHAUST || cfg->mode == MODE_REFUSED || cfg->mode == MODE_BURST)) {
 		fprintf(stderr, "tt-scenario: mode %s is client only (use a hold server as the peer)\n",
 			mode);
+		return 2;
+	}
+	if (cfg->keep_listening && (!cfg->is_server || cfg->mode != MODE_HOLD)) {
+		fprintf(stderr, "tt-scenario: --keep-listening is for a hold server\n");
 		return 2;
 	}
 	if (cfg->ready_path && !cfg->is_server) {
 		fprintf(stderr, "tt-scenario: --ready is a server option\n");
 		return 2;
 	}
-	if (cfg->hold_path && (cfg->is_server || cfg->mode != MODE_HOLD)) {
-		fprintf(stderr, "tt-scenario: --hold is for a hold client\n");
+	if (cfg->hold_path && (cfg->is_server || (cfg->mode != MODE_HOLD && cfg->mode != MODE_BURST))) {
+		fprintf(stderr, "tt-scenario: --hold is for a hold or burst client\n");
 		return 2;
 	}
 	return 0;
@@ -490,7 +525,7 @@ static int open_listener(const struct config *cfg)
 			goto fail;
 		}
 	}
-	if (listen(fd, LISTEN_BACKLOG)) {
+	if (listen(fd, (int)cfg->backlog)) {
 		note_error("listen: %s", strerror(errno));
 		goto fail;
 	}
@@ -735,6 +770,14 @@ static int run_server(const struct config *cfg)
 	}
 
 	for (i = 0; i < cfg->count; i++) {
+		if (cfg->accept_delay_ms) {
+			struct timespec delay = { .tv_sec = cfg->accept_delay_ms / 1000,
+						  .tv_nsec = cfg->accept_delay_ms % 1000 * 1000000 };
+
+			/* A slow server: its accept queue fills meanwhile. */
+			while (nanosleep(&delay, &delay) && errno == EINTR)
+				;
+		}
 		do
 			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		while (fd < 0 && errno == EINTR);
@@ -755,10 +798,15 @@ static int run_server(const struct config *cfg)
 		else
 			serve_one(cfg, fd, i, &sc);
 	}
-	close(lfd);
+	/* --keep-listening: the listener lives while the connections are
+	 * held, so that its queue can be read then. */
+	if (!cfg->keep_listening)
+		close(lfd);
 
 	if (cfg->mode == MODE_HOLD)
 		hold_wait_eofs(held, sc.accepted, &sc);
+	if (cfg->keep_listening)
+		close(lfd);
 
 summary:
 	free(held);
@@ -914,8 +962,94 @@ static void wait_for_release(void)
 			HOLD_LIMIT_S);
 }
 
-/* exhaust and hold: open COUNT connections, keep them all, then close them
- * all (the client closes first, so its side gets the TIME_WAIT). */
+/* burst: COUNT non-blocking connects at once, then each waited for; a SYN
+ * that a full listen queue dropped is sent again by the kernel, 1 s later
+ * or more. Connected ones go to fds. */
+static long connect_burst(const struct config *cfg, int *fds, struct client_counts *cc)
+{
+	struct pollfd *pfds = calloc((size_t)cfg->count, sizeof(*pfds));
+	struct timespec now, deadline;
+	long i, n = 0, left = 0;
+
+	if (!pfds) {
+		note_error("out of memory");
+		cc->other_errors++;
+		return 0;
+	}
+	for (i = 0; i < cfg->count; i++) {
+		int fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+		pfds[i].fd = -1;
+		if (fd < 0) {
+			note_error("client connection %ld: socket: %s", i, strerror(errno));
+			cc->other_errors++;
+			continue;
+		}
+		if (connect(fd, (const struct sockaddr *)&cfg->addr, cfg->addr_len) &&
+		    errno != EINPROGRESS) {
+			note_error("client connection %ld: connect: %s", i, strerror(errno));
+			cc->other_errors++;
+			close(fd);
+			continue;
+		}
+		pfds[i].fd = fd;
+		pfds[i].events = POLLOUT;
+		left++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += BURST_TIMEOUT_MS / 1000;
+	while (left > 0) {
+		int ms, r;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ms = (int)((deadline.tv_sec - now.tv_sec) * 1000 +
+			   (deadline.tv_nsec - now.tv_nsec) / 1000000);
+		if (ms <= 0) {
+			note_error("client: %ld of %ld connects not done after %d s", left,
+				   cfg->count, BURST_TIMEOUT_MS / 1000);
+			cc->other_errors += left;
+			break;
+		}
+		r = poll(pfds, (nfds_t)cfg->count, ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			note_error("client: poll: %s", strerror(errno));
+			cc->other_errors += left;
+			break;
+		}
+		for (i = 0; i < cfg->count; i++) {
+			socklen_t len = sizeof(int);
+			int err = 0;
+
+			if (pfds[i].fd < 0 || !pfds[i].revents)
+				continue;
+			left--;
+			if (getsockopt(pfds[i].fd, SOL_SOCKET, SO_ERROR, &err, &len) || err) {
+				note_error("client connection %ld: connect: %s", i,
+					   strerror(err ? err : errno));
+				if (err == ECONNREFUSED)
+					cc->refused++;
+				else
+					cc->other_errors++;
+				close(pfds[i].fd);
+			} else {
+				cc->connected++;
+				fds[n++] = pfds[i].fd;
+			}
+			pfds[i].fd = -1;
+		}
+	}
+	for (i = 0; i < cfg->count; i++)
+		if (pfds[i].fd >= 0)
+			close(pfds[i].fd);
+	free(pfds);
+	return n;
+}
+
+/* exhaust, hold and burst: open COUNT connections, keep them all, then
+ * close them all (the client closes first, so its side gets the
+ * TIME_WAIT). */
 static void client_keep_open(const struct config *cfg, struct client_counts *cc)
 {
 	int *fds;
@@ -927,16 +1061,20 @@ static void client_keep_open(const struct config *cfg, struct client_counts *cc)
 		cc->other_errors++;
 		return;
 	}
-	for (i = 0; i < cfg->count; i++) {
-		int fd = connect_one(cfg, i, cc);
+	if (cfg->mode == MODE_BURST) {
+		n = connect_burst(cfg, fds, cc);
+	} else {
+		for (i = 0; i < cfg->count; i++) {
+			int fd = connect_one(cfg, i, cc);
 
-		if (fd >= 0)
-			fds[n++] = fd;
+			if (fd >= 0)
+				fds[n++] = fd;
+		}
 	}
 
 	/* A hold that failed to connect everything ends at once, without the
 	 * hold file: the test must not go on as if the connections existed. */
-	if (cfg->mode == MODE_HOLD && n == cfg->count) {
+	if ((cfg->mode == MODE_HOLD || cfg->mode == MODE_BURST) && n == cfg->count) {
 		if (cfg->hold_path && write_file_atomic(cfg->hold_path, "ready\n"))
 			cc->other_errors++;
 		else
@@ -980,6 +1118,7 @@ static int run_client(const struct config *cfg)
 	switch (cfg->mode) {
 	case MODE_EXHAUST:
 	case MODE_HOLD:
+	case MODE_BURST:
 		client_keep_open(cfg, &cc);
 		break;
 	case MODE_REFUSED:
