@@ -287,8 +287,7 @@ static void print_summary(struct tracer *t, struct report *rep, const struct tt_
 		[TT_DROP_TW_MAP_FULL] = "timewait owners not recorded: raise --max-sockets",
 		[TT_DROP_REASON_MAP_FULL] = "RST reasons not counted: raise --max-procs",
 		[TT_DROP_DEST_MAP_FULL] = "destination rows not counted: raise --max-procs",
-		[TT_DROP_LISTENER_RECORD] = "closes of listeners not recorded: their last drops "
-					    "are missing",
+		[TT_DROP_LISTENER_RECORD] = "closes of listeners not recorded: their last drops are missing",
 	};
 	struct tt_dest_row *dests = calloc(last->n_dests ? last->n_dests : 1, sizeof(*dests));
 	uint64_t lost;

@@ -30,10 +30,10 @@ enum tt_finding_kind {
 
 struct tt_finding {
 	enum tt_finding_kind kind;
+	int side;                  /* TT_SIDE_IN or TT_SIDE_OUT; -1: none */
 	char comm[TT_COMM_LEN];
 	size_t n_pids;             /* processes of that name it sums */
 	uint32_t pid;              /* the first (the listener's owner) */
-	int side;                  /* TT_SIDE_IN or TT_SIDE_OUT; -1: none */
 	bool proxy;                /* the name both accepts and connects */
 	uint64_t count;            /* the finding's number (drops, SYNs, sockets, RSTs) */
 	char where[TT_DEST_LEN];   /* the listener, or the destination; "" if none */

@@ -2,6 +2,7 @@
 /* Where kernel functions lie, from a kallsyms file: each line is
  * "ADDRESS TYPE NAME [MODULE]", in no promised order. A function ends
  * where the next symbol by address begins. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,12 +24,19 @@ int kallsyms_ranges(const char *path, const char *const *names, size_t n, uint64
 	memset(end, 0, n * sizeof(*end));
 	/* First the starts, then for each the nearest symbol above it. */
 	for (int pass = 0; pass < 2; pass++) {
-		rewind(f);
+		if (fseek(f, 0, SEEK_SET))
+			break;
 		while (fgets(line, sizeof(line), f)) {
-			char type, name[256];
+			char text[32], type, name[256], *rest;
 			uint64_t addr;
 
-			if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) != 3)
+			/* The address as text, then strtoull: sscanf's %x would
+			 * not tell a bad one. */
+			if (sscanf(line, "%31s %c %255s", text, &type, name) != 3)
+				continue;
+			errno = 0;
+			addr = strtoull(text, &rest, 16);
+			if (errno || rest == text || *rest)
 				continue;
 			any_address |= addr != 0;
 			for (size_t i = 0; i < n; i++) {

@@ -242,6 +242,16 @@ struct listener_address {
 	uint64_t sk;
 };
 
+/* A field of /proc/net/tcp as a number: its digits in base, nothing else. */
+static bool field_number(const char *s, int base, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return !errno && end != s && !*end;
+}
+
 static void read_listener_addresses(uint32_t pid, const char *file, struct listener_address **v,
 				    size_t *n)
 {
@@ -257,18 +267,22 @@ static void read_listener_addresses(uint32_t pid, const char *file, struct liste
 		return;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		unsigned int state, inode;
-		unsigned long long sk;
+		char st[16], ino[32], addr[32];
+		unsigned long long state, inode, sk;
 		struct listener_address *grown;
 
-		if (sscanf(line, "%*s %*s %*s %x %*s %*s %*s %*s %*s %u %*s %llx", &state, &inode,
-			   &sk) != 3 || state != TCP_LISTEN)
+		/* st, inode and the socket's address as text, then strtoull:
+		 * sscanf's %x and %u would not tell a bad number. */
+		if (sscanf(line, "%*s %*s %*s %15s %*s %*s %*s %*s %*s %31s %*s %31s", st, ino,
+			   addr) != 3 ||
+		    !field_number(st, 16, &state) || !field_number(ino, 10, &inode) ||
+		    !field_number(addr, 16, &sk) || inode > UINT32_MAX || state != TCP_LISTEN)
 			break;
 		grown = realloc(*v, (*n + 1) * sizeof(**v));
 		if (!grown)
 			break;
 		*v = grown;
-		(*v)[(*n)++] = (struct listener_address){ .inode = inode, .sk = sk };
+		(*v)[(*n)++] = (struct listener_address){ .inode = (uint32_t)inode, .sk = sk };
 	}
 	fclose(f);
 }
