@@ -4,7 +4,7 @@
  * same bytes, and the two must agree (csv_read.h: "the same over a
  * stream"). Besides the sanitizers, it checks csv_read.h's promises: on
  * failure err holds a message and out is empty; on success every row has
- * its time and comm. */
+ * its time and comm, and a column the file lacks reads as 0 in every row. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdbool.h>
@@ -40,7 +40,14 @@ static void check_result(int ret, const struct tt_csv_file *out, const struct cs
 		for (size_t k = 0; k < row->n_reasons; k++)
 			if (!row->reasons[k].name || !*row->reasons[k].name)
 				abort();
+		for (size_t k = 0; k < TT_CSV_COLS; k++)
+			if (!out->has[k] && row->v[k])
+				abort();
 	}
+	for (size_t k = 0; k < TT_CSV_COLS; k++)
+		if (!out->has[k] && !csv_col_optional(k) &&
+		    (out->kind == TT_CSV_PER_PROCESS || csv_dest_has(k)))
+			abort();
 }
 
 static bool same_text(const char *a, const char *b)
@@ -61,7 +68,7 @@ static bool same_reasons(const struct tt_csv_row *x, const struct tt_csv_row *y)
 
 static bool same_rows(const struct tt_csv_file *a, const struct tt_csv_file *b)
 {
-	if (a->n != b->n || a->kind != b->kind)
+	if (a->n != b->n || a->kind != b->kind || memcmp(a->has, b->has, sizeof(a->has)))
 		return false;
 	for (size_t i = 0; i < a->n; i++) {
 		const struct tt_csv_row *x = &a->rows[i], *y = &b->rows[i];

@@ -87,6 +87,8 @@ struct config {
 	long backlog;           /* server --backlog */
 	long defer_s;           /* server --defer: TCP_DEFER_ACCEPT */
 	long wait_s;            /* burst client --wait */
+	long accept_delay_ms;   /* server --accept-delay: before each accept() */
+	bool keep_listening;    /* hold server --keep-listening */
 };
 
 struct server_counts {
@@ -124,14 +126,16 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: tt-scenario server --addr ADDR --port PORT --count N --mode MODE [--ready FILE] [--name NAME]\n"
-		"                          [--fastopen] [--backlog N] [--defer SECONDS]\n"
+		"                          [--fastopen] [--backlog N] [--defer SECONDS] [--accept-delay MS]\n"
+		"                          [--keep-listening]\n"
 		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE] [--name NAME]\n"
 		"                          [--fastopen] [--wait SECONDS]\n"
 		"modes: fin-server halfclose-server fin-client linger0-server unread-server linger0-client\n"
 		"       halfclose-linger0-server linger2-server\n"
 		"       hold (both), noaccept (server only: listens, accepts nothing, closes its\n"
 		"       listener on SIGUSR1), exhaust refused burst (client only; burst: COUNT\n"
-		"       connects at once, each given --wait seconds)\n");
+		"       connects at once, each given --wait seconds; with --hold, kept\n"
+		"       open once all are connected, until SIGUSR1)\n");
 }
 
 static bool parse_long(const char *s, long min, long max, long *out)
@@ -183,6 +187,8 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		{ "backlog", required_argument, NULL, 'b' },
 		{ "defer", required_argument, NULL, 'd' },
 		{ "wait", required_argument, NULL, 'w' },
+		{ "accept-delay", required_argument, NULL, 'D' },
+		{ "keep-listening", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -267,6 +273,16 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 				return 2;
 			}
 			break;
+		case 'D':
+			if (!parse_long(optarg, 0, IO_TIMEOUT_MS / 2, &cfg->accept_delay_ms)) {
+				fprintf(stderr, "tt-scenario: invalid --accept-delay '%s' (0..%d ms)\n",
+					optarg, IO_TIMEOUT_MS / 2);
+				return 2;
+			}
+			break;
+		case 'k':
+			cfg->keep_listening = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -309,8 +325,12 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		fprintf(stderr, "tt-scenario: --ready is a server option\n");
 		return 2;
 	}
-	if (cfg->hold_path && (cfg->is_server || cfg->mode != MODE_HOLD)) {
-		fprintf(stderr, "tt-scenario: --hold is for a hold client\n");
+	if (cfg->hold_path && (cfg->is_server || (cfg->mode != MODE_HOLD && cfg->mode != MODE_BURST))) {
+		fprintf(stderr, "tt-scenario: --hold is for a hold or burst client\n");
+		return 2;
+	}
+	if ((cfg->keep_listening || cfg->accept_delay_ms) && (!cfg->is_server || cfg->mode != MODE_HOLD)) {
+		fprintf(stderr, "tt-scenario: --keep-listening and --accept-delay are for a hold server\n");
 		return 2;
 	}
 	return 0;
@@ -795,6 +815,14 @@ static int run_server(const struct config *cfg)
 		goto summary;
 	}
 	for (i = 0; i < cfg->count; i++) {
+		if (cfg->accept_delay_ms) {
+			struct timespec delay = { .tv_sec = cfg->accept_delay_ms / 1000,
+						  .tv_nsec = cfg->accept_delay_ms % 1000 * 1000000 };
+
+			/* A slow server: its accept queue fills meanwhile. */
+			while (nanosleep(&delay, &delay) && errno == EINTR)
+				;
+		}
 		do
 			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		while (fd < 0 && errno == EINTR);
@@ -815,10 +843,15 @@ static int run_server(const struct config *cfg)
 		else
 			serve_one(cfg, fd, i, &sc);
 	}
-	close(lfd);
+	/* --keep-listening: the listener lives while the connections are
+	 * held, so that its queue can be read then. */
+	if (!cfg->keep_listening)
+		close(lfd);
 
 	if (cfg->mode == MODE_HOLD)
 		hold_wait_eofs(held, sc.accepted, &sc);
+	if (cfg->keep_listening)
+		close(lfd);
 
 summary:
 	free(held);
@@ -1067,6 +1100,14 @@ static void client_burst(const struct config *cfg, struct client_counts *cc)
 		}
 	}
 	cc->timed_out += pending;
+	/* --hold: every connect of the burst done, the connections kept open
+	 * until released; a burst that did not connect them all ends at once. */
+	if (cfg->hold_path && cc->connected == cfg->count) {
+		if (write_file_atomic(cfg->hold_path, "ready\n"))
+			cc->other_errors++;
+		else
+			wait_for_release();
+	}
 	for (i = 0; i < cfg->count; i++)
 		if (fds[i].fd >= 0)
 			close(fds[i].fd);

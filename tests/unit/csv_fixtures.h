@@ -7,19 +7,31 @@
 
 #include <string.h>
 
+/* The header of a CSV of an earlier version (tests/data/compare's): the
+ * columns every tcptrace CSV has, none of the optional ones. */
 #define HEADER                                                                               \
 	"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"             \
 	"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,"  \
 	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"   \
 	"tw_rst,rst_sent_reasons\n"
+/* The header tcptrace writes now: HEADER's columns with the optional ones
+ * (open_in to synack_retrans_in) before rst_sent_reasons. */
+#define HEADER_NOW                                                                           \
+	"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"             \
+	"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,"  \
+	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"   \
+	"tw_rst,open_in,open_out,listen_drops,acceptq_peak,acceptq_limit,syn_retrans_out,"   \
+	"synack_retrans_in,rst_sent_reasons\n"
 #define DEST_HEADER                                                                          \
 	"time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,rst_sent_out,"  \
 	"rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,eaddrnotavail,ports_held,"       \
 	"ports_free,runout_s\n"
 #define T1 "2026-11-22T16:45:01.000Z"
 #define T2 "2026-11-22T16:45:02.000Z"
-/* The 19 counters after conn_in and conn_out, all 0. */
+/* HEADER's 19 counters, conn_in to tw_rst, all 0. */
 #define ZEROS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+/* HEADER_NOW's 7 columns after tw_rst, all 0. */
+#define ZEROS_NOW "0,0,0,0,0,0,0"
 
 /* The line of text that starts with prefix, without its '\n'. */
 static inline const char *line_of(const char *text, const char *prefix)

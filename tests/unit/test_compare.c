@@ -38,6 +38,27 @@
 	ROW(T2, "2.000", "20", "nginx", "100", "0", "100", "0", "100", "0", "200")           \
 	ROW(T2, "2.000", "21", "nginx", "50", "0", "50", "0", "50", "0", "100")
 
+/* A row of the current CSV with the listen queue, SYN and open connection
+ * columns; the other counts 0. */
+#define QROW(t, e, pid, comm, open_in, open_out, drops, peak, limit, syn, synack)            \
+	t "," e "," pid "," comm "," ZEROS "," open_in "," open_out "," drops "," peak ","    \
+	limit "," syn "," synack ",\n"
+
+/* haproxy with backlog 16 under ab: its queue full, ab's SYNs sent again. */
+#define SMALL_QUEUE_CSV                                                                      \
+	HEADER_NOW                                                                           \
+	QROW(T1, "1.000", "10", "haproxy", "20", "20", "200", "16", "16", "0", "3")          \
+	QROW(T1, "1.000", "11", "ab", "0", "300", "0", "0", "0", "400", "0")                 \
+	QROW(T2, "2.000", "10", "haproxy", "20", "20", "81", "16", "16", "0", "0")           \
+	QROW(T2, "2.000", "11", "ab", "0", "280", "0", "0", "0", "162", "0")
+
+/* The same with backlog 1024: nothing dropped. */
+#define LARGE_QUEUE_CSV                                                                      \
+	HEADER_NOW                                                                           \
+	QROW(T1, "1.000", "20", "haproxy", "300", "20", "0", "210", "1024", "0", "0")        \
+	QROW(T1, "1.000", "21", "ab", "0", "300", "0", "0", "0", "0", "0")                   \
+	QROW(T2, "2.000", "20", "haproxy", "290", "20", "0", "180", "1024", "0", "0")
+
 /* Sums CSV text into run, expecting success. */
 static void run_from(struct compare_run *run, const char *file, const char *text)
 {
@@ -541,45 +562,45 @@ static void test_csv_report(void **state)
 	run_from(&runs[0], "default.csv", DEFAULT_CSV);
 	run_from(&runs[1], "keepalive.csv", KEEPALIVE_CSV);
 	text = csv_of(runs, 2);
-	assert_string_equal(text, "counter,run,file,total,per_second,ratio_to_first\n"
-				  "tw_in,A,default.csv,300,150.000,1.0000\n"
-				  "tw_in,B,keepalive.csv,300,150.000,1.0000\n"
-				  "tw_out,A,default.csv,300,150.000,1.0000\n"
-				  "tw_out,B,keepalive.csv,0,0.000,0.0000\n"
-				  "tw_now_peak,A,default.csv,600,,1.0000\n"
-				  "tw_now_peak,B,keepalive.csv,300,,0.5000\n"
-				  "conn_in,A,default.csv,300,150.000,1.0000\n"
-				  "conn_in,B,keepalive.csv,300,150.000,1.0000\n"
-				  "conn_out,A,default.csv,300,150.000,1.0000\n"
-				  "conn_out,B,keepalive.csv,4,2.000,0.0133\n"
-				  "fin_active_in,A,default.csv,300,150.000,1.0000\n"
-				  "fin_active_in,B,keepalive.csv,300,150.000,1.0000\n"
-				  "fin_active_out,A,default.csv,300,150.000,1.0000\n"
-				  "fin_active_out,B,keepalive.csv,0,0.000,0.0000\n"
-				  "fin_passive_in,A,default.csv,0,0.000,\n"
-				  "fin_passive_in,B,keepalive.csv,0,0.000,\n"
-				  "fin_passive_out,A,default.csv,0,0.000,\n"
-				  "fin_passive_out,B,keepalive.csv,0,0.000,\n"
-				  "rst_sent_in,A,default.csv,0,0.000,\n"
-				  "rst_sent_in,B,keepalive.csv,0,0.000,\n"
-				  "rst_sent_out,A,default.csv,0,0.000,\n"
-				  "rst_sent_out,B,keepalive.csv,0,0.000,\n"
-				  "rst_recv_in,A,default.csv,0,0.000,\n"
-				  "rst_recv_in,B,keepalive.csv,0,0.000,\n"
-				  "rst_recv_out,A,default.csv,0,0.000,\n"
-				  "rst_recv_out,B,keepalive.csv,0,0.000,\n"
-				  "eaddrnotavail,A,default.csv,0,0.000,\n"
-				  "eaddrnotavail,B,keepalive.csv,0,0.000,\n"
-				  "timeout_in,A,default.csv,0,0.000,\n"
-				  "timeout_in,B,keepalive.csv,0,0.000,\n"
-				  "timeout_out,A,default.csv,0,0.000,\n"
-				  "timeout_out,B,keepalive.csv,0,0.000,\n"
-				  "connfail_out,A,default.csv,0,0.000,\n"
-				  "connfail_out,B,keepalive.csv,0,0.000,\n"
-				  "untracked,A,default.csv,0,0.000,\n"
-				  "untracked,B,keepalive.csv,0,0.000,\n"
-				  "tw_rst,A,default.csv,0,0.000,\n"
-				  "tw_rst,B,keepalive.csv,0,0.000,\n");
+	assert_string_equal(text, "counter,run,file,total,per_second,ratio_to_first,comm\n"
+				  "tw_in,A,default.csv,300,150.000,1.0000,\n"
+				  "tw_in,B,keepalive.csv,300,150.000,1.0000,\n"
+				  "tw_out,A,default.csv,300,150.000,1.0000,\n"
+				  "tw_out,B,keepalive.csv,0,0.000,0.0000,\n"
+				  "tw_now_peak,A,default.csv,600,,1.0000,\n"
+				  "tw_now_peak,B,keepalive.csv,300,,0.5000,\n"
+				  "conn_in,A,default.csv,300,150.000,1.0000,\n"
+				  "conn_in,B,keepalive.csv,300,150.000,1.0000,\n"
+				  "conn_out,A,default.csv,300,150.000,1.0000,\n"
+				  "conn_out,B,keepalive.csv,4,2.000,0.0133,\n"
+				  "fin_active_in,A,default.csv,300,150.000,1.0000,\n"
+				  "fin_active_in,B,keepalive.csv,300,150.000,1.0000,\n"
+				  "fin_active_out,A,default.csv,300,150.000,1.0000,\n"
+				  "fin_active_out,B,keepalive.csv,0,0.000,0.0000,\n"
+				  "fin_passive_in,A,default.csv,0,0.000,,\n"
+				  "fin_passive_in,B,keepalive.csv,0,0.000,,\n"
+				  "fin_passive_out,A,default.csv,0,0.000,,\n"
+				  "fin_passive_out,B,keepalive.csv,0,0.000,,\n"
+				  "rst_sent_in,A,default.csv,0,0.000,,\n"
+				  "rst_sent_in,B,keepalive.csv,0,0.000,,\n"
+				  "rst_sent_out,A,default.csv,0,0.000,,\n"
+				  "rst_sent_out,B,keepalive.csv,0,0.000,,\n"
+				  "rst_recv_in,A,default.csv,0,0.000,,\n"
+				  "rst_recv_in,B,keepalive.csv,0,0.000,,\n"
+				  "rst_recv_out,A,default.csv,0,0.000,,\n"
+				  "rst_recv_out,B,keepalive.csv,0,0.000,,\n"
+				  "eaddrnotavail,A,default.csv,0,0.000,,\n"
+				  "eaddrnotavail,B,keepalive.csv,0,0.000,,\n"
+				  "timeout_in,A,default.csv,0,0.000,,\n"
+				  "timeout_in,B,keepalive.csv,0,0.000,,\n"
+				  "timeout_out,A,default.csv,0,0.000,,\n"
+				  "timeout_out,B,keepalive.csv,0,0.000,,\n"
+				  "connfail_out,A,default.csv,0,0.000,,\n"
+				  "connfail_out,B,keepalive.csv,0,0.000,,\n"
+				  "untracked,A,default.csv,0,0.000,,\n"
+				  "untracked,B,keepalive.csv,0,0.000,,\n"
+				  "tw_rst,A,default.csv,0,0.000,,\n"
+				  "tw_rst,B,keepalive.csv,0,0.000,,\n");
 	free(text);
 	runs_free(runs, 2);
 }
@@ -595,8 +616,8 @@ static void test_csv_report_quotes_file_and_marks_inf(void **state)
 	runs[0].duration_s = 0;
 	text = csv_of(runs, 2);
 	assert_string_equal(line_of(text, "eaddrnotavail,A"),
-			    "eaddrnotavail,A,\"a,\"\"1\"\".csv\",0,,");
-	assert_string_equal(line_of(text, "eaddrnotavail,B"), "eaddrnotavail,B,b.csv,25,2.500,inf");
+			    "eaddrnotavail,A,\"a,\"\"1\"\".csv\",0,,,");
+	assert_string_equal(line_of(text, "eaddrnotavail,B"), "eaddrnotavail,B,b.csv,25,2.500,inf,");
 	free(text);
 }
 
@@ -611,10 +632,268 @@ static void test_runs_past_z_are_named_like_columns(void **state)
 	for (i = 0; i < 28; i++)
 		runs[i].file = "x.csv";
 	text = csv_of(runs, 28);
-	assert_string_equal(line_of(text, "tw_in,Z,"), "tw_in,Z,x.csv,0,,");
-	assert_string_equal(line_of(text, "tw_in,AA,"), "tw_in,AA,x.csv,0,,");
-	assert_string_equal(line_of(text, "tw_in,AB,"), "tw_in,AB,x.csv,0,,");
+	assert_string_equal(line_of(text, "tw_in,Z,"), "tw_in,Z,x.csv,0,,,");
+	assert_string_equal(line_of(text, "tw_in,AA,"), "tw_in,AA,x.csv,0,,,");
+	assert_string_equal(line_of(text, "tw_in,AB,"), "tw_in,AB,x.csv,0,,,");
 	free(text);
+}
+
+static void test_listen_queues_and_open_connections_spelled_out(void **state)
+{
+	struct compare_run runs[2];
+	char *text;
+
+	(void)state;
+	run_from(&runs[0], "small.csv", SMALL_QUEUE_CSV);
+	run_from(&runs[1], "large.csv", LARGE_QUEUE_CSV);
+	text = text_of(runs, 2);
+	assert_memory_equal(
+		text,
+		"A: small.csv, 2.000 s, 2 processes: 10 haproxy, 11 ab\n"
+		"B: large.csv, 2.000 s, 2 processes: 20 haproxy, 21 ab\n"
+		"\n"
+		"TIME_WAIT             A total        A /s      B total        B /s       B/A\n"
+		"tw_in                       0        0.00            0        0.00         -\n"
+		"tw_out                      0        0.00            0        0.00         -\n"
+		"tw_now peak                 0                        0                     -\n"
+		"TIME_WAIT at peak: the same in every run (0).\n"
+		"\n"
+		"listen queues         A total        A /s      B total        B /s       B/A\n"
+		"listen_drops              281      140.50            0        0.00     0.00x\n"
+		"syn_retrans_out           562      281.00            0        0.00     0.00x\n"
+		"synack_retrans_in           3        1.50            0        0.00     0.00x\n"
+		"by process name       A drops   A peak  A limit      B drops   B peak  B limit\n"
+		"haproxy                   281       16       16            0      210     1024\n"
+		"\n"
+		"open connections      A total        A /s      B total        B /s       B/A\n"
+		"open_in peak               20                      300                15.00x\n"
+		"open_out peak             320                      320                 1.00x\n"
+		"\n"
+		"other counters        A total        A /s      B total        B /s       B/A\n",
+		strlen("A: small.csv, 2.000 s, 2 processes: 10 haproxy, 11 ab\n"
+		       "B: large.csv, 2.000 s, 2 processes: 20 haproxy, 21 ab\n"
+		       "\n"
+		       "TIME_WAIT             A total        A /s      B total        B /s       B/A\n"
+		       "tw_in                       0        0.00            0        0.00         -\n"
+		       "tw_out                      0        0.00            0        0.00         -\n"
+		       "tw_now peak                 0                        0                     -\n"
+		       "TIME_WAIT at peak: the same in every run (0).\n"
+		       "\n"
+		       "listen queues         A total        A /s      B total        B /s       B/A\n"
+		       "listen_drops              281      140.50            0        0.00     0.00x\n"
+		       "syn_retrans_out           562      281.00            0        0.00     0.00x\n"
+		       "synack_retrans_in           3        1.50            0        0.00     0.00x\n"
+		       "by process name       A drops   A peak  A limit      B drops   B peak  B limit\n"
+		       "haproxy                   281       16       16            0      210     1024\n"
+		       "\n"
+		       "open connections      A total        A /s      B total        B /s       B/A\n"
+		       "open_in peak               20                      300                15.00x\n"
+		       "open_out peak             320                      320                 1.00x\n"
+		       "\n"
+		       "other counters        A total        A /s      B total        B /s       B/A\n"));
+	free(text);
+	runs_free(runs, 2);
+}
+
+/* CSVs written before the listen queue columns show no section of them. */
+static void test_earlier_csvs_show_no_listen_queues(void **state)
+{
+	struct compare_run runs[2];
+	char *text;
+
+	(void)state;
+	run_from(&runs[0], "default.csv", DEFAULT_CSV);
+	run_from(&runs[1], "keepalive.csv", KEEPALIVE_CSV);
+	assert_false(compare_has_queues(runs, 2));
+	text = text_of(runs, 2);
+	assert_null(strstr(text, "listen"));
+	assert_null(strstr(text, "open_in"));
+	free(text);
+	text = csv_of(runs, 2);
+	assert_null(strstr(text, "listen_drops"));
+	assert_null(strstr(text, "open_in_peak"));
+	free(text);
+	runs_free(runs, 2);
+}
+
+/* An earlier CSV beside a current one: n/a, never a 0 it did not count. */
+static void test_earlier_csv_beside_a_current_one_is_na(void **state)
+{
+	struct compare_run runs[2];
+	char *text;
+
+	(void)state;
+	run_from(&runs[0], "default.csv", DEFAULT_CSV);
+	run_from(&runs[1], "small.csv", SMALL_QUEUE_CSV);
+	assert_true(compare_has_queues(runs, 2));
+	text = text_of(runs, 2);
+	assert_string_equal(line_of(text, "listen_drops "),
+			    "listen_drops              n/a                      281      140.50");
+	assert_string_equal(line_of(text, "haproxy "),
+			    "haproxy                   n/a      n/a      n/a          281       16"
+			    "       16");
+	assert_string_equal(line_of(text, "open_out peak "),
+			    "open_out peak             n/a                      320");
+	free(text);
+	text = csv_of(runs, 2);
+	assert_string_equal(line_of(text, "listen_drops,A,"), "listen_drops,A,default.csv,,,,");
+	assert_string_equal(line_of(text, "listen_drops,B,"),
+			    "listen_drops,B,small.csv,281,140.500,,");
+	assert_string_equal(line_of(text, "open_in_peak,B,"), "open_in_peak,B,small.csv,20,,,");
+	free(text);
+	runs_free(runs, 2);
+}
+
+static void test_levels_are_not_summed(void **state)
+{
+	struct compare_run run;
+
+	(void)state;
+	run_from(&run, "small.csv", SMALL_QUEUE_CSV);
+	assert_int_equal(run.total[TT_CSV_OPEN_IN], 0);
+	assert_int_equal(run.total[TT_CSV_OPEN_OUT], 0);
+	assert_int_equal(run.total[TT_CSV_ACCEPTQ_PEAK], 0);
+	assert_int_equal(run.total[TT_CSV_ACCEPTQ_LIMIT], 0);
+	assert_int_equal(run.total[TT_CSV_LISTEN_DROPS], 281);
+	assert_int_equal(run.total[TT_CSV_SYN_RETRANS_OUT], 562);
+	assert_int_equal(run.total[TT_CSV_SYNACK_RETRANS_IN], 3);
+	compare_run_free(&run);
+}
+
+static void test_open_peak_is_per_time_across_processes(void **state)
+{
+	struct compare_run run;
+
+	(void)state;
+	/* Per time: T1 in 5+1 = 6, out 0+7 = 7; T2 in 4, out 9; T3 in 2. */
+	run_from(&run, "a.csv",
+		 HEADER_NOW QROW(T1, "1.000", "1", "a", "5", "0", "0", "0", "0", "0", "0")
+			    QROW(T2, "2.000", "1", "a", "4", "9", "0", "0", "0", "0", "0")
+			    QROW(T3, "3.000", "1", "a", "2", "0", "0", "0", "0", "0", "0")
+			    QROW(T1, "1.000", "2", "b", "1", "7", "0", "0", "0", "0", "0"));
+	assert_int_equal(run.open_peak[0], 6);
+	assert_int_equal(run.open_peak[1], 9);
+	compare_run_free(&run);
+}
+
+/* A name's queue is its deepest row's, with that row's limit (the larger
+ * one when rows are as deep); a name that neither dropped nor queued has
+ * none. */
+static void test_queue_per_name(void **state)
+{
+	struct compare_run run;
+
+	(void)state;
+	run_from(&run, "a.csv",
+		 HEADER_NOW QROW(T1, "1.000", "1", "nginx", "0", "0", "2", "7", "511", "0", "0")
+			    QROW(T1, "1.000", "2", "nginx", "0", "0", "3", "9", "128", "0", "0")
+			    QROW(T2, "2.000", "1", "nginx", "0", "0", "0", "9", "511", "0", "0")
+			    QROW(T2, "2.000", "3", "ab", "0", "9", "0", "0", "0", "5", "0")
+			    QROW(T2, "2.000", "4", "envoy", "0", "0", "0", "0", "100", "0", "0"));
+	assert_int_equal(run.n_queues, 2);
+	assert_string_equal(run.queues[0].comm, "envoy");
+	assert_int_equal(run.queues[0].drops, 0);
+	assert_int_equal(run.queues[0].peak, 0);
+	assert_int_equal(run.queues[0].limit, 100);
+	assert_string_equal(run.queues[1].comm, "nginx");
+	assert_int_equal(run.queues[1].drops, 5);
+	assert_int_equal(run.queues[1].peak, 9);
+	assert_int_equal(run.queues[1].limit, 511);
+	compare_run_free(&run);
+}
+
+/* Every name of any run has a line; a run where it had no queue shows 0. */
+static void test_queue_names_of_every_run(void **state)
+{
+	struct compare_run runs[2];
+	char *text;
+
+	(void)state;
+	run_from(&runs[0], "a.csv",
+		 HEADER_NOW QROW(T1, "1.000", "1", "nginx", "0", "0", "4", "8", "8", "0", "0"));
+	run_from(&runs[1], "b.csv",
+		 HEADER_NOW QROW(T1, "1.000", "2", "\"ha\nproxy\"", "0", "0", "1", "2", "4", "0",
+				 "0"));
+	text = text_of(runs, 2);
+	assert_string_equal(line_of(text, "ha?proxy"),
+			    "ha?proxy                    0        0        0            1        2"
+			    "        4");
+	assert_string_equal(line_of(text, "nginx "),
+			    "nginx                       4        8        8            0        0"
+			    "        0");
+	free(text);
+	runs_free(runs, 2);
+}
+
+static void test_csv_report_of_listen_queues(void **state)
+{
+	struct compare_run runs[2];
+	const char *from, *to;
+	char *text;
+
+	(void)state;
+	run_from(&runs[0], "small.csv", SMALL_QUEUE_CSV);
+	run_from(&runs[1], "large.csv", LARGE_QUEUE_CSV);
+	text = csv_of(runs, 2);
+	from = strstr(text, "listen_drops,A,");
+	to = strstr(text, "conn_in,A,");
+	assert_non_null(from);
+	assert_non_null(to);
+	assert_memory_equal(from,
+			    "listen_drops,A,small.csv,281,140.500,1.0000,\n"
+			    "listen_drops,B,large.csv,0,0.000,0.0000,\n"
+			    "syn_retrans_out,A,small.csv,562,281.000,1.0000,\n"
+			    "syn_retrans_out,B,large.csv,0,0.000,0.0000,\n"
+			    "synack_retrans_in,A,small.csv,3,1.500,1.0000,\n"
+			    "synack_retrans_in,B,large.csv,0,0.000,0.0000,\n"
+			    "listen_drops,A,small.csv,281,140.500,1.0000,haproxy\n"
+			    "listen_drops,B,large.csv,0,0.000,0.0000,haproxy\n"
+			    "acceptq_peak,A,small.csv,16,,1.0000,haproxy\n"
+			    "acceptq_peak,B,large.csv,210,,13.1250,haproxy\n"
+			    "acceptq_limit,A,small.csv,16,,1.0000,haproxy\n"
+			    "acceptq_limit,B,large.csv,1024,,64.0000,haproxy\n"
+			    "open_in_peak,A,small.csv,20,,1.0000,\n"
+			    "open_in_peak,B,large.csv,300,,15.0000,\n"
+			    "open_out_peak,A,small.csv,320,,1.0000,\n"
+			    "open_out_peak,B,large.csv,320,,1.0000,\n",
+			    (size_t)(to - from));
+	assert_int_equal(to - from, strlen("listen_drops,A,small.csv,281,140.500,1.0000,\n"
+					   "listen_drops,B,large.csv,0,0.000,0.0000,\n"
+					   "syn_retrans_out,A,small.csv,562,281.000,1.0000,\n"
+					   "syn_retrans_out,B,large.csv,0,0.000,0.0000,\n"
+					   "synack_retrans_in,A,small.csv,3,1.500,1.0000,\n"
+					   "synack_retrans_in,B,large.csv,0,0.000,0.0000,\n"
+					   "listen_drops,A,small.csv,281,140.500,1.0000,haproxy\n"
+					   "listen_drops,B,large.csv,0,0.000,0.0000,haproxy\n"
+					   "acceptq_peak,A,small.csv,16,,1.0000,haproxy\n"
+					   "acceptq_peak,B,large.csv,210,,13.1250,haproxy\n"
+					   "acceptq_limit,A,small.csv,16,,1.0000,haproxy\n"
+					   "acceptq_limit,B,large.csv,1024,,64.0000,haproxy\n"
+					   "open_in_peak,A,small.csv,20,,1.0000,\n"
+					   "open_in_peak,B,large.csv,300,,15.0000,\n"
+					   "open_out_peak,A,small.csv,320,,1.0000,\n"
+					   "open_out_peak,B,large.csv,320,,1.0000,\n"));
+	free(text);
+	runs_free(runs, 2);
+}
+
+static void test_open_sum_past_64_bits_names_the_row(void **state)
+{
+	static const char text[] =
+		HEADER_NOW QROW(T1, "1.000", "1", "a", "0", "18446744073709551615", "0", "0", "0",
+				"0", "0")
+			   QROW(T1, "1.000", "2", "a", "0", "1", "0", "0", "0", "0", "0");
+	struct compare_run run;
+	struct tt_csv_file csv;
+	struct csv_error err;
+
+	(void)state;
+	assert_int_equal(csv_parse_buffer(text, strlen(text), TT_CSV_PER_PROCESS, &csv, &err), 0);
+	assert_int_equal(compare_run_init(&run, "a.csv", &csv, &err), -1);
+	assert_int_equal(err.line, 3);
+	assert_string_equal(err.msg, "sum of open_out at " T1 " exceeds 18446744073709551615");
+	compare_run_free(&run);
+	csv_file_free(&csv);
 }
 
 /* The command line, with files in a private directory. */
@@ -735,8 +1014,8 @@ static void test_cli_csv_option_after_the_files(void **state)
 	assert_int_equal(run_cli(c, a, b, "--csv", NULL), 0);
 	assert_string_equal(c->err, "");
 	snprintf(want, sizeof(want),
-		 "counter,run,file,total,per_second,ratio_to_first\n"
-		 "tw_in,A,%s,300,150.000,1.0000\n", a);
+		 "counter,run,file,total,per_second,ratio_to_first,comm\n"
+		 "tw_in,A,%s,300,150.000,1.0000,\n", a);
 	assert_memory_equal(c->out, want, strlen(want));
 	free(a);
 	free(b);
@@ -1023,6 +1302,15 @@ int main(void)
 		cmocka_unit_test(test_total_past_64_bits_names_the_row),
 		cmocka_unit_test(test_tw_now_sum_past_64_bits_names_the_row),
 		cmocka_unit_test(test_csv_report),
+		cmocka_unit_test(test_listen_queues_and_open_connections_spelled_out),
+		cmocka_unit_test(test_earlier_csvs_show_no_listen_queues),
+		cmocka_unit_test(test_earlier_csv_beside_a_current_one_is_na),
+		cmocka_unit_test(test_levels_are_not_summed),
+		cmocka_unit_test(test_open_peak_is_per_time_across_processes),
+		cmocka_unit_test(test_queue_per_name),
+		cmocka_unit_test(test_queue_names_of_every_run),
+		cmocka_unit_test(test_csv_report_of_listen_queues),
+		cmocka_unit_test(test_open_sum_past_64_bits_names_the_row),
 		cmocka_unit_test(test_csv_report_quotes_file_and_marks_inf),
 		cmocka_unit_test(test_runs_past_z_are_named_like_columns),
 		cmocka_unit_test_setup_teardown(test_cli_text_report, cli_setup, cli_teardown),

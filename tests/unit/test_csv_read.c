@@ -248,8 +248,9 @@ static void test_row_columns_by_name(void **state)
 	size_t k;
 
 	(void)state;
-	parse_ok(HEADER T1 ",2.500,4242,haproxy,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
-		       "18446744073709551615,19,TCP_STATE=7;NOT_SPECIFIED=1\n",
+	parse_ok(HEADER_NOW T1 ",2.500,4242,haproxy,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
+			   "18446744073709551615,19,20,21,22,23,24,25,26,"
+			   "TCP_STATE=7;NOT_SPECIFIED=1\n",
 		 &file);
 	assert_int_equal(file.n, 1);
 	row = &file.rows[0];
@@ -259,13 +260,106 @@ static void test_row_columns_by_name(void **state)
 	assert_int_equal(row->pid, 4242);
 	assert_string_equal(row->comm, "haproxy");
 	for (k = 0; k < TT_CSV_COLS; k++) {
+		assert_true(file.has[k]);
 		if (k != TT_CSV_UNTRACKED)
 			assert_int_equal(row->v[k], k + 1);
 	}
 	assert_true(row->v[TT_CSV_UNTRACKED] == UINT64_MAX);
 	assert_int_equal(row->v[TT_CSV_TW_NOW], 13);
 	assert_int_equal(row->v[TT_CSV_TW_RST], 19);
+	assert_int_equal(row->v[TT_CSV_OPEN_IN], 20);
+	assert_int_equal(row->v[TT_CSV_OPEN_OUT], 21);
+	assert_int_equal(row->v[TT_CSV_LISTEN_DROPS], 22);
+	assert_int_equal(row->v[TT_CSV_ACCEPTQ_PEAK], 23);
+	assert_int_equal(row->v[TT_CSV_ACCEPTQ_LIMIT], 24);
+	assert_int_equal(row->v[TT_CSV_SYN_RETRANS_OUT], 25);
+	assert_int_equal(row->v[TT_CSV_SYNACK_RETRANS_IN], 26);
 	csv_file_free(&file);
+}
+
+/* A CSV of an earlier version has none of the listen queue, SYN and open
+ * connection columns: it loads, and they read as 0. */
+static void test_earlier_csv_reads_the_columns_it_lacks_as_zero(void **state)
+{
+	struct tt_csv_file file;
+	size_t k;
+
+	(void)state;
+	parse_ok(HEADER T1 ",1.000,7,nginx,5,6,1,1,1,1,1,1,1,1,1,1,9,1,1,1,1,1,1,\n", &file);
+	assert_int_equal(file.n, 1);
+	assert_int_equal(file.rows[0].v[TT_CSV_CONN_IN], 5);
+	assert_int_equal(file.rows[0].v[TT_CSV_TW_NOW], 9);
+	for (k = 0; k < TT_CSV_COLS; k++) {
+		assert_int_equal(file.has[k], !csv_col_optional(k));
+		if (csv_col_optional(k))
+			assert_int_equal(file.rows[0].v[k], 0);
+	}
+	csv_file_free(&file);
+}
+
+static void test_optional_columns_each_on_its_own(void **state)
+{
+	struct tt_csv_file file;
+
+	(void)state;
+	/* One of them, after the reasons: read by its name like any other. */
+	parse_ok("time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
+		 "fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,"
+		 "rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,"
+		 "connfail_out,untracked,tw_rst,rst_sent_reasons,listen_drops\n"
+		 T1 ",1.000,7,haproxy," ZEROS ",TCP_STATE=1,281\n",
+		 &file);
+	assert_int_equal(file.rows[0].v[TT_CSV_LISTEN_DROPS], 281);
+	assert_true(file.has[TT_CSV_LISTEN_DROPS]);
+	assert_false(file.has[TT_CSV_ACCEPTQ_PEAK]);
+	assert_int_equal(file.rows[0].v[TT_CSV_ACCEPTQ_PEAK], 0);
+	assert_int_equal(file.rows[0].n_reasons, 1);
+	csv_file_free(&file);
+}
+
+static void test_optional_column_twice_is_refused(void **state)
+{
+	static const char text[] =
+		"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
+		"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,"
+		"rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,"
+		"connfail_out,untracked,tw_rst,open_in,rst_sent_reasons,open_in\n";
+
+	(void)state;
+	expect_parse_error(text, strlen(text), 1, "column open_in appears twice in the header");
+}
+
+static void test_optional_column_that_is_not_a_number(void **state)
+{
+	static const char text[] = HEADER_NOW T1 ",1.000,7,nginx," ZEROS ",0,0,0,-3,0,0,0,\n";
+
+	(void)state;
+	expect_parse_error(text, strlen(text), 2, "field acceptq_peak: '-3' is not a number");
+}
+
+static void test_levels_and_optional_columns(void **state)
+{
+	size_t k, levels = 0, optional = 0;
+
+	(void)state;
+	assert_true(csv_col_is_level(TT_CSV_TW_NOW));
+	assert_true(csv_col_is_level(TT_CSV_OPEN_IN));
+	assert_true(csv_col_is_level(TT_CSV_OPEN_OUT));
+	assert_true(csv_col_is_level(TT_CSV_ACCEPTQ_PEAK));
+	assert_true(csv_col_is_level(TT_CSV_ACCEPTQ_LIMIT));
+	assert_false(csv_col_is_level(TT_CSV_LISTEN_DROPS));
+	assert_false(csv_col_is_level(TT_CSV_SYN_RETRANS_OUT));
+	assert_false(csv_col_is_level(TT_CSV_SYNACK_RETRANS_IN));
+	for (k = 0; k < TT_CSV_COLS; k++) {
+		levels += csv_col_is_level(k);
+		optional += csv_col_optional(k);
+		assert_non_null(tt_csv_col_names[k]);
+	}
+	assert_int_equal(levels, 5);
+	assert_int_equal(optional, 7);
+	assert_false(csv_col_optional(TT_CSV_TW_RST));
+	assert_true(csv_col_optional(TT_CSV_OPEN_IN));
+	assert_true(csv_col_optional(TT_CSV_SYNACK_RETRANS_IN));
 }
 
 static void test_rows_read_back_from_the_writer(void **state)
@@ -284,6 +378,14 @@ static void test_rows_read_back_from_the_writer(void **state)
 	row.c.tw[TT_SIDE_OUT] = 12;
 	row.c.connfail = 17;
 	row.tw_now = 13;
+	row.open[TT_SIDE_IN] = 40;
+	row.open[TT_SIDE_OUT] = 41;
+	row.listen_drops = 281;
+	row.acceptq_peak = 16;
+	row.acceptq_limit = 16;
+	row.acceptq_peak_run = 99; /* the summary's, not a column */
+	row.c.syn_retrans = 42;
+	row.c.synack_retrans = 43;
 	row.reasons[TT_SIDE_IN][2] = 6;
 	m = open_memstream(&text, &len);
 	assert_non_null(m);
@@ -300,6 +402,15 @@ static void test_rows_read_back_from_the_writer(void **state)
 	assert_int_equal(file.rows[0].v[TT_CSV_TW_OUT], 12);
 	assert_int_equal(file.rows[0].v[TT_CSV_CONNFAIL_OUT], 17);
 	assert_int_equal(file.rows[0].v[TT_CSV_TW_NOW], 13);
+	assert_int_equal(file.rows[0].v[TT_CSV_OPEN_IN], 40);
+	assert_int_equal(file.rows[0].v[TT_CSV_OPEN_OUT], 41);
+	assert_int_equal(file.rows[0].v[TT_CSV_LISTEN_DROPS], 281);
+	assert_int_equal(file.rows[0].v[TT_CSV_ACCEPTQ_PEAK], 16);
+	assert_int_equal(file.rows[0].v[TT_CSV_ACCEPTQ_LIMIT], 16);
+	assert_int_equal(file.rows[0].v[TT_CSV_SYN_RETRANS_OUT], 42);
+	assert_int_equal(file.rows[0].v[TT_CSV_SYNACK_RETRANS_IN], 43);
+	for (size_t k = 0; k < TT_CSV_COLS; k++)
+		assert_true(file.has[k]);
 	assert_int_equal(file.rows[1].line, 4); /* the comm of row 1 spans two lines */
 	csv_file_free(&file);
 	free(text);
@@ -741,6 +852,29 @@ static void test_per_destination_columns_it_lacks_are_ignored(void **state)
 	csv_file_free(&file);
 }
 
+/* The listen queue, SYN and open connection columns are the process's:
+ * a per-destination CSV has none, and one it holds is not read. */
+static void test_per_destination_has_none_of_the_optional_columns(void **state)
+{
+	struct tt_csv_file file;
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < TT_CSV_COLS; k++)
+		if (csv_col_optional(k))
+			assert_false(csv_dest_has(k));
+	parse_both_ok("time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,"
+		      "rst_sent_out,rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,"
+		      "eaddrnotavail,ports_held,ports_free,runout_s,open_out\n" T1
+		      ",1.000,7,nginx,127.0.0.1:80,1,0,0,0,0,0,0,0,0,0,0,5,0.0,8\n",
+		      &file);
+	assert_false(file.has[TT_CSV_OPEN_OUT]);
+	assert_false(file.has[TT_CSV_CONN_IN]);
+	assert_true(file.has[TT_CSV_CONN_OUT]);
+	assert_int_equal(file.rows[0].v[TT_CSV_OPEN_OUT], 0);
+	csv_file_free(&file);
+}
+
 static void test_per_destination_header_missing_a_column(void **state)
 {
 	(void)state;
@@ -797,6 +931,11 @@ int main(void)
 		cmocka_unit_test(test_line_over_the_limit_is_refused),
 		cmocka_unit_test(test_endless_line_stops_at_the_limit),
 		cmocka_unit_test(test_row_columns_by_name),
+		cmocka_unit_test(test_earlier_csv_reads_the_columns_it_lacks_as_zero),
+		cmocka_unit_test(test_optional_columns_each_on_its_own),
+		cmocka_unit_test(test_optional_column_twice_is_refused),
+		cmocka_unit_test(test_optional_column_that_is_not_a_number),
+		cmocka_unit_test(test_levels_and_optional_columns),
 		cmocka_unit_test(test_rows_read_back_from_the_writer),
 		cmocka_unit_test(test_quoted_comm_with_comma),
 		cmocka_unit_test(test_crlf_file),
@@ -812,6 +951,7 @@ int main(void)
 		cmocka_unit_test(test_per_destination_rows),
 		cmocka_unit_test(test_per_destination_rows_read_back_from_the_writer),
 		cmocka_unit_test(test_per_destination_columns_it_lacks_are_ignored),
+		cmocka_unit_test(test_per_destination_has_none_of_the_optional_columns),
 		cmocka_unit_test(test_per_destination_header_missing_a_column),
 		cmocka_unit_test(test_per_destination_bad_values),
 		cmocka_unit_test(test_per_process_only_refuses_per_destination),

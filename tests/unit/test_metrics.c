@@ -64,7 +64,7 @@ static const char one_comm_text[] =
 	"# HELP tcptrace_connections_total TCP connections that reached ESTABLISHED, by process "
 	"name and side (in: accepted from a listener, out: opened with connect()).\n"
 	"# TYPE tcptrace_connections_total counter\n"
-	"tcptrace_connections_total{comm=\"nginx\",side=\"in\"} 3\n"
+	"tcptrace_connections_total{comm=\"nginx\",side=\"in\"} 5\n"
 	"tcptrace_connections_total{comm=\"nginx\",side=\"out\"} 0\n"
 	"# HELP tcptrace_connections_closed_total TCP connections that ended, each once, by how: "
 	"fin_active (this side sent the first FIN), fin_passive (the peer did), rst_sent, "
@@ -110,6 +110,57 @@ static const char one_comm_text[] =
 	"followed because the socket map was full (raise --max-sockets).\n"
 	"# TYPE tcptrace_untracked_sockets_total counter\n"
 	"tcptrace_untracked_sockets_total{comm=\"nginx\"} 0\n"
+	"# HELP tcptrace_open_connections TCP connections of the process name open now "
+	"(ESTABLISHED, as ss state established counts them) at the end of the last interval, "
+	"by side; those opened before tcptrace started included.\n"
+	"# TYPE tcptrace_open_connections gauge\n"
+	"tcptrace_open_connections{comm=\"nginx\",side=\"in\"} 2\n"
+	"tcptrace_open_connections{comm=\"nginx\",side=\"out\"} 0\n"
+	"# HELP tcptrace_listen_drops_total Connection attempts the process name's listeners "
+	"dropped because a queue was full (the kernel's ListenDrops, told per listener; a "
+	"listener several processes share counts on one of them).\n"
+	"# TYPE tcptrace_listen_drops_total counter\n"
+	"tcptrace_listen_drops_total{comm=\"nginx\"} 6\n"
+	"# HELP tcptrace_acceptq_peak The deepest accept queue of the process name's listeners "
+	"in the last interval (-i): at its limit, further connection attempts are dropped.\n"
+	"# TYPE tcptrace_acceptq_peak gauge\n"
+	"tcptrace_acceptq_peak{comm=\"nginx\"} 511\n"
+	"# HELP tcptrace_acceptq_limit The limit of the listener whose accept queue was deepest "
+	"in the last interval (its listen() backlog, capped by net.core.somaxconn); 0 when no "
+	"listener of the name held a connection.\n"
+	"# TYPE tcptrace_acceptq_limit gauge\n"
+	"tcptrace_acceptq_limit{comm=\"nginx\"} 511\n"
+	"# HELP tcptrace_syn_retransmits_total Handshake packets sent again, by side: out, SYNs "
+	"of the process name's connect()s (each a wait of a second or more for the connection); "
+	"in, SYN-ACKs of its listeners. Both sides add up to the kernel's TCPSynRetrans.\n"
+	"# TYPE tcptrace_syn_retransmits_total counter\n"
+	"tcptrace_syn_retransmits_total{comm=\"nginx\",side=\"in\"} 1\n"
+	"tcptrace_syn_retransmits_total{comm=\"nginx\",side=\"out\"} 0\n"
+	"# HELP tcptrace_listener_drops_total Connection attempts the listener dropped because a "
+	"queue was full, on the process name that owns it; a listener several processes share "
+	"(nginx's master and workers) counts once. listener is its address and port.\n"
+	"# TYPE tcptrace_listener_drops_total counter\n"
+	"# HELP tcptrace_listener_acceptq_peak The deepest accept queue of the listener in the "
+	"last interval (-i); absent once it is closed.\n"
+	"# TYPE tcptrace_listener_acceptq_peak gauge\n"
+	"# HELP tcptrace_listener_acceptq_deepest The deepest accept queue of the listener since "
+	"tcptrace started, whatever the scrape interval.\n"
+	"# TYPE tcptrace_listener_acceptq_deepest gauge\n"
+	"# HELP tcptrace_listener_acceptq_limit The accept queue limit of the listener: its "
+	"listen() backlog, capped by net.core.somaxconn.\n"
+	"# TYPE tcptrace_listener_acceptq_limit gauge\n"
+	"# HELP tcptrace_listener_somaxconn net.core.somaxconn of the listener's network "
+	"namespace, the cap on any listen() backlog there; absent when it could not be read.\n"
+	"# TYPE tcptrace_listener_somaxconn gauge\n"
+	"# HELP tcptrace_listeners Pairs of process name and listener with series of their "
+	"own.\n"
+	"# TYPE tcptrace_listeners gauge\n"
+	"tcptrace_listeners 0\n"
+	"# HELP tcptrace_listeners_overflow_total Listener rows of an interval with drops or a "
+	"queue that went to comm (other processes) and listener (other listeners), drops only, "
+	"because --max-comms pairs had series already.\n"
+	"# TYPE tcptrace_listeners_overflow_total counter\n"
+	"tcptrace_listeners_overflow_total 0\n"
 	"# HELP tcptrace_unowned_rst_sent_total RSTs the kernel sent that end no traced "
 	"connection: no socket, a listener, a half-open socket, an untraced process. By reason, "
 	"only reasons seen.\n"
@@ -134,8 +185,8 @@ static const char one_comm_text[] =
 	"# TYPE tcptrace_comms gauge\n"
 	"tcptrace_comms 1\n"
 	"# HELP tcptrace_comms_limit Process names that can have series of their own "
-	"(--max-comms), and with --by dest as many pairs of name and destination. Counts of "
-	"further ones are added up under comm (other processes).\n"
+	"(--max-comms), and as many pairs of name and listener, and with --by dest of name and "
+	"destination. Counts of further ones are added up under comm (other processes).\n"
 	"# TYPE tcptrace_comms_limit gauge\n"
 	"tcptrace_comms_limit 256\n"
 	"# HELP tcptrace_comms_overflow_total Process rows of an interval with counts that went "
@@ -152,11 +203,17 @@ static void one_nginx_interval(struct tt_metrics *m, struct tt_reason_names *nam
 
 	memset(names, 0, sizeof(*names));
 	names->name[2] = "NO_SOCKET";
-	row.c.conn[TT_SIDE_IN] = 3;
+	row.c.conn[TT_SIDE_IN] = 5;
 	row.c.fin_passive[TT_SIDE_IN] = 2;
 	row.c.rst_sent[TT_SIDE_IN] = 1;
 	row.reasons[TT_SIDE_IN][2] = 1;
 	row.tw_now = 4;
+	row.open[TT_SIDE_IN] = 2;
+	row.listen_drops = 6;
+	row.acceptq_peak = 511;
+	row.acceptq_limit = 511;
+	row.acceptq_peak_run = 600; /* the summary's: not exported per name */
+	row.c.synack_retrans = 1;
 	metrics_init(m, 256);
 	metrics_add_interval(m, &row, 1, NULL, NULL);
 }
@@ -226,7 +283,7 @@ static void test_openmetrics_names_families_without_suffix_and_ends_with_eof(voi
 	expect_line(expected, "# TYPE tcptrace_connections counter");
 	expect_line(expected, "# TYPE tcptrace_timewait_sockets gauge");
 	expect_line(expected, "# TYPE tcptrace_build info");
-	expect_line(expected, "tcptrace_connections_total{comm=\"nginx\",side=\"in\"} 3");
+	expect_line(expected, "tcptrace_connections_total{comm=\"nginx\",side=\"in\"} 5");
 	free(expected);
 	free(text);
 	metrics_free(&m);
@@ -494,6 +551,308 @@ static void test_drops_lost_and_unowned_rsts_are_interval_differences(void **sta
 	metrics_free(&m);
 }
 
+/* open and the accept queue are the last interval's: open summed over the
+ * name's rows, the queue its deepest row's with that row's limit (the
+ * larger limit among rows as deep). */
+static void test_open_and_queue_gauges_are_the_last_interval(void **state)
+{
+	struct tt_row rows[3] = { make_row(1, "nginx"), make_row(2, "nginx"), make_row(3, "nginx") };
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	metrics_init(&m, 16);
+	rows[0].open[TT_SIDE_IN] = 30;
+	rows[1].open[TT_SIDE_IN] = 12;
+	rows[1].open[TT_SIDE_OUT] = 4;
+	rows[0].acceptq_peak = 9;
+	rows[0].acceptq_limit = 128;
+	rows[1].acceptq_peak = 9;
+	rows[1].acceptq_limit = 511;
+	rows[2].acceptq_peak = 3;
+	rows[2].acceptq_limit = 4096;
+	metrics_add_interval(&m, rows, 3, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_open_connections{comm=\"nginx\",side=\"in\"} 42");
+	expect_line(text, "tcptrace_open_connections{comm=\"nginx\",side=\"out\"} 4");
+	expect_line(text, "tcptrace_acceptq_peak{comm=\"nginx\"} 9");
+	expect_line(text, "tcptrace_acceptq_limit{comm=\"nginx\"} 511");
+	free(text);
+	rows[0].acceptq_peak = 1;
+	metrics_add_interval(&m, rows, 1, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_open_connections{comm=\"nginx\",side=\"in\"} 30");
+	expect_line(text, "tcptrace_open_connections{comm=\"nginx\",side=\"out\"} 0");
+	expect_line(text, "tcptrace_acceptq_peak{comm=\"nginx\"} 1");
+	expect_line(text, "tcptrace_acceptq_limit{comm=\"nginx\"} 128");
+	free(text);
+	metrics_add_interval(&m, NULL, 0, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_open_connections{comm=\"nginx\",side=\"in\"} 0");
+	expect_line(text, "tcptrace_acceptq_peak{comm=\"nginx\"} 0");
+	expect_line(text, "tcptrace_acceptq_limit{comm=\"nginx\"} 0");
+	free(text);
+	metrics_free(&m);
+}
+
+/* listen_drops and the SYNs sent again are counters: they add up over
+ * intervals and processes, side in the SYN-ACKs, side out the SYNs. */
+static void test_listen_drops_and_syn_retransmits_add_up(void **state)
+{
+	struct tt_row rows[2] = { make_row(1, "haproxy"), make_row(2, "ab") };
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	metrics_init(&m, 16);
+	rows[0].listen_drops = 200;
+	rows[0].c.synack_retrans = 3;
+	rows[1].c.syn_retrans = 400;
+	metrics_add_interval(&m, rows, 2, NULL, NULL);
+	rows[0].listen_drops = 81;
+	rows[0].c.synack_retrans = 0;
+	rows[1].c.syn_retrans = 162;
+	metrics_add_interval(&m, rows, 2, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_listen_drops_total{comm=\"haproxy\"} 281");
+	expect_line(text, "tcptrace_listen_drops_total{comm=\"ab\"} 0");
+	expect_line(text, "tcptrace_syn_retransmits_total{comm=\"haproxy\",side=\"in\"} 3");
+	expect_line(text, "tcptrace_syn_retransmits_total{comm=\"haproxy\",side=\"out\"} 0");
+	expect_line(text, "tcptrace_syn_retransmits_total{comm=\"ab\",side=\"in\"} 0");
+	expect_line(text, "tcptrace_syn_retransmits_total{comm=\"ab\",side=\"out\"} 562");
+	free(text);
+	metrics_free(&m);
+}
+
+static struct tt_listener_row listener_row(uint64_t cookie, const char *comm, const char *v4,
+					   uint16_t port)
+{
+	struct tt_listener_row l;
+
+	memset(&l, 0, sizeof(l));
+	l.cookie = cookie;
+	l.id = 7;
+	l.pid = 70;
+	memcpy(l.comm, comm, strnlen(comm, sizeof(l.comm) - 1));
+	l.family = AF_INET;
+	l.port = port;
+	assert_int_equal(inet_pton(AF_INET, v4, l.addr), 1);
+	return l;
+}
+
+/* The text of the listener families, from the HELP of the first to that
+ * of tcptrace_listeners. */
+static char *listener_text(const struct tt_metrics *m)
+{
+	char *text = render(m, NULL, METRICS_TEXT), *out;
+	const char *from = strstr(text, "# HELP tcptrace_listener_drops_total ");
+	const char *to = strstr(text, "# HELP tcptrace_listeners ");
+
+	assert_non_null(from);
+	assert_non_null(to);
+	out = strndup(from, (size_t)(to - from));
+	assert_non_null(out);
+	free(text);
+	return out;
+}
+
+/* The lines of listener_text without the HELP and TYPE lines. */
+static void expect_listener_samples(const struct tt_metrics *m, const char *samples)
+{
+	char *text = listener_text(m), *out = calloc(1, strlen(text) + 1), *p = out;
+	const char *line;
+
+	assert_non_null(out);
+	for (line = text; *line; line += strcspn(line, "\n") + 1) {
+		size_t len = strcspn(line, "\n");
+
+		if (line[0] == '#')
+			continue;
+		memcpy(p, line, len + 1);
+		p += len + 1;
+	}
+	assert_string_equal(out, samples);
+	free(out);
+	free(text);
+}
+
+/* The summary's listener lines as data: drops since tcptrace started, and
+ * the queue of the last interval, its deepest ever, its limit and the
+ * namespace's somaxconn. */
+static void test_listener_series_spelled_out(void **state)
+{
+	struct tt_listener_row prev_l[1], cur_l[2];
+	struct tt_snapshot prev = { .listeners = prev_l, .n_listeners = 1 };
+	struct tt_snapshot cur = { .listeners = cur_l, .n_listeners = 2 };
+	struct tt_metrics m;
+
+	(void)state;
+	prev_l[0] = listener_row(11, "haproxy", "127.0.0.1", 8080);
+	prev_l[0].drops = 100; /* before the first interval: not counted */
+	cur_l[0] = prev_l[0];
+	cur_l[0].drops = 381;
+	cur_l[0].peak = 16;
+	cur_l[0].peak_run = 16;
+	cur_l[0].limit = 16;
+	cur_l[0].somaxconn = 4096;
+	cur_l[1] = listener_row(12, "nginx", "0.0.0.0", 80);
+	cur_l[1].family = AF_INET6;
+	memset(cur_l[1].addr, 0, sizeof(cur_l[1].addr));
+	cur_l[1].limit = 511; /* somaxconn unknown: no series */
+	metrics_init(&m, 16);
+	metrics_add_interval(&m, NULL, 0, &prev, &cur);
+	expect_listener_samples(
+		&m,
+		"tcptrace_listener_drops_total{comm=\"haproxy\",listener=\"127.0.0.1:8080\"} 281\n"
+		"tcptrace_listener_drops_total{comm=\"nginx\",listener=\"[::]:80\"} 0\n"
+		"tcptrace_listener_acceptq_peak{comm=\"haproxy\",listener=\"127.0.0.1:8080\"} 16\n"
+		"tcptrace_listener_acceptq_peak{comm=\"nginx\",listener=\"[::]:80\"} 0\n"
+		"tcptrace_listener_acceptq_deepest{comm=\"haproxy\",listener=\"127.0.0.1:8080\"} 16\n"
+		"tcptrace_listener_acceptq_deepest{comm=\"nginx\",listener=\"[::]:80\"} 0\n"
+		"tcptrace_listener_acceptq_limit{comm=\"haproxy\",listener=\"127.0.0.1:8080\"} 16\n"
+		"tcptrace_listener_acceptq_limit{comm=\"nginx\",listener=\"[::]:80\"} 511\n"
+		"tcptrace_listener_somaxconn{comm=\"haproxy\",listener=\"127.0.0.1:8080\"} 4096\n");
+	metrics_free(&m);
+}
+
+/* Drops are differences of the same socket of the same owner row; a
+ * socket new since the last interval counts whole. The deepest queue is
+ * kept while the peak follows each interval; a closed listener keeps its
+ * drops and loses its gauges. */
+static void test_listener_drops_and_gauges_over_intervals(void **state)
+{
+	struct tt_listener_row a[1], b[2], c[2], d[2];
+	struct tt_snapshot s1 = { .listeners = a, .n_listeners = 1 };
+	struct tt_snapshot s2 = { .listeners = b, .n_listeners = 2 };
+	struct tt_snapshot s3 = { .listeners = c, .n_listeners = 2 };
+	struct tt_snapshot s4 = { .listeners = d, .n_listeners = 2 };
+	struct tt_metrics m;
+
+	(void)state;
+	a[0] = listener_row(11, "srv", "127.0.0.1", 8080);
+	a[0].limit = 4;
+	b[0] = a[0];
+	b[0].drops = 5;
+	b[0].peak = 4;
+	b[1] = listener_row(12, "srv", "127.0.0.1", 8081);
+	b[1].drops = 2; /* new: counted whole */
+	b[1].limit = 8;
+	c[0] = b[0];
+	c[0].drops = 9;
+	c[0].peak = 1;
+	c[1] = b[1];
+	c[1].drops = 3;
+	c[1].closed = true;
+	metrics_init(&m, 16);
+	metrics_add_interval(&m, NULL, 0, NULL, &s1);
+	metrics_add_interval(&m, NULL, 0, &s1, &s2);
+	metrics_add_interval(&m, NULL, 0, &s2, &s3);
+	expect_listener_samples(
+		&m,
+		"tcptrace_listener_drops_total{comm=\"srv\",listener=\"127.0.0.1:8080\"} 9\n"
+		"tcptrace_listener_drops_total{comm=\"srv\",listener=\"127.0.0.1:8081\"} 3\n"
+		"tcptrace_listener_acceptq_peak{comm=\"srv\",listener=\"127.0.0.1:8080\"} 1\n"
+		"tcptrace_listener_acceptq_deepest{comm=\"srv\",listener=\"127.0.0.1:8080\"} 4\n"
+		"tcptrace_listener_acceptq_limit{comm=\"srv\",listener=\"127.0.0.1:8080\"} 4\n");
+	/* The same socket on another row (its owner's slot given again) is
+	 * paired with nothing before: its drops count whole, as the
+	 * summary's listeners_diff counts them. */
+	d[0] = c[0];
+	d[0].id = 8;
+	d[1] = c[1];
+	metrics_add_interval(&m, NULL, 0, &s3, &s4);
+	expect_listener_samples(
+		&m,
+		"tcptrace_listener_drops_total{comm=\"srv\",listener=\"127.0.0.1:8080\"} 18\n"
+		"tcptrace_listener_drops_total{comm=\"srv\",listener=\"127.0.0.1:8081\"} 3\n"
+		"tcptrace_listener_acceptq_peak{comm=\"srv\",listener=\"127.0.0.1:8080\"} 1\n"
+		"tcptrace_listener_acceptq_deepest{comm=\"srv\",listener=\"127.0.0.1:8080\"} 4\n"
+		"tcptrace_listener_acceptq_limit{comm=\"srv\",listener=\"127.0.0.1:8080\"} 4\n");
+	metrics_free(&m);
+}
+
+/* Sockets at one address (SO_REUSEPORT, or one per network namespace)
+ * share the series: drops added, the deepest queue with its own limit. */
+static void test_listeners_at_one_address_share_a_series(void **state)
+{
+	struct tt_listener_row l[3];
+	struct tt_snapshot cur = { .listeners = l, .n_listeners = 3 };
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	l[0] = listener_row(1, "nginx", "0.0.0.0", 80);
+	l[0].drops = 3;
+	l[0].peak = 2;
+	l[0].limit = 511;
+	l[1] = listener_row(2, "nginx", "0.0.0.0", 80);
+	l[1].drops = 4;
+	l[1].peak = 7;
+	l[1].limit = 128;
+	l[1].somaxconn = 128;
+	l[2] = listener_row(3, "nginx", "0.0.0.0", 80);
+	l[2].peak = 7;
+	l[2].limit = 64;
+	metrics_init(&m, 16);
+	metrics_add_interval(&m, NULL, 0, NULL, &cur);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_listener_drops_total{comm=\"nginx\",listener=\"0.0.0.0:80\"} 7");
+	expect_line(text, "tcptrace_listener_acceptq_peak{comm=\"nginx\",listener=\"0.0.0.0:80\"} 7");
+	expect_line(text, "tcptrace_listener_acceptq_limit{comm=\"nginx\",listener=\"0.0.0.0:80\"} 128");
+	expect_line(text, "tcptrace_listener_somaxconn{comm=\"nginx\",listener=\"0.0.0.0:80\"} 128");
+	expect_line(text, "tcptrace_listeners 1");
+	free(text);
+	metrics_free(&m);
+}
+
+static void test_listener_labels(void **state)
+{
+	struct tt_listener_row l = listener_row(1, "x", "192.0.2.1", 443);
+	char buf[TT_DEST_LEN];
+
+	(void)state;
+	metrics_listener_label(buf, sizeof(buf), &l);
+	assert_string_equal(buf, "192.0.2.1:443");
+	l.family = AF_INET6;
+	assert_int_equal(inet_pton(AF_INET6, "2001:db8::1", l.addr), 1);
+	metrics_listener_label(buf, sizeof(buf), &l);
+	assert_string_equal(buf, "[2001:db8::1]:443");
+	/* Seen only at its close: its port is all there is. */
+	l.family = 0;
+	metrics_listener_label(buf, sizeof(buf), &l);
+	assert_string_equal(buf, "port 443");
+}
+
+/* Past --max-comms pairs, listeners' drops are added up under labels no
+ * process or address can have; that series has no gauges. */
+static void test_listeners_past_the_limit_go_to_other(void **state)
+{
+	struct tt_listener_row l[3];
+	struct tt_snapshot cur = { .listeners = l, .n_listeners = 3 };
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	l[0] = listener_row(1, "a", "127.0.0.1", 1);
+	l[0].drops = 1;
+	l[1] = listener_row(2, "b", "127.0.0.1", 2);
+	l[1].drops = 2;
+	l[1].peak = 5;
+	l[2] = listener_row(3, "c", "127.0.0.1", 3); /* nothing to count: no overflow */
+	metrics_init(&m, 1);
+	metrics_add_interval(&m, NULL, 0, NULL, &cur);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_listener_drops_total{comm=\"a\",listener=\"127.0.0.1:1\"} 1");
+	expect_line(text, "tcptrace_listener_drops_total{comm=\"(other processes)\","
+			  "listener=\"(other listeners)\"} 2");
+	expect_no_line_starting(text, "tcptrace_listener_acceptq_peak{comm=\"(other");
+	expect_no_line_starting(text, "tcptrace_listener_drops_total{comm=\"b\"");
+	expect_line(text, "tcptrace_listeners 1");
+	expect_line(text, "tcptrace_listeners_overflow_total 1");
+	free(text);
+	metrics_free(&m);
+}
+
 /* HELP text may not hold '"' in OpenMetrics, nor '\\' or a newline in
  * either format unescaped: ours holds none of them. */
 static void test_help_lines_need_no_escape(void **state)
@@ -655,6 +1014,13 @@ int main(void)
 		cmocka_unit_test(test_other_series_absent_below_the_limit),
 		cmocka_unit_test(test_many_names_grow_the_table),
 		cmocka_unit_test(test_drops_lost_and_unowned_rsts_are_interval_differences),
+		cmocka_unit_test(test_open_and_queue_gauges_are_the_last_interval),
+		cmocka_unit_test(test_listen_drops_and_syn_retransmits_add_up),
+		cmocka_unit_test(test_listener_series_spelled_out),
+		cmocka_unit_test(test_listener_drops_and_gauges_over_intervals),
+		cmocka_unit_test(test_listeners_at_one_address_share_a_series),
+		cmocka_unit_test(test_listener_labels),
+		cmocka_unit_test(test_listeners_past_the_limit_go_to_other),
 		cmocka_unit_test(test_help_lines_need_no_escape),
 		cmocka_unit_test(test_empty_metrics_still_expose_the_globals),
 		cmocka_unit_test(test_dest_families_only_by_dest),

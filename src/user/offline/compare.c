@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* tcptrace compare: sums each CSV run (totals, rates, the peak of tw_now per
- * interval, its processes) and prints the runs side by side against the
- * first, as text or CSV, TIME_WAIT first. */
+/* tcptrace compare: sums each CSV run (totals, rates, the peaks of tw_now
+ * and of open connections per interval, the listen queues per process
+ * name, its processes) and prints the runs side by side against the first,
+ * as text or CSV, TIME_WAIT first. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -18,8 +19,16 @@
 #define RATIO_WIDTH 9
 #define CONT_INDENT "    "
 
+#define QUEUE_WIDTH 8   /* a queue's peak or limit */
+
 /* The TIME_WAIT counts lead the report; the level tw_now comes after them. */
 const enum tt_csv_col compare_tw_counts[COMPARE_TW_COUNTS] = { TT_CSV_TW_IN, TT_CSV_TW_OUT };
+/* Connection attempts that waited: dropped by a full queue, sent again. */
+const enum tt_csv_col compare_queue_counts[COMPARE_QUEUE_COUNTS] = {
+	TT_CSV_LISTEN_DROPS, TT_CSV_SYN_RETRANS_OUT, TT_CSV_SYNACK_RETRANS_IN,
+};
+/* The levels whose peak over the run's intervals compare shows. */
+static const enum tt_csv_col open_cols[2] = { TT_CSV_OPEN_IN, TT_CSV_OPEN_OUT };
 const enum tt_csv_col compare_other_counts[COMPARE_OTHER_COUNTS] = {
 	TT_CSV_CONN_IN,        TT_CSV_CONN_OUT,        TT_CSV_FIN_ACTIVE_IN,
 	TT_CSV_FIN_ACTIVE_OUT, TT_CSV_FIN_PASSIVE_IN,  TT_CSV_FIN_PASSIVE_OUT,
@@ -35,9 +44,12 @@ const char compare_usage[] =
 	"its duration and processes, then for every count its total, its rate per\n"
 	"second and its ratio to the first run. TIME_WAIT comes first: tw_in,\n"
 	"tw_out, and the peak of tw_now (summed over processes per interval).\n"
+	"Then listen_drops, syn_retrans_out and synack_retrans_in, each process\n"
+	"name's listen drops and deepest accept queue with its limit, and the\n"
+	"peaks of open_in and open_out (n/a for a CSV written before they were).\n"
 	"\n"
 	"      --csv     write the figures as CSV: counter,run,file,total,\n"
-	"                per_second,ratio_to_first\n"
+	"                per_second,ratio_to_first,comm\n"
 	"  -h, --help    print this help and exit\n"
 	"\n"
 	"A ratio is '-' when both runs counted 0, 'inf' when only the first did.\n"
@@ -85,25 +97,73 @@ static int row_cmp_proc(const void *a, const void *b)
 	return strcmp(ra->comm, rb->comm);
 }
 
-/* Rows of one interval share their time; their tw_now add up to what the
- * run held then. The rows need not be next to each other. */
-static int tw_now_peak(struct compare_run *run, const struct tt_csv_row **by, size_t n,
+/* Rows of one interval share their time; their levels (tw_now, open_in,
+ * open_out) add up to what the run held then. The rows need not be next to
+ * each other. */
+static int level_peaks(struct compare_run *run, const struct tt_csv_row **by, size_t n,
 		       struct csv_error *err)
 {
-	size_t i = 0, j;
+	static const enum tt_csv_col cols[3] = { TT_CSV_TW_NOW, TT_CSV_OPEN_IN, TT_CSV_OPEN_OUT };
+	uint64_t *peaks[3] = { &run->tw_now_peak, &run->open_peak[0], &run->open_peak[1] };
+	size_t i = 0, j, k;
 
 	qsort(by, n, sizeof(*by), row_cmp_time);
 	while (i < n) {
-		uint64_t sum = 0;
+		uint64_t sum[3] = { 0 };
 
 		for (j = i; j < n && !strcmp(by[j]->time, by[i]->time); j++) {
-			if (add_checked(&sum, by[j]->v[TT_CSV_TW_NOW]))
-				return fail(err, by[j]->line,
-					    "sum of tw_now at %s exceeds 18446744073709551615",
-					    by[j]->time);
+			for (k = 0; k < 3; k++)
+				if (add_checked(&sum[k], by[j]->v[cols[k]]))
+					return fail(err, by[j]->line,
+						    "sum of %s at %s exceeds 18446744073709551615",
+						    tt_csv_col_names[cols[k]], by[j]->time);
 		}
-		if (sum > run->tw_now_peak)
-			run->tw_now_peak = sum;
+		for (k = 0; k < 3; k++)
+			if (sum[k] > *peaks[k])
+				*peaks[k] = sum[k];
+		i = j;
+	}
+	return 0;
+}
+
+static int row_cmp_comm(const void *a, const void *b)
+{
+	const struct tt_csv_row *ra = *(const struct tt_csv_row *const *)a;
+	const struct tt_csv_row *rb = *(const struct tt_csv_row *const *)b;
+
+	return strcmp(ra->comm, rb->comm);
+}
+
+/* The listen queues per process name, into *queues (n_queues of them). A
+ * name's drops never pass the run's total, which was checked. */
+static int collect_queues(struct compare_queue **queues, size_t *n_queues,
+			  const struct tt_csv_row **by, size_t n, struct csv_error *err)
+{
+	size_t i = 0, j;
+
+	qsort(by, n, sizeof(*by), row_cmp_comm);
+	*queues = calloc(n ? n : 1, sizeof(**queues));
+	if (!*queues)
+		return fail_nomem(err);
+	while (i < n) {
+		struct compare_queue q = { 0 };
+
+		for (j = i; j < n && !strcmp(by[j]->comm, by[i]->comm); j++) {
+			uint64_t peak = by[j]->v[TT_CSV_ACCEPTQ_PEAK];
+			uint64_t limit = by[j]->v[TT_CSV_ACCEPTQ_LIMIT];
+
+			q.drops += by[j]->v[TT_CSV_LISTEN_DROPS];
+			if (peak > q.peak || (peak == q.peak && limit > q.limit)) {
+				q.peak = peak;
+				q.limit = limit;
+			}
+		}
+		if (q.drops || q.peak || q.limit) {
+			q.comm = strdup(by[i]->comm);
+			if (!q.comm)
+				return fail_nomem(err);
+			(*queues)[(*n_queues)++] = q;
+		}
 		i = j;
 	}
 	return 0;
@@ -116,6 +176,7 @@ static int collect_procs(struct compare_run *run, const struct tt_csv_row **by, 
 
 	qsort(by, n, sizeof(*by), row_cmp_proc);
 	run->procs = calloc(n ? n : 1, sizeof(*run->procs));
+	run->n_procs = 0;
 	if (!run->procs)
 		return fail_nomem(err);
 	for (i = 0; i < n; i++) {
@@ -141,13 +202,14 @@ int compare_run_init(struct compare_run *run, const char *file, const struct tt_
 	memset(err, 0, sizeof(*err));
 	run->file = file;
 	run->kind = csv->kind;
+	memcpy(run->has, csv->has, sizeof(run->has));
 	for (i = 0; i < csv->n; i++) {
 		const struct tt_csv_row *row = &csv->rows[i];
 
 		if (row->elapsed_s > run->duration_s)
 			run->duration_s = row->elapsed_s;
 		for (k = 0; k < TT_CSV_COLS; k++) {
-			if (k == TT_CSV_TW_NOW)
+			if (csv_col_is_level(k))
 				continue;
 			if (add_checked(&run->total[k], row->v[k]))
 				return fail(err, row->line,
@@ -161,7 +223,9 @@ int compare_run_init(struct compare_run *run, const char *file, const struct tt_
 		return fail_nomem(err);
 	for (i = 0; i < csv->n; i++)
 		by[i] = &csv->rows[i];
-	ret = tw_now_peak(run, by, csv->n, err);
+	ret = level_peaks(run, by, csv->n, err);
+	if (!ret)
+		ret = collect_queues(&run->queues, &run->n_queues, by, csv->n, err);
 	if (!ret)
 		ret = collect_procs(run, by, csv->n, err);
 	free(by);
@@ -177,6 +241,22 @@ void compare_run_free(struct compare_run *run)
 	free(run->procs);
 	run->procs = NULL;
 	run->n_procs = 0;
+	for (i = 0; i < run->n_queues; i++)
+		free(run->queues[i].comm);
+	free(run->queues);
+	run->queues = NULL;
+	run->n_queues = 0;
+}
+
+bool compare_has_queues(const struct compare_run *runs, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < TT_CSV_COLS; k++)
+			if (csv_col_optional(k) && runs[i].has[k])
+				return true;
+	return false;
 }
 
 const char *compare_run_label(char *buf, size_t len, size_t index)
@@ -301,41 +381,213 @@ static int write_table_header(FILE *f, const char *title, size_t n)
 	return put_trimmed(f, line, &text, &len);
 }
 
-/* One row of the table: totals (with rates when with_rate) and ratios. */
+/* One row of the table: totals (with rates when with_rate) and ratios.
+ * present, when not NULL, says which runs have the column: the others
+ * show n/a, and no ratio. */
 static int write_table_row(FILE *f, const char *name, const uint64_t *values,
-			   const struct compare_run *runs, size_t n, bool with_rate)
+			   const struct compare_run *runs, size_t n, bool with_rate,
+			   const bool *present)
 {
 	char num[32], rate[48], ratio[48];
 	char *text = NULL;
 	size_t len = 0, i;
 	FILE *line = open_memstream(&text, &len);
+	int over;
 
 	if (!line)
 		return -1;
+	/* A name longer than its column (synack_retrans_in) takes room from
+	 * the first total, which is right-aligned: the columns stay in line. */
+	over = strlen(name) > NAME_WIDTH ? (int)(strlen(name) - NAME_WIDTH) : 0;
 	fprintf(line, "%-*s", NAME_WIDTH, name);
 	for (i = 0; i < n; i++) {
+		int width = i ? TOTAL_WIDTH : TOTAL_WIDTH - over;
+
+		if (present && !present[i]) {
+			fprintf(line, " %*s %*s", width, "n/a", RATE_WIDTH, "");
+			if (i)
+				fprintf(line, " %*s", RATIO_WIDTH, "");
+			continue;
+		}
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)values[i]);
-		fprintf(line, " %*s %*s", TOTAL_WIDTH, num, RATE_WIDTH,
+		fprintf(line, " %*s %*s", width, num, RATE_WIDTH,
 			with_rate ? compare_rate_text(rate, sizeof(rate), values[i], runs[i].duration_s)
 				  : "");
 		if (i)
 			fprintf(line, " %*s", RATIO_WIDTH,
-				compare_ratio_text(ratio, sizeof(ratio), values[0], values[i]));
+				present && !present[0]
+					? ""
+					: compare_ratio_text(ratio, sizeof(ratio), values[0], values[i]));
 	}
 	return put_trimmed(f, line, &text, &len);
 }
 
+/* Rows of counts; with_has, a run whose file lacks a column shows n/a. */
 static int write_count_rows(FILE *f, const enum tt_csv_col *cols, size_t n_cols,
-			    const struct compare_run *runs, size_t n, uint64_t *values)
+			    const struct compare_run *runs, size_t n, uint64_t *values,
+			    bool *present, bool with_has)
 {
 	size_t c, i;
 
 	for (c = 0; c < n_cols; c++) {
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			values[i] = runs[i].total[cols[c]];
-		if (write_table_row(f, tt_csv_col_names[cols[c]], values, runs, n, true))
+			present[i] = runs[i].has[cols[c]];
+		}
+		if (write_table_row(f, tt_csv_col_names[cols[c]], values, runs, n, true,
+				    with_has ? present : NULL))
 			return -1;
 	}
+	return 0;
+}
+
+/* The queue of comm in run, or NULL when its listeners neither dropped nor
+ * queued. */
+static const struct compare_queue *queue_of(const struct compare_run *run, const char *comm)
+{
+	size_t i;
+
+	for (i = 0; i < run->n_queues; i++)
+		if (!strcmp(run->queues[i].comm, comm))
+			return &run->queues[i];
+	return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names with a queue in any run, each once, sorted; *names is NULL when
+ * out of memory. Returns how many. */
+static size_t queue_names(const struct compare_run *runs, size_t n, const char ***names)
+{
+	size_t total = 0, i, k, m = 0;
+
+	for (i = 0; i < n; i++)
+		total += runs[i].n_queues;
+	*names = malloc((total ? total : 1) * sizeof(**names));
+	if (!*names)
+		return 0;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < runs[i].n_queues; k++)
+			(*names)[m++] = runs[i].queues[k].comm;
+	qsort(*names, m, sizeof(**names), cmp_str);
+	for (i = 0, k = 0; i < m; i++)
+		if (!k || strcmp((*names)[k - 1], (*names)[i]) != 0)
+			(*names)[k++] = (*names)[i];
+	return k;
+}
+
+/* A process name in a column of the text: control bytes as '?', cut to
+ * the column's width. */
+static void put_name_cell(FILE *f, const char *comm)
+{
+	char cell[NAME_WIDTH + 1];
+	size_t i;
+
+	for (i = 0; i < NAME_WIDTH && comm[i]; i++) {
+		unsigned char c = (unsigned char)comm[i];
+
+		cell[i] = comm[i];
+		if (c < 0x20 || c == 0x7f)
+			cell[i] = '?';
+	}
+	cell[i] = '\0';
+	fprintf(f, "%-*s", NAME_WIDTH, cell);
+}
+
+static void put_queue_cell(FILE *f, int width, uint64_t v, bool present)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+	fprintf(f, " %*s", width, present ? num : "n/a");
+}
+
+/* Per process name: its listen drops, and its deepest accept queue with
+ * that listener's limit, in each run. */
+static int write_queue_names(FILE *f, const struct compare_run *runs, size_t n)
+{
+	const char **names;
+	size_t n_names = queue_names(runs, n, &names), i, k;
+	char label[16], cell[48];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *line;
+
+	if (!names)
+		return -1;
+	for (k = 0; k <= n_names; k++) {
+		line = open_memstream(&text, &len);
+		if (!line) {
+			free(names);
+			return -1;
+		}
+		if (!k)
+			fprintf(line, "%-*s", NAME_WIDTH, "by process name");
+		else
+			put_name_cell(line, names[k - 1]);
+		for (i = 0; i < n; i++) {
+			const struct compare_queue *q = k ? queue_of(&runs[i], names[k - 1]) : NULL;
+			static const struct compare_queue none;
+
+			compare_run_label(label, sizeof(label), i);
+			if (!k) {
+				snprintf(cell, sizeof(cell), "%s drops", label);
+				fprintf(line, " %*s", TOTAL_WIDTH, cell);
+				snprintf(cell, sizeof(cell), "%s peak", label);
+				fprintf(line, " %*s", QUEUE_WIDTH, cell);
+				snprintf(cell, sizeof(cell), "%s limit", label);
+				fprintf(line, " %*s", QUEUE_WIDTH, cell);
+				continue;
+			}
+			if (!q)
+				q = &none;
+			put_queue_cell(line, TOTAL_WIDTH, q->drops, runs[i].has[TT_CSV_LISTEN_DROPS]);
+			put_queue_cell(line, QUEUE_WIDTH, q->peak, runs[i].has[TT_CSV_ACCEPTQ_PEAK]);
+			put_queue_cell(line, QUEUE_WIDTH, q->limit, runs[i].has[TT_CSV_ACCEPTQ_LIMIT]);
+		}
+		if (put_trimmed(f, line, &text, &len)) {
+			free(names);
+			return -1;
+		}
+	}
+	free(names);
+	return 0;
+}
+
+/* listen_drops and the SYNs sent again, the queues per name, then the
+ * peaks of open connections. */
+static int write_queues(FILE *f, const struct compare_run *runs, size_t n, uint64_t *values,
+			bool *present)
+{
+	bool any_queue = false;
+	size_t i, s;
+
+	if (write_table_header(f, "listen queues", n) ||
+	    write_count_rows(f, compare_queue_counts, COMPARE_QUEUE_COUNTS, runs, n, values,
+			     present, true))
+		return -1;
+	for (i = 0; i < n; i++)
+		any_queue = any_queue || runs[i].n_queues;
+	if (any_queue && write_queue_names(f, runs, n))
+		return -1;
+	fputc('\n', f);
+	if (write_table_header(f, "open connections", n))
+		return -1;
+	for (s = 0; s < 2; s++) {
+		char name[32];
+
+		for (i = 0; i < n; i++) {
+			values[i] = runs[i].open_peak[s];
+			present[i] = runs[i].has[open_cols[s]];
+		}
+		snprintf(name, sizeof(name), "%s peak", tt_csv_col_names[open_cols[s]]);
+		if (write_table_row(f, name, values, runs, n, false, present))
+			return -1;
+	}
+	fputc('\n', f);
 	return 0;
 }
 
@@ -391,76 +643,153 @@ void compare_write_verdict(FILE *f, const struct compare_run *runs, size_t n)
 int compare_write_text(FILE *f, const struct compare_run *runs, size_t n)
 {
 	uint64_t *values = calloc(n ? n : 1, sizeof(*values));
+	bool *present = calloc(n ? n : 1, sizeof(*present));
 	size_t i;
 	int ret = -1;
 
-	if (!values || !n)
+	if (!values || !present || !n)
 		goto out;
 	for (i = 0; i < n; i++)
 		write_run_line(f, &runs[i], i);
 	fputc('\n', f);
 	if (write_table_header(f, "TIME_WAIT", n) ||
-	    write_count_rows(f, compare_tw_counts, COMPARE_TW_COUNTS, runs, n, values))
+	    write_count_rows(f, compare_tw_counts, COMPARE_TW_COUNTS, runs, n, values, present,
+			     false))
 		goto out;
 	for (i = 0; i < n; i++)
 		values[i] = runs[i].tw_now_peak;
-	if (write_table_row(f, "tw_now peak", values, runs, n, false))
+	if (write_table_row(f, "tw_now peak", values, runs, n, false, NULL))
 		goto out;
 	compare_write_verdict(f, runs, n);
 	fputc('\n', f);
+	if (compare_has_queues(runs, n) && write_queues(f, runs, n, values, present))
+		goto out;
 	if (write_table_header(f, "other counters", n) ||
-	    write_count_rows(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n, values))
+	    write_count_rows(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n, values,
+			     present, false))
 		goto out;
 	ret = ferror(f) ? -1 : 0;
 out:
 	free(values);
+	free(present);
 	return ret;
 }
 
-/* RFC 4180: quoted only when it must be, quotes doubled. */
+/* RFC 4180: quoted only when it must be, quotes doubled. A run whose file
+ * lacks the column (present false) has its total, rate and ratio empty, as
+ * has the ratio of every run when the first lacks it. comm: the process
+ * name of a row per name, NULL for the run's. */
+struct csv_cell {
+	const char *counter;
+	const char *comm;
+	bool with_rate;
+};
 
-static void write_csv_row(FILE *f, const char *counter, size_t index, const struct compare_run *run,
-			  uint64_t v, uint64_t first, bool with_rate)
+static void write_csv_row(FILE *f, const struct csv_cell *cell, size_t index,
+			  const struct compare_run *run, uint64_t v, bool present, uint64_t first,
+			  bool first_present)
 {
 	char label[16];
 
-	fprintf(f, "%s,%s,", counter, compare_run_label(label, sizeof(label), index));
+	fprintf(f, "%s,%s,", cell->counter, compare_run_label(label, sizeof(label), index));
 	csv_put_field(f, run->file);
-	fprintf(f, ",%llu,", (unsigned long long)v);
-	if (with_rate && run->duration_s > 0)
+	fputc(',', f);
+	if (present)
+		fprintf(f, "%llu", (unsigned long long)v);
+	fputc(',', f);
+	if (present && cell->with_rate && run->duration_s > 0)
 		fprintf(f, "%.3f", (double)v / run->duration_s);
 	fputc(',', f);
-	if (first)
+	if (present && first_present && first)
 		fprintf(f, "%.4f", (double)v / (double)first);
-	else if (v)
+	else if (present && first_present && v)
 		fputs("inf", f);
+	fputc(',', f);
+	if (cell->comm)
+		csv_put_field(f, cell->comm);
 	fputc('\n', f);
 }
 
+/* Rows of counts; with_has, a run whose file lacks a column is empty. */
 static void write_csv_counts(FILE *f, const enum tt_csv_col *cols, size_t n_cols,
-			     const struct compare_run *runs, size_t n)
+			     const struct compare_run *runs, size_t n, bool with_has)
 {
 	size_t c, i;
 
 	for (c = 0; c < n_cols; c++) {
+		struct csv_cell cell = { tt_csv_col_names[cols[c]], NULL, true };
+
 		for (i = 0; i < n; i++)
-			write_csv_row(f, tt_csv_col_names[cols[c]], i, &runs[i],
-				      runs[i].total[cols[c]], runs[0].total[cols[c]], true);
+			write_csv_row(f, &cell, i, &runs[i], runs[i].total[cols[c]],
+				      !with_has || runs[i].has[cols[c]], runs[0].total[cols[c]],
+				      !with_has || runs[0].has[cols[c]]);
 	}
+}
+
+/* The queues per name: listen_drops, acceptq_peak and acceptq_limit, each
+ * with the name in comm. */
+static int write_csv_queue_names(FILE *f, const struct compare_run *runs, size_t n)
+{
+	static const struct compare_queue none;
+	const char **names;
+	size_t n_names = queue_names(runs, n, &names), k, c, i;
+
+	if (!names)
+		return -1;
+	for (k = 0; k < n_names; k++) {
+		const struct compare_queue *first = queue_of(&runs[0], names[k]);
+
+		for (c = 0; c < 3; c++) {
+			static const enum tt_csv_col cols[3] = { TT_CSV_LISTEN_DROPS,
+								 TT_CSV_ACCEPTQ_PEAK,
+								 TT_CSV_ACCEPTQ_LIMIT };
+			struct csv_cell cell = { tt_csv_col_names[cols[c]], names[k], c == 0 };
+			const struct compare_queue *q0 = first ? first : &none;
+
+			for (i = 0; i < n; i++) {
+				const struct compare_queue *q = queue_of(&runs[i], names[k]);
+				uint64_t v, v0;
+
+				q = q ? q : &none;
+				v = c == 0 ? q->drops : c == 1 ? q->peak : q->limit;
+				v0 = c == 0 ? q0->drops : c == 1 ? q0->peak : q0->limit;
+				write_csv_row(f, &cell, i, &runs[i], v, runs[i].has[cols[c]], v0,
+					      runs[0].has[cols[c]]);
+			}
+		}
+	}
+	free(names);
+	return 0;
 }
 
 int compare_write_csv(FILE *f, const struct compare_run *runs, size_t n)
 {
-	size_t i;
+	size_t i, s;
 
 	if (!n)
 		return -1;
-	fputs("counter,run,file,total,per_second,ratio_to_first\n", f);
-	write_csv_counts(f, compare_tw_counts, COMPARE_TW_COUNTS, runs, n);
-	for (i = 0; i < n; i++)
-		write_csv_row(f, "tw_now_peak", i, &runs[i], runs[i].tw_now_peak,
-			      runs[0].tw_now_peak, false);
-	write_csv_counts(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n);
+	fputs("counter,run,file,total,per_second,ratio_to_first,comm\n", f);
+	write_csv_counts(f, compare_tw_counts, COMPARE_TW_COUNTS, runs, n, false);
+	for (i = 0; i < n; i++) {
+		static const struct csv_cell cell = { "tw_now_peak", NULL, false };
+
+		write_csv_row(f, &cell, i, &runs[i], runs[i].tw_now_peak, true,
+			      runs[0].tw_now_peak, true);
+	}
+	if (compare_has_queues(runs, n)) {
+		write_csv_counts(f, compare_queue_counts, COMPARE_QUEUE_COUNTS, runs, n, true);
+		if (write_csv_queue_names(f, runs, n))
+			return -1;
+		for (s = 0; s < 2; s++) {
+			struct csv_cell cell = { s ? "open_out_peak" : "open_in_peak", NULL, false };
+
+			for (i = 0; i < n; i++)
+				write_csv_row(f, &cell, i, &runs[i], runs[i].open_peak[s],
+					      runs[i].has[open_cols[s]], runs[0].open_peak[s],
+					      runs[0].has[open_cols[s]]);
+		}
+	}
+	write_csv_counts(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n, false);
 	return ferror(f) ? -1 : 0;
 }
 

@@ -32,6 +32,13 @@ const char *const tt_csv_col_names[TT_CSV_COLS] = {
 	[TT_CSV_CONNFAIL_OUT] = "connfail_out",
 	[TT_CSV_UNTRACKED] = "untracked",
 	[TT_CSV_TW_RST] = "tw_rst",
+	[TT_CSV_OPEN_IN] = "open_in",
+	[TT_CSV_OPEN_OUT] = "open_out",
+	[TT_CSV_LISTEN_DROPS] = "listen_drops",
+	[TT_CSV_ACCEPTQ_PEAK] = "acceptq_peak",
+	[TT_CSV_ACCEPTQ_LIMIT] = "acceptq_limit",
+	[TT_CSV_SYN_RETRANS_OUT] = "syn_retrans_out",
+	[TT_CSV_SYNACK_RETRANS_IN] = "synack_retrans_in",
 };
 
 /* The columns before the counters, which every tcptrace CSV starts with. */
@@ -442,6 +449,17 @@ bool csv_dest_has(enum tt_csv_col col)
 	}
 }
 
+bool csv_col_is_level(enum tt_csv_col col)
+{
+	return col == TT_CSV_TW_NOW || col == TT_CSV_OPEN_IN || col == TT_CSV_OPEN_OUT ||
+	       col == TT_CSV_ACCEPTQ_PEAK || col == TT_CSV_ACCEPTQ_LIMIT;
+}
+
+bool csv_col_optional(enum tt_csv_col col)
+{
+	return col >= TT_CSV_OPEN_IN && col < TT_CSV_COLS;
+}
+
 /* Where each known column sits in the file's header. */
 struct header_map {
 	enum tt_csv_kind kind;
@@ -520,7 +538,8 @@ static int map_header(const struct csv_record *rec, unsigned int kinds, struct h
 			return -1;
 	}
 	for (k = 0; k < TT_CSV_COLS; k++) {
-		if (map->col[k] == NO_COL && (map->kind == TT_CSV_PER_PROCESS || csv_dest_has(k)))
+		if (map->col[k] == NO_COL && !csv_col_optional(k) &&
+		    (map->kind == TT_CSV_PER_PROCESS || csv_dest_has(k)))
 			return fail(err, 1, "header has no column %s", tt_csv_col_names[k]);
 	}
 	if (map->kind == TT_CSV_PER_PROCESS && map->reasons == NO_COL)
@@ -662,6 +681,7 @@ static int parse_records(struct csv_reader *r, unsigned int kinds, struct tt_csv
 {
 	struct header_map map;
 	struct csv_record rec;
+	size_t k;
 	int got;
 
 	got = csv_read_record(r, &rec, err);
@@ -674,6 +694,8 @@ static int parse_records(struct csv_reader *r, unsigned int kinds, struct tt_csv
 	if (got < 0 || map_header(&rec, kinds, &map, err))
 		return -1;
 	out->kind = map.kind;
+	for (k = 0; k < TT_CSV_COLS; k++)
+		out->has[k] = map.col[k] != NO_COL;
 	while ((got = csv_read_record(r, &rec, err)) > 0) {
 		if (grow((void **)&out->rows, &out->cap, out->n + 1, sizeof(*out->rows)))
 			return fail_errno(err, ENOMEM);

@@ -16,8 +16,10 @@
  * bound. The writer's rows are a few hundred bytes. */
 #define CSV_MAX_RECORD 65536 /* 64 KiB */
 
-/* The numeric columns after comm, in the writer's order; tw_now is a level,
- * every other one a count per interval. */
+/* The numeric columns after comm, in the writer's order. Levels (tw_now,
+ * open_in, open_out, acceptq_peak, acceptq_limit: csv_col_is_level) hold a
+ * value at the end of the interval; every other column is a count per
+ * interval. */
 enum tt_csv_col {
 	TT_CSV_CONN_IN,
 	TT_CSV_CONN_OUT,
@@ -38,6 +40,14 @@ enum tt_csv_col {
 	TT_CSV_CONNFAIL_OUT,
 	TT_CSV_UNTRACKED,
 	TT_CSV_TW_RST,
+	/* Columns CSVs of earlier versions lack (csv_col_optional). */
+	TT_CSV_OPEN_IN,
+	TT_CSV_OPEN_OUT,
+	TT_CSV_LISTEN_DROPS,
+	TT_CSV_ACCEPTQ_PEAK,
+	TT_CSV_ACCEPTQ_LIMIT,
+	TT_CSV_SYN_RETRANS_OUT,
+	TT_CSV_SYNACK_RETRANS_IN,
 	TT_CSV_COLS,
 };
 
@@ -51,8 +61,20 @@ enum tt_csv_kind {
 };
 
 /* Whether a per-destination CSV has the column: it has the out side of a
- * process row, tw_now and eaddrnotavail, but neither untracked nor tw_rst. */
+ * process row, tw_now and eaddrnotavail, but neither untracked nor tw_rst,
+ * nor the listen queue, SYN and open connection columns. */
 bool csv_dest_has(enum tt_csv_col col);
+
+/* Whether the column is a level, a value at the end of its interval that
+ * is not added up over intervals: tw_now, open_in, open_out, acceptq_peak
+ * (the deepest accept queue of the process's listeners in the interval)
+ * and acceptq_limit (that listener's limit). */
+bool csv_col_is_level(enum tt_csv_col col);
+
+/* Whether a file may lack the column: one that CSVs of earlier versions
+ * do not have (open_in to synack_retrans_in). Absent, it reads as 0, and
+ * tt_csv_file.has says so. */
+bool csv_col_optional(enum tt_csv_col col);
 
 /* What went wrong, for "FILE:LINE: MESSAGE". */
 struct csv_error {
@@ -112,7 +134,7 @@ struct tt_csv_row {
 	uint32_t pid;
 	char *comm;
 	uint64_t v[TT_CSV_COLS]; /* indexed by enum tt_csv_col; 0 for a column
-				  * the file's kind does not have */
+				  * the file does not have */
 	/* Per process: rst_sent_reasons, in the order written. */
 	size_t n_reasons;
 	struct tt_csv_reason *reasons;
@@ -123,9 +145,12 @@ struct tt_csv_row {
 	double runout_s;
 };
 
-/* A whole tcptrace CSV: its kind and the rows in file order (none is valid). */
+/* A whole tcptrace CSV: its kind, the columns its header has, and the rows
+ * in file order (none is valid). */
 struct tt_csv_file {
 	enum tt_csv_kind kind;
+	bool has[TT_CSV_COLS]; /* false for a column of the other kind, and for
+				* an optional one the file lacks */
 	size_t n, cap;
 	struct tt_csv_row *rows;
 };
@@ -133,7 +158,9 @@ struct tt_csv_file {
 /* Parse a tcptrace CSV held in data[0..len), of one of the kinds in the
  * set `kinds`. The header must start with time,elapsed_s,pid,comm (then
  * dest, per destination) and hold every column the writer writes for its
- * kind, each once; unknown columns (added by a later version) are ignored.
+ * kind, each once, but for the optional ones (csv_col_optional), which an
+ * earlier version did not write; unknown columns (added by a later
+ * version) are ignored.
  * Every row must have as many fields as the header, numbers must be plain
  * digits (elapsed_s and runout_s may have a fraction), and
  * rst_sent_reasons NAME=count pairs joined by ';'. Returns 0, or -1 with

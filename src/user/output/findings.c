@@ -187,7 +187,7 @@ static void add_listener(struct tt_finding *out, size_t *n, size_t max,
 
 size_t findings_collect(const struct findings_input *in, struct tt_finding *out, size_t max)
 {
-	struct name_totals names[256];
+	struct name_totals names[256] = { 0 };
 	size_t n_names = 0, n = 0;
 	struct tt_finding *f;
 

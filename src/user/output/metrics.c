@@ -29,6 +29,8 @@ _Static_assert(sizeof(struct tt_dest_counters) % sizeof(__u64) == 0,
 #define DEST_WORDS (sizeof(struct tt_dest_counters) / sizeof(__u64))
 _Static_assert(METRICS_COMM_SIZE > TT_COMM_LEN, "a comm label holds any process name");
 _Static_assert(sizeof(METRICS_OTHER_DEST) <= TT_DEST_LEN, "a dest label holds the other one");
+_Static_assert(sizeof(METRICS_OTHER_LISTENER) <= TT_DEST_LEN,
+	       "a listener label holds the other one");
 
 void metrics_init(struct tt_metrics *m, size_t limit)
 {
@@ -37,15 +39,20 @@ void metrics_init(struct tt_metrics *m, size_t limit)
 	memcpy(m->other.comm, METRICS_OTHER_COMM, sizeof(METRICS_OTHER_COMM));
 	memcpy(m->other_dest.comm, METRICS_OTHER_COMM, sizeof(METRICS_OTHER_COMM));
 	memcpy(m->other_dest.dest, METRICS_OTHER_DEST, sizeof(METRICS_OTHER_DEST));
+	memcpy(m->other_listener.comm, METRICS_OTHER_COMM, sizeof(METRICS_OTHER_COMM));
+	memcpy(m->other_listener.listener, METRICS_OTHER_LISTENER, sizeof(METRICS_OTHER_LISTENER));
 }
 
 void metrics_free(struct tt_metrics *m)
 {
 	free(m->comms);
 	free(m->dests);
+	free(m->listeners);
 	m->comms = NULL;
 	m->dests = NULL;
+	m->listeners = NULL;
 	m->n = m->allocated = m->n_dests = m->dests_allocated = 0;
+	m->n_listeners = m->listeners_allocated = 0;
 }
 
 /* The table of n elements with room for one more (of at most limit),
@@ -113,10 +120,26 @@ static void series_add(struct tt_comm_series *s, const struct tt_row *row)
 	for (size_t i = 0; i < COUNTER_WORDS; i++)
 		sum[i] += add[i];
 	memcpy(&s->c, sum, sizeof(sum));
-	for (size_t side = 0; side < TT_SIDES; side++)
+	for (size_t side = 0; side < TT_SIDES; side++) {
 		for (size_t i = 0; i < TT_REASON_SLOTS; i++)
 			s->reasons[side][i] += row->reasons[side][i];
+		s->open[side] += row->open[side];
+	}
+	s->listen_drops += row->listen_drops;
 	s->tw_now += row->tw_now;
+	if (row->acceptq_peak > s->acceptq_peak ||
+	    (row->acceptq_peak == s->acceptq_peak && row->acceptq_limit > s->acceptq_limit)) {
+		s->acceptq_peak = row->acceptq_peak;
+		s->acceptq_limit = row->acceptq_limit;
+	}
+}
+
+/* The gauges of a name start each interval from its rows alone. */
+static void series_clear_gauges(struct tt_comm_series *s)
+{
+	s->tw_now = 0;
+	memset(s->open, 0, sizeof(s->open));
+	s->acceptq_peak = s->acceptq_limit = 0;
 }
 
 static void add_unowned_rsts(struct tt_metrics *m, const struct tt_snapshot *prev,
@@ -134,12 +157,112 @@ static void add_unowned_rsts(struct tt_metrics *m, const struct tt_snapshot *pre
 	}
 }
 
+void metrics_listener_label(char *buf, size_t len, const struct tt_listener_row *l)
+{
+	struct tt_dest_row where = { .family = l->family, .port = l->port };
+
+	if (!l->family) {
+		snprintf(buf, len, "port %u", l->port);
+		return;
+	}
+	memcpy(where.addr, l->addr, sizeof(where.addr));
+	format_dest(buf, len, &where);
+}
+
+static int listener_series_cmp(const struct tt_listener_series *s, const char *comm,
+			       const char *listener)
+{
+	int cmp = strcmp(s->comm, comm);
+
+	return cmp ? cmp : strcmp(s->listener, listener);
+}
+
+/* As series_for, for a pair of process name and listener. */
+static struct tt_listener_series *listener_series_for(struct tt_metrics *m, const char *comm,
+						      const char *listener)
+{
+	size_t lo = 0, hi = m->n_listeners;
+	struct tt_listener_series *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int cmp = listener_series_cmp(&m->listeners[mid], comm, listener);
+
+		if (cmp == 0)
+			return &m->listeners[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	s = with_room(m->listeners, &m->listeners_allocated, m->n_listeners, m->limit, sizeof(*s));
+	if (!s)
+		return NULL;
+	m->listeners = s;
+	s = &m->listeners[lo];
+	memmove(s + 1, s, (m->n_listeners - lo) * sizeof(*s));
+	m->n_listeners++;
+	memset(s, 0, sizeof(*s));
+	memcpy(s->comm, comm, strnlen(comm, TT_COMM_LEN));
+	memcpy(s->listener, listener, strnlen(listener, TT_DEST_LEN - 1));
+	return s;
+}
+
+/* A listener's drops since prev: the same socket of the same owner row,
+ * as listeners_diff pairs them. */
+static uint64_t listener_drops(const struct tt_snapshot *prev, const struct tt_listener_row *l)
+{
+	uint64_t before = 0;
+
+	for (size_t j = 0; prev && j < prev->n_listeners; j++)
+		if (prev->listeners[j].cookie == l->cookie && prev->listeners[j].id == l->id)
+			before = prev->listeners[j].drops;
+	return delta(l->drops, before);
+}
+
+static void add_listeners(struct tt_metrics *m, const struct tt_snapshot *prev,
+			  const struct tt_snapshot *cur)
+{
+	for (size_t i = 0; i < m->n_listeners; i++)
+		m->listeners[i].seen = false;
+	for (size_t i = 0; i < cur->n_listeners; i++) {
+		const struct tt_listener_row *l = &cur->listeners[i];
+		char comm[TT_COMM_LEN + 1] = { 0 }, label[TT_DEST_LEN];
+		uint64_t drops = listener_drops(prev, l);
+		struct tt_listener_series *s;
+
+		memcpy(comm, l->comm, strnlen(l->comm, TT_COMM_LEN));
+		metrics_listener_label(label, sizeof(label), l);
+		s = listener_series_for(m, comm, label);
+		if (!s) {
+			m->other_listener.drops += drops;
+			m->other_listener_used = true;
+			if (drops || (!l->closed && l->peak))
+				m->listener_overflow_rows++;
+			continue;
+		}
+		s->drops += drops;
+		if (l->closed)
+			continue;
+		/* Several sockets at one address: the deepest queue, with
+		 * its own limit and namespace. */
+		if (!s->seen || l->peak > s->peak || (l->peak == s->peak && l->limit > s->limit)) {
+			s->peak = l->peak;
+			s->limit = l->limit;
+			s->somaxconn = l->somaxconn;
+		}
+		if (l->peak > s->deepest)
+			s->deepest = l->peak;
+		s->seen = true;
+	}
+}
+
 void metrics_add_interval(struct tt_metrics *m, const struct tt_row *rows, size_t n,
 			  const struct tt_snapshot *prev, const struct tt_snapshot *cur)
 {
 	for (size_t i = 0; i < m->n; i++)
-		m->comms[i].tw_now = 0;
-	m->other.tw_now = 0;
+		series_clear_gauges(&m->comms[i]);
+	series_clear_gauges(&m->other);
 	for (size_t i = 0; i < n; i++) {
 		char comm[TT_COMM_LEN + 1] = { 0 };
 		struct tt_comm_series *s;
@@ -160,6 +283,8 @@ void metrics_add_interval(struct tt_metrics *m, const struct tt_row *rows, size_
 		m->lost += delta(cur->lost, prev ? prev->lost : 0);
 	if (cur)
 		add_unowned_rsts(m, prev, cur);
+	if (cur)
+		add_listeners(m, prev, cur);
 }
 
 static int dest_series_cmp(const struct tt_dest_series *s, const char *comm, const char *dest)
@@ -409,6 +534,149 @@ static void timewait_now(FILE *f, const struct tt_metrics *m, enum metrics_forma
 	}
 }
 
+/* A family with a comm label only, over a field of struct tt_comm_series. */
+static void per_comm_field(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
+			   const char *name, const char *type, size_t offset, const char *help)
+{
+	const struct tt_comm_series *s;
+
+	family(f, fmt, name, type, help);
+	for (size_t i = 0; (s = nth_series(m, i)); i++) {
+		const uint64_t *v = (const uint64_t *)((const char *)s + offset);
+
+		comm_label(f, name, s);
+		fprintf(f, "} %llu\n", (unsigned long long)*v);
+	}
+}
+
+static void open_connections(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
+{
+	const char *name = "tcptrace_open_connections";
+	const struct tt_comm_series *s;
+
+	family(f, fmt, name, "gauge",
+	       "TCP connections of the process name open now (ESTABLISHED, as ss state "
+	       "established counts them) at the end of the last interval, by side; those opened "
+	       "before tcptrace started included.");
+	for (size_t i = 0; (s = nth_series(m, i)); i++)
+		for (size_t side = 0; side < TT_SIDES; side++) {
+			comm_label(f, name, s);
+			fprintf(f, ",side=\"%s\"} %llu\n", side_names[side],
+				(unsigned long long)s->open[side]);
+		}
+}
+
+/* SYNs of connect()s (out) and SYN-ACKs of listeners (in) sent again. */
+static void syn_retransmits(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
+{
+	const char *name = "tcptrace_syn_retransmits_total";
+	const struct tt_comm_series *s;
+
+	family(f, fmt, name, "counter",
+	       "Handshake packets sent again, by side: out, SYNs of the process name's connect()s "
+	       "(each a wait of a second or more for the connection); in, SYN-ACKs of its "
+	       "listeners. Both sides add up to the kernel's TCPSynRetrans.");
+	for (size_t i = 0; (s = nth_series(m, i)); i++) {
+		comm_label(f, name, s);
+		fprintf(f, ",side=\"in\"} %llu\n", (unsigned long long)s->c.synack_retrans);
+		comm_label(f, name, s);
+		fprintf(f, ",side=\"out\"} %llu\n", (unsigned long long)s->c.syn_retrans);
+	}
+}
+
+/* The listen queues of each name, and what its listeners dropped. */
+static void listen_queues(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
+{
+	per_comm_field(f, m, fmt, "tcptrace_listen_drops_total", "counter",
+		       offsetof(struct tt_comm_series, listen_drops),
+		       "Connection attempts the process name's listeners dropped because a queue "
+		       "was full (the kernel's ListenDrops, told per listener; a listener several "
+		       "processes share counts on one of them).");
+	per_comm_field(f, m, fmt, "tcptrace_acceptq_peak", "gauge",
+		       offsetof(struct tt_comm_series, acceptq_peak),
+		       "The deepest accept queue of the process name's listeners in the last "
+		       "interval (-i): at its limit, further connection attempts are dropped.");
+	per_comm_field(f, m, fmt, "tcptrace_acceptq_limit", "gauge",
+		       offsetof(struct tt_comm_series, acceptq_limit),
+		       "The limit of the listener whose accept queue was deepest in the last "
+		       "interval (its listen() backlog, capped by net.core.somaxconn); 0 when no "
+		       "listener of the name held a connection.");
+}
+
+static const struct tt_listener_series *nth_listener(const struct tt_metrics *m, size_t i)
+{
+	if (i < m->n_listeners)
+		return &m->listeners[i];
+	return i == m->n_listeners && m->other_listener_used ? &m->other_listener : NULL;
+}
+
+static void listener_labels(FILE *f, const char *name, const struct tt_listener_series *s)
+{
+	fprintf(f, "%s{comm=", name);
+	metrics_put_label_value(f, s->comm, strlen(s->comm));
+	fputs(",listener=", f);
+	metrics_put_label_value(f, s->listener, strlen(s->listener));
+}
+
+/* A gauge per listener over a field of its series, for listeners open in
+ * the last interval; with known, only where the field is not 0. */
+static void listener_gauge(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
+			   const char *name, size_t offset, bool known, const char *help)
+{
+	const struct tt_listener_series *s;
+
+	family(f, fmt, name, "gauge", help);
+	for (size_t i = 0; (s = nth_listener(m, i)); i++) {
+		const uint64_t *v = (const uint64_t *)((const char *)s + offset);
+
+		if (!s->seen || (known && !*v))
+			continue;
+		listener_labels(f, name, s);
+		fprintf(f, "} %llu\n", (unsigned long long)*v);
+	}
+}
+
+/* Per listener: the facts of the summary's listener lines, as data. */
+static void listener_families(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
+{
+	const char *name = "tcptrace_listener_drops_total";
+	const struct tt_listener_series *s;
+
+	family(f, fmt, name, "counter",
+	       "Connection attempts the listener dropped because a queue was full, on the "
+	       "process name that owns it; a listener several processes share (nginx's master "
+	       "and workers) counts once. listener is its address and port.");
+	for (size_t i = 0; (s = nth_listener(m, i)); i++) {
+		listener_labels(f, name, s);
+		fprintf(f, "} %llu\n", (unsigned long long)s->drops);
+	}
+	listener_gauge(f, m, fmt, "tcptrace_listener_acceptq_peak",
+		       offsetof(struct tt_listener_series, peak), false,
+		       "The deepest accept queue of the listener in the last interval (-i); absent "
+		       "once it is closed.");
+	listener_gauge(f, m, fmt, "tcptrace_listener_acceptq_deepest",
+		       offsetof(struct tt_listener_series, deepest), false,
+		       "The deepest accept queue of the listener since tcptrace started, whatever "
+		       "the scrape interval.");
+	listener_gauge(f, m, fmt, "tcptrace_listener_acceptq_limit",
+		       offsetof(struct tt_listener_series, limit), false,
+		       "The accept queue limit of the listener: its listen() backlog, capped by "
+		       "net.core.somaxconn.");
+	listener_gauge(f, m, fmt, "tcptrace_listener_somaxconn",
+		       offsetof(struct tt_listener_series, somaxconn), true,
+		       "net.core.somaxconn of the listener's network namespace, the cap on any "
+		       "listen() backlog there; absent when it could not be read.");
+	family(f, fmt, "tcptrace_listeners", "gauge",
+	       "Pairs of process name and listener with series of their own.");
+	fprintf(f, "tcptrace_listeners %zu\n", m->n_listeners);
+	family(f, fmt, "tcptrace_listeners_overflow_total", "counter",
+	       "Listener rows of an interval with drops or a queue that went to comm (other "
+	       "processes) and listener (other listeners), drops only, because --max-comms pairs "
+	       "had series already.");
+	fprintf(f, "tcptrace_listeners_overflow_total %llu\n",
+		(unsigned long long)m->listener_overflow_rows);
+}
+
 static const struct tt_dest_series *nth_dest(const struct tt_metrics *m, size_t i)
 {
 	if (i < m->n_dests)
@@ -541,9 +809,9 @@ static void global(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
 	family(f, fmt, "tcptrace_comms", "gauge", "Process names with series of their own.");
 	fprintf(f, "tcptrace_comms %zu\n", m->n);
 	family(f, fmt, "tcptrace_comms_limit", "gauge",
-	       "Process names that can have series of their own (--max-comms), and with --by "
-	       "dest as many pairs of name and destination. Counts of further ones are added "
-	       "up under comm (other processes).");
+	       "Process names that can have series of their own (--max-comms), and as many "
+	       "pairs of name and listener, and with --by dest of name and destination. Counts "
+	       "of further ones are added up under comm (other processes).");
 	fprintf(f, "tcptrace_comms_limit %zu\n", m->limit);
 	family(f, fmt, "tcptrace_comms_overflow_total", "counter",
 	       "Process rows of an interval with counts that went to comm (other processes) "
@@ -591,6 +859,10 @@ char *metrics_render(const struct tt_metrics *m, const struct tt_reason_names *n
 		 offsetof(struct tt_proc_counters, untracked),
 		 "Sockets of the process name that were not followed because the socket map was "
 		 "full (raise --max-sockets).");
+	open_connections(f, m, format);
+	listen_queues(f, m, format);
+	syn_retransmits(f, m, format);
+	listener_families(f, m, format);
 	if (m->by_dest)
 		dest_families(f, m, format);
 	global(f, m, format, names, version);

@@ -19,18 +19,40 @@
 /* The dest label of destination counts past --max-comms pairs: no
  * address:port can be spelled so. */
 #define METRICS_OTHER_DEST "(other destinations)"
+/* The listener label of listener counts past --max-comms pairs. */
+#define METRICS_OTHER_LISTENER "(other listeners)"
 
 /* Room for a comm label: a process name, or METRICS_OTHER_COMM. */
 #define METRICS_COMM_SIZE sizeof(METRICS_OTHER_COMM)
 
 /* One process name's counts since tcptrace started. They only grow: a
  * process that exits, or is replaced by a new one of the same name, adds
- * to the same counters. tw_now is a gauge: the last interval's sum. */
+ * to the same counters. The gauges are the last interval's: tw_now and
+ * open summed over the name's rows, acceptq_peak the largest of them with
+ * that row's acceptq_limit (the larger limit among rows as deep). */
 struct tt_comm_series {
 	char comm[METRICS_COMM_SIZE];
 	struct tt_proc_counters c;
 	uint64_t reasons[TT_SIDES][TT_REASON_SLOTS];
+	uint64_t listen_drops;
 	uint64_t tw_now;
+	uint64_t open[TT_SIDES];
+	uint64_t acceptq_peak, acceptq_limit;
+};
+
+/* One listening address of a process name: its owners' listeners there
+ * (several sockets with SO_REUSEPORT, or one per network namespace) added
+ * up. drops counts since tcptrace started, and stays when the listener
+ * closes; the gauges are from the last interval's open listeners, absent
+ * when it had none: peak the deepest accept queue in the interval with
+ * that listener's limit and its namespace's somaxconn (0: unknown), and
+ * deepest the deepest since tcptrace started. */
+struct tt_listener_series {
+	char comm[METRICS_COMM_SIZE];
+	char listener[TT_DEST_LEN];
+	uint64_t drops;
+	uint64_t peak, limit, somaxconn, deepest;
+	bool seen; /* an open listener in the last interval: the gauges are current */
 };
 
 /* --by dest: one process name's connections to one destination, counts
@@ -58,6 +80,11 @@ struct tt_metrics {
 	struct tt_dest_series other_dest; /* pairs past the limit, added up */
 	bool other_dest_used;
 	uint64_t dest_overflow_rows;
+	struct tt_listener_series *listeners; /* sorted by comm, then listener; at most limit */
+	size_t n_listeners, listeners_allocated;
+	struct tt_listener_series other_listener; /* pairs past the limit: drops only */
+	bool other_listener_used;
+	uint64_t listener_overflow_rows;
 	uint64_t drops[TT_DROPS];
 	uint64_t lost;
 	uint64_t unowned_rsts[TT_REASON_SLOTS]; /* RSTs in no process row */
@@ -72,11 +99,19 @@ enum metrics_format {
 void metrics_init(struct tt_metrics *m, size_t limit);
 void metrics_free(struct tt_metrics *m);
 
-/* Add one interval: rows is snapshot_diff(prev, cur); the drops and the
- * RSTs in no process row are taken as cur minus prev. Never fails: when
- * memory for a new name cannot be had, its counts go to the other series. */
+/* Add one interval: rows is snapshot_diff(prev, cur); the drops, the RSTs
+ * in no process row and the listeners' drops are taken as cur minus prev
+ * (listeners as listeners_diff pairs them), the listeners' gauges from cur.
+ * Pairs of process name and listener share the limit's size, apart from
+ * the names'; past it, drops go to (other processes, other listeners).
+ * Never fails: when memory for a new name or listener cannot be had, its
+ * counts go to the other series. */
 void metrics_add_interval(struct tt_metrics *m, const struct tt_row *rows, size_t n,
 			  const struct tt_snapshot *prev, const struct tt_snapshot *cur);
+
+/* The listener label of a listener row: its address and port as a
+ * destination is written, or "port N" for one seen only at its close. */
+void metrics_listener_label(char *buf, size_t len, const struct tt_listener_row *l);
 
 /* --by dest: add one interval's destination rows (dests_diff). The pairs
  * of process name and destination share the limit's size, apart from the

@@ -211,15 +211,17 @@ static void find_sharers(struct listener_state *st)
 		unsigned long pid = strtoul(de->d_name, &end, 10);
 		struct dirent *fde;
 		DIR *fds;
+		int fds_fd;
 
 		if (*end || !pid || pid == st->row.pid || pid > UINT32_MAX ||
 		    proc_read_comm("/proc", (uint32_t)pid, comm, sizeof(comm)) ||
-		    strcmp(comm, owner_comm))
+		    strcmp(comm, owner_comm) != 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%lu/fd", pid);
 		fds = opendir(path);
-		while (fds && (fde = readdir(fds))) {
-			ssize_t len = readlinkat(dirfd(fds), fde->d_name, link, sizeof(link) - 1);
+		fds_fd = fds ? dirfd(fds) : -1;
+		while (fds_fd >= 0 && (fde = readdir(fds))) {
+			ssize_t len = readlinkat(fds_fd, fde->d_name, link, sizeof(link) - 1);
 
 			if (len > 0 && (link[len] = '\0', !strcmp(link, want))) {
 				st->row.sharers[st->row.n_sharers++] = (uint32_t)pid;

@@ -86,7 +86,8 @@ uint32_t slots_of_tgid(struct slots *s, uint32_t tgid)
 	int slots_fd = bpf_map__fd(s->skel->maps.proc_slots);
 	int free_fd = bpf_map__fd(s->skel->maps.free_slots);
 	struct tt_slot_owner *owner;
-	__u32 slot;
+	/* Set: valgrind does not know that BPF_MAP_LOOKUP_AND_DELETE_ELEM writes it. */
+	__u32 slot = TT_NO_SLOT;
 
 	if (!bpf_map_lookup_elem(slots_fd, &tgid, &slot))
 		return slot;

@@ -18,7 +18,7 @@ static void read_attributes(const struct nlmsghdr *h, struct tt_diag_sock *s)
 {
 	const struct inet_diag_msg *msg = NLMSG_DATA(h);
 	const struct rtattr *attr = (const struct rtattr *)(msg + 1);
-	int len = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(*msg));
+	int len = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*msg));
 
 	for (; RTA_OK(attr, len); attr = RTA_NEXT(attr, len)) {
 		const uint32_t *meminfo = RTA_DATA(attr);
