@@ -27,7 +27,7 @@ PURE := common/stats common/utf8 common/procfs common/fail \
 	cli/options cli/proc_match
 # The tracer's files that include the BPF skeleton.
 TRACER := tracer/tracer tracer/seed tracer/snapshot tracer/timewait tracer/slots tracer/counters \
-	tracer/listeners
+	tracer/listeners tracer/acceptors
 USER := $(PURE) tracer/sockdiag tracer/netns tracer/namespaces $(TRACER) tracer/selfcheck output/report \
 	output/exporter cli/privileges cli/command cli/main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))

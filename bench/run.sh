@@ -6,24 +6,27 @@
 # rotates from round to round:
 #   none          no tracer
 #   tcptrace      ./tcptrace -p haproxy,nginx
+#   tcptrace-haproxy ./tcptrace -p haproxy: the proxy alone (haproxy targets only)
 #   tcptrace-all  ./tcptrace (every process)
 #   tcptrace-nested ./tcptrace --catch-nested -p haproxy,nginx
 #   tcptrace-base $TCPTRACE_BASE -p haproxy,nginx: another build (an older
 #                 commit's), for before and after in one interleaved run
+#   tcptrace-base-haproxy $TCPTRACE_BASE -p haproxy (haproxy targets only)
 #   floor         build/hookcost floor: tcptrace's five raw tracepoints with
 #                 empty programs, the least a tracer on them can cost
 #   tcpstates     libbpf-tools tcpstates, output to /dev/null
 #   bpftrace      bench/count-tcp-tracepoints.bt (counts into maps)
-# against two targets: haproxy in front of nginx, and nginx alone, loaded by
-# ab with a new connection per request. Every run gets a fresh network
+# against four targets: haproxy in front of nginx, and nginx alone, loaded by
+# ab with a new connection per request, and the same two with kept-alive
+# connections (ab -k; haproxy pools its upstream connections). Every run gets a fresh network
 # namespace with its own servers, so no TIME_WAIT is left from the run before.
 # Per run it records ab's req/s, the tracer's CPU time (utime+stime from
 # /proc/PID/stat) and peak RSS (VmHWM) over the load window, and the run_cnt
 # and run_time_ns of the tracer's BPF programs (kernel.bpf_stats_enabled=1).
 # It prints figures; it asserts nothing.
 #
-#   bench/run.sh [--quick] [-r ROUNDS] [-n REQUESTS] [-c CONCURRENCY]
-#                [--targets haproxy,nginx] [--variants LIST] [--out DIR]
+#   bench/run.sh [--quick] [-r ROUNDS] [-n REQUESTS] [-k REQUESTS] [-c CONCURRENCY]
+#                [--targets LIST] [--variants LIST] [--out DIR]
 #                [--nice N] [--no-bpf-stats]
 #
 # Root only. See bench/README.md for the columns and the figures measured.
@@ -39,13 +42,15 @@ TCPSTATES=${TCPSTATES:-/usr/sbin/tcpstates}
 BPFTRACE=${BPFTRACE:-bpftrace}
 BT_SCRIPT=${BT_SCRIPT:-$BENCH/count-tcp-tracepoints.bt}
 HAPROXY_CFG=$TOP/tools/scenarios/haproxy.cfg
+HAPROXY_POOLED_CFG=$BENCH/haproxy-pooled.cfg
 NGINX_CONF=$TOP/tools/scenarios/nginx-backend.conf
 
 ROUNDS=5
-REQUESTS=30000
+REQUESTS=30000     # a new connection each
+KA_REQUESTS=100000 # over kept-alive connections (the *-keepalive targets)
 CONCURRENCY=50
-TARGETS=haproxy,nginx
-VARIANTS=none,tcptrace,tcptrace-all,floor,tcpstates,bpftrace
+TARGETS=haproxy,nginx,haproxy-keepalive,nginx-keepalive
+VARIANTS=none,tcptrace,tcptrace-haproxy,tcptrace-all,floor,tcpstates,bpftrace
 OUT=$BENCH/results
 LOAD_TIMEOUT=120 # seconds one ab run may take at most
 SETTLE=1         # seconds between a tracer being loaded and the load starting
@@ -62,16 +67,18 @@ NS_SEQ=0
 
 usage() {
 	cat >&2 <<EOF
-usage: $0 [--quick] [-r ROUNDS] [-n REQUESTS] [-c CONCURRENCY]
-          [--targets haproxy,nginx] [--variants LIST] [--out DIR] [--nice N] [--no-bpf-stats]
-  --quick       5 rounds of 5000 requests (under 3 minutes)
+usage: $0 [--quick] [-r ROUNDS] [-n REQUESTS] [-k REQUESTS] [-c CONCURRENCY]
+          [--targets LIST] [--variants LIST] [--out DIR] [--nice N] [--no-bpf-stats]
+  --quick       5 rounds of 5000 requests, 20000 kept alive (about 5 minutes)
   -r ROUNDS     rounds, each running every variant once (default $ROUNDS)
   -n REQUESTS   requests per run, one connection each (default $REQUESTS)
+  -k REQUESTS   requests per run of a keepalive target (default $KA_REQUESTS)
   -c N          ab concurrency (default $CONCURRENCY)
-  --targets     haproxy (haproxy in front of nginx) and/or nginx (default $TARGETS)
-  --variants    from none,tcptrace,tcptrace-all,tcptrace-nested,tcptrace-base,floor,
-                tcpstates,bpftrace
-                (default: all but tcptrace-base)
+  --targets     from haproxy (haproxy in front of nginx), nginx, haproxy-keepalive,
+                nginx-keepalive (default: all four)
+  --variants    from none,tcptrace,tcptrace-haproxy,tcptrace-all,tcptrace-nested,
+                tcptrace-base,tcptrace-base-haproxy,floor,tcpstates,bpftrace
+                (default: all but tcptrace-nested and the base ones)
   --out DIR     where the CSV files go (default bench/results)
   --nice N      run servers, ab and tracers at this nice value (default 0)
   --no-bpf-stats  leave kernel.bpf_stats_enabled alone: no BPF columns, no
@@ -90,9 +97,10 @@ is_count() { [[ $1 =~ ^[1-9][0-9]{0,8}$ ]]; }
 parse_args() {
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--quick) ROUNDS=5; REQUESTS=5000; SETTLE=0.5; shift ;;
+		--quick) ROUNDS=5; REQUESTS=5000; KA_REQUESTS=20000; SETTLE=0.5; shift ;;
 		-r|--rounds) [ $# -ge 2 ] && is_count "$2" || usage; ROUNDS=$2; shift 2 ;;
 		-n|--requests) [ $# -ge 2 ] && is_count "$2" || usage; REQUESTS=$2; shift 2 ;;
+		-k|--keepalive-requests) [ $# -ge 2 ] && is_count "$2" || usage; KA_REQUESTS=$2; shift 2 ;;
 		-c|--concurrency) [ $# -ge 2 ] && is_count "$2" || usage; CONCURRENCY=$2; shift 2 ;;
 		--targets) [ $# -ge 2 ] || usage; TARGETS=$2; shift 2 ;;
 		--variants) [ $# -ge 2 ] || usage; VARIANTS=$2; shift 2 ;;
@@ -106,14 +114,17 @@ parse_args() {
 	done
 	local t v
 	for t in ${TARGETS//,/ }; do
-		case $t in haproxy|nginx) ;; *) log "bench: unknown target $t"; usage ;; esac
+		case $t in haproxy|nginx|haproxy-keepalive|nginx-keepalive) ;;
+		*) log "bench: unknown target $t"; usage ;; esac
 	done
 	for v in ${VARIANTS//,/ }; do
-		case $v in none|tcptrace|tcptrace-all|tcptrace-nested|tcptrace-base|floor|tcpstates|bpftrace) ;;
+		case $v in none|tcptrace|tcptrace-haproxy|tcptrace-all|tcptrace-nested|tcptrace-base|\
+			tcptrace-base-haproxy|floor|tcpstates|bpftrace) ;;
 		*) log "bench: unknown variant $v"; usage ;; esac
 	done
 	[[ ,$VARIANTS, == *,none,* ]] || fail "--variants must include none: ratios are taken against it"
-	[ "$CONCURRENCY" -le "$REQUESTS" ] || fail "-c must not exceed -n"
+	[ "$CONCURRENCY" -le "$REQUESTS" ] && [ "$CONCURRENCY" -le "$KA_REQUESTS" ] ||
+		fail "-c must not exceed -n nor -k"
 }
 
 has_variant() { [[ ,$VARIANTS, == *,$1,* ]]; }
@@ -126,10 +137,11 @@ check_tools() {
 	if has_variant floor; then
 		[ -x "$HOOKCOST" ] || fail "missing $HOOKCOST: run make hookcost first, or leave floor out of --variants"
 	fi
-	if has_variant tcptrace || has_variant tcptrace-all || has_variant tcptrace-nested; then
+	if has_variant tcptrace || has_variant tcptrace-haproxy || has_variant tcptrace-all ||
+		has_variant tcptrace-nested; then
 		[ -x "$TCPTRACE" ] || fail "missing $TCPTRACE: run make first"
 	fi
-	if has_variant tcptrace-base; then
+	if has_variant tcptrace-base || has_variant tcptrace-base-haproxy; then
 		[ -x "$TCPTRACE_BASE" ] || fail "tcptrace-base needs TCPTRACE_BASE, a tcptrace binary to compare with"
 	fi
 	if has_variant tcpstates; then
@@ -225,13 +237,20 @@ start_servers() {
 	in_ns nice -n "$NICE" nginx -p "$RUN/srv/" -c "$NGINX_CONF" -e "$RUN/srv/error.log" \
 		-g 'daemon off;' >"$RUN/srv/nginx.log" 2>&1 &
 	wait_listening 8081
-	if [ "$target" = haproxy ]; then
-		in_ns nice -n "$NICE" haproxy -db -f "$HAPROXY_CFG" >"$RUN/srv/haproxy.log" 2>&1 &
-		wait_listening 8080
-	fi
+	case $target in
+	haproxy) in_ns nice -n "$NICE" haproxy -db -f "$HAPROXY_CFG" >"$RUN/srv/haproxy.log" 2>&1 & ;;
+	haproxy-keepalive) in_ns nice -n "$NICE" haproxy -db -f "$HAPROXY_POOLED_CFG" \
+		>"$RUN/srv/haproxy.log" 2>&1 & ;;
+	*) return 0 ;;
+	esac
+	wait_listening 8080
 }
 
-target_port() { [ "$1" = haproxy ] && echo 8080 || echo 8081; }
+target_port() { [[ $1 == haproxy* ]] && echo 8080 || echo 8081; }
+keepalive_target() { [[ $1 == *-keepalive ]]; }
+requests_of() { keepalive_target "$1" && echo "$KA_REQUESTS" || echo "$REQUESTS"; }
+# A variant that traces the proxy alone has nothing to trace without it.
+runs_on() { [[ $2 != *-haproxy ]] || [[ $1 == haproxy* ]]; } # target variant
 
 # The ids of the BPF programs a process holds open, one a line. bpftool's
 # "pids" column needs BPF iterators, which this kernel refuses.
@@ -267,7 +286,7 @@ cpu_ticks() {
 vmhwm_kb() { awk '/^VmHWM:/ { print $2 }' /proc/"$1"/status 2>/dev/null; }
 
 # tcptrace -p wants every NAME to match a running process.
-traced_names() { [ "$1" = haproxy ] && echo haproxy,nginx || echo nginx; }
+traced_names() { [[ $1 == haproxy* ]] && echo haproxy,nginx || echo nginx; }
 
 start_tracer() {
 	local variant=$1 target=$2
@@ -276,10 +295,12 @@ start_tracer() {
 	esac
 	case $variant in
 	tcptrace) nice -n "$NICE" "$TCPTRACE" -p "$(traced_names "$target")" >/dev/null 2>"$RUN/tracer.err" & ;;
+	tcptrace-haproxy) nice -n "$NICE" "$TCPTRACE" -p haproxy >/dev/null 2>"$RUN/tracer.err" & ;;
 	tcptrace-all) nice -n "$NICE" "$TCPTRACE" >/dev/null 2>"$RUN/tracer.err" & ;;
 	tcptrace-nested) nice -n "$NICE" "$TCPTRACE" --catch-nested -p "$(traced_names "$target")" \
 		>/dev/null 2>"$RUN/tracer.err" & ;;
 	tcptrace-base) nice -n "$NICE" "$TCPTRACE_BASE" -p "$(traced_names "$target")" >/dev/null 2>"$RUN/tracer.err" & ;;
+	tcptrace-base-haproxy) nice -n "$NICE" "$TCPTRACE_BASE" -p haproxy >/dev/null 2>"$RUN/tracer.err" & ;;
 	floor) nice -n "$NICE" "$HOOKCOST" floor >/dev/null 2>"$RUN/tracer.err" & ;;
 	tcpstates) nice -n "$NICE" "$TCPSTATES" >/dev/null 2>"$RUN/tracer.err" & ;;
 	bpftrace) nice -n "$NICE" "$BPFTRACE" "$BT_SCRIPT" >/dev/null 2>"$RUN/tracer.err" & ;;
@@ -318,10 +339,11 @@ wait_tracer_loaded() {
 # Runs ab in the background and waits for it, so that Ctrl-C reaches the
 # trap at once. Bounded by -n and by LOAD_TIMEOUT.
 run_load() {
-	local port=$1
+	local target=$1 keep=()
+	keepalive_target "$target" && keep=(-k)
 	timeout -k 5 "$LOAD_TIMEOUT" ip netns exec "$NS" nice -n "$NICE" \
-		ab -q -r -n "$REQUESTS" -c "$CONCURRENCY" -s 10 "http://127.0.0.1:$port/" \
-		>"$RUN/ab.out" 2>&1 &
+		ab -q -r "${keep[@]}" -n "$(requests_of "$target")" -c "$CONCURRENCY" -s 10 \
+		"http://127.0.0.1:$(target_port "$target")/" >"$RUN/ab.out" 2>&1 &
 	LOAD_PID=$!
 	wait "$LOAD_PID"
 	local rc=$?
@@ -331,19 +353,18 @@ run_load() {
 
 ab_field() { awk -v k="$1" 'index($0, k) == 1 { sub(/^[^:]*:[ \t]*/, ""); print $1 }' "$RUN/ab.out"; }
 
-ROUNDS_HEADER=round,target,variant,order,requests,concurrency,complete,failed,non_2xx,ab_time_s,req_per_s,ratio_to_none,load_wall_s,tracer_cpu_s,cpu_s_per_s,vmhwm_kb,bpf_progs,bpf_run_cnt,bpf_run_time_ns,events_per_s,events_per_request,ns_per_event,other_tracing_progs
+ROUNDS_HEADER=round,target,variant,order,requests,concurrency,complete,failed,non_2xx,ab_time_s,req_per_s,ratio_to_none,load_wall_s,tracer_cpu_s,cpu_s_per_s,vmhwm_kb,bpf_progs,bpf_run_cnt,bpf_run_time_ns,events_per_s,events_per_request,ns_per_event,other_tracing_progs,bpf_ns_per_request
 PROGS_HEADER=round,target,variant,prog_id,prog_type,prog_name,run_cnt,run_time_ns,ns_per_event
 
 # One run: fresh namespace and servers, the tracer, the load, and the
 # counters read just before and just after the load.
 run_one() {
 	local round=$1 target=$2 variant=$3 order=$4
-	local port ids=() t0 t1 ticks0=0 ticks1=0 hwm="" rc others
+	local ids=() t0 t1 ticks0=0 ticks1=0 hwm="" rc others
 	local clk_tck
 	clk_tck=$(getconf CLK_TCK)
 
 	start_servers "$target"
-	port=$(target_port "$target")
 	if [ "$variant" = none ]; then
 		sleep "$SETTLE"
 	else
@@ -356,7 +377,7 @@ run_one() {
 	bpf_counters "${ids[@]}" >"$RUN/bpf.before"
 	[ -n "$TRACER_PID" ] && ticks0=$(cpu_ticks "$TRACER_PID")
 	t0=$EPOCHREALTIME
-	run_load "$port"
+	run_load "$target"
 	rc=$?
 	t1=$EPOCHREALTIME
 	if [ -n "$TRACER_PID" ]; then
@@ -388,7 +409,7 @@ run_one() {
 		}' "$RUN/bpf.before" "$RUN/bpf.after" >>"$PROGS_CSV"
 
 	awk -v r="$round" -v t="$target" -v v="$variant" -v o="$order" \
-		-v n="$REQUESTS" -v c="$CONCURRENCY" -v t0="$t0" -v t1="$t1" \
+		-v n="$(requests_of "$target")" -v c="$CONCURRENCY" -v t0="$t0" -v t1="$t1" \
 		-v complete="$(ab_field 'Complete requests:')" -v failed="$(ab_field 'Failed requests:')" \
 		-v non2xx="$(ab_field 'Non-2xx responses:')" -v abtime="$(ab_field 'Time taken for tests:')" \
 		-v rps="$(ab_field 'Requests per second:')" -v tracer="${ids[*]:+1}" \
@@ -398,7 +419,7 @@ run_one() {
 		{ dc += $4 - cnt[$1]; dn += $5 - ns[$1]; seen = 1 }
 		END {
 			wall = t1 - t0
-			cpu = ""; cps = ""; evs = ""; evr = ""; nse = ""; dcs = ""; dns = ""
+			cpu = ""; cps = ""; evs = ""; evr = ""; nse = ""; dcs = ""; dns = ""; nsr = ""
 			if (tracer) {
 				cpu = sprintf("%.2f", ticks / hz)
 				cps = sprintf("%.4f", ticks / hz / wall)
@@ -406,18 +427,19 @@ run_one() {
 			if (tracer && seen) {
 				dcs = dc + 0; dns = dn + 0
 				evs = sprintf("%.0f", dc / wall)
-				if (complete > 0) evr = sprintf("%.1f", dc / complete)
+				if (complete > 0) evr = sprintf("%.3f", dc / complete)
+				if (complete > 0) nsr = sprintf("%.1f", dn / complete)
 				if (dc > 0) nse = sprintf("%.1f", dn / dc)
 			}
-			printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,,%.3f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+			printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,,%.3f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
 				r, t, v, o, n, c, complete, failed, non2xx + 0, abtime, rps, wall,
-				cpu, cps, hwm, (tracer ? nprogs : ""), dcs, dns, evs, evr, nse, others
+				cpu, cps, hwm, (tracer ? nprogs : ""), dcs, dns, evs, evr, nse, others, nsr
 		}' "$RUN/bpf.before" "$RUN/bpf.after" >>"$ROUNDS_CSV"
 
 	log "$(tail -1 "$ROUNDS_CSV" | awk -F, -v R="$ROUNDS" '{
-		line = sprintf("round %s/%s  %-8s %-13s %9s req/s", $1, R, $2, $3, $11)
-		if ($14 != "") line = line sprintf("  cpu %.3f s/s  hwm %.1f MB  %8s ev/s  %5s ev/req  %6s ns/ev",
-			$15, $16 / 1024, $20, $21, $22)
+		line = sprintf("round %s/%s  %-17s %-21s %9s req/s", $1, R, $2, $3, $11)
+		if ($14 != "") line = line sprintf("  cpu %.3f s/s  hwm %.1f MB  %8s ev/s  %6s ev/req  %6s ns/ev  %7s ns/req",
+			$15, $16 / 1024, $20, $21, $22, $24)
 		print line }')"
 }
 
@@ -447,7 +469,7 @@ summarize() {
 		{
 			k = $2 "," $3
 			add(k, "rps", $11); add(k, "ratio", $12); add(k, "cps", $15)
-			add(k, "evs", $20); add(k, "evr", $21); add(k, "nse", $22)
+			add(k, "evs", $20); add(k, "evr", $21); add(k, "nse", $22); add(k, "nsr", $24)
 			runs[k]++; failed[k] += $8
 			if ($16 != "" && $16 + 0 > hwm[k]) hwm[k] = $16 + 0
 			if ($12 != "") {
@@ -457,37 +479,57 @@ summarize() {
 		}
 		END {
 			nt = split(targets, T, ","); nv = split(variants, V, ",")
-			print "target,variant,rounds,median_req_per_s,ratio,ratio_paired,ratio_min,ratio_max,cpu_s_per_s,vmhwm_kb,events_per_s,events_per_request,ns_per_event,failed_requests"
+			print "target,variant,rounds,median_req_per_s,ratio,ratio_paired,ratio_min,ratio_max,cpu_s_per_s,vmhwm_kb,events_per_s,events_per_request,ns_per_event,failed_requests,bpf_ns_per_request"
 			for (i = 1; i <= nt; i++) {
 				none = median(L[T[i] ",none", "rps"])
 				for (j = 1; j <= nv; j++) {
 					k = T[i] "," V[j]
 					if (!(k in runs)) continue
 					m = median(L[k, "rps"])
-					printf "%s,%s,%d,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", T[i], V[j], runs[k], m,
+					printf "%s,%s,%d,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s\n", T[i], V[j], runs[k], m,
 						(none > 0 ? sprintf("%.4f", m / none) : ""), fmt("%.4f", k, "ratio"),
 						((k in lo) ? sprintf("%.4f", lo[k]) : ""), ((k in hi) ? sprintf("%.4f", hi[k]) : ""),
 						fmt("%.4f", k, "cps"), ((k in hwm) ? hwm[k] : ""),
-						fmt("%.0f", k, "evs"), fmt("%.1f", k, "evr"), fmt("%.1f", k, "nse"), failed[k]
+						fmt("%.0f", k, "evs"), fmt("%.3f", k, "evr"), fmt("%.1f", k, "nse"), failed[k],
+						fmt("%.1f", k, "nsr")
 				}
 			}
 		}' "$ROUNDS_CSV" >"$SUMMARY_CSV"
 
 	echo
-	echo "Median over $ROUNDS rounds of $REQUESTS requests (ab -c $CONCURRENCY, a new connection each):"
+	echo "Median over $ROUNDS rounds (ab -c $CONCURRENCY; $REQUESTS requests, a new connection each;" \
+		"the *-keepalive targets $KA_REQUESTS requests over kept-alive connections, ab -k):"
 	awk -F, '
 		function or_dash(v) { return v == "" ? "-" : v }
 		NR == 1 {
-			printf "%-8s %-13s %6s %8s %6s %6s %13s %8s %6s %8s %6s %8s %6s\n", "target", "variant", "rounds",
-				"req/s", "ratio", "paired", "ratio min-max", "cpu s/s", "RSS MB", "events/s", "ev/req",
-				"ns/event", "failed"
+			printf "%-17s %-21s %6s %8s %6s %6s %13s %8s %6s %8s %7s %8s %8s %6s\n", "target", "variant",
+				"rounds", "req/s", "ratio", "paired", "ratio min-max", "cpu s/s", "RSS MB", "events/s",
+				"ev/req", "ns/event", "ns/req", "failed"
 			next
 		}
 		{
-			printf "%-8s %-13s %6s %8s %6.3f %6.3f %6.3f-%-6.3f %8s %6s %8s %6s %8s %6s\n", $1, $2, $3, $4, $5, $6,
-				$7, $8, or_dash($9), ($10 == "" ? "-" : sprintf("%.1f", $10 / 1024)),
-				or_dash($11), or_dash($12), or_dash($13), $14
+			printf "%-17s %-21s %6s %8s %6.3f %6.3f %6.3f-%-6.3f %8s %6s %8s %7s %8s %8s %6s\n", $1, $2, $3, $4,
+				$5, $6, $7, $8, or_dash($9), ($10 == "" ? "-" : sprintf("%.1f", $10 / 1024)),
+				or_dash($11), or_dash($12), or_dash($13), or_dash($15), $14
 		}' "$SUMMARY_CSV"
+
+	if [ "$BPF_STATS" -eq 1 ]; then
+		# Program runs and BPF time per request: every round's run_cnt and
+		# run_time_ns over every round's completed requests.
+		echo
+		echo "BPF per request, all rounds together:"
+		awk -F, '
+			FNR == 1 { next }
+			$18 != "" { k = $2 "," $3; c[k] += $18; t[k] += $19; n[k] += $7; if (!(k in seen)) { seen[k] = 1; order[++m] = k } }
+			END {
+				printf "%-17s %-21s %12s %10s %10s\n", "target", "variant", "requests", "runs/req", "ns/req"
+				for (i = 1; i <= m; i++) {
+					split(order[i], f, ",")
+					printf "%-17s %-21s %12d %10.3f %10.1f\n", f[1], f[2], n[order[i]],
+						(n[order[i]] ? c[order[i]] / n[order[i]] : 0), (n[order[i]] ? t[order[i]] / n[order[i]] : 0)
+				}
+			}' "$ROUNDS_CSV"
+	fi
 
 	awk -F, 'FNR > 1 && $23 != "" { if (n++ == 0 || $23 < lo) lo = $23; if ($23 > hi) hi = $23 }
 		END { if (n) printf "Tracing BPF programs of other processes loaded during the runs: %d to %d%s\n",
@@ -501,10 +543,10 @@ summarize() {
 			FNR == 1 { next }
 			{ k = $2 "," $3 "," $6 "," $5; c[k] += $7; t[k] += $8; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
 			END {
-				printf "%-8s %-13s %-24s %-15s %12s %14s %8s\n", "target", "variant", "program", "type", "run_cnt", "run_time_ms", "ns/run"
+				printf "%-17s %-21s %-24s %-15s %12s %14s %8s\n", "target", "variant", "program", "type", "run_cnt", "run_time_ms", "ns/run"
 				for (i = 1; i <= n; i++) {
 					split(order[i], f, ",")
-					printf "%-8s %-13s %-24s %-15s %12d %14.1f %8s\n", f[1], f[2], f[3], f[4], c[order[i]],
+					printf "%-17s %-21s %-24s %-15s %12d %14.1f %8s\n", f[1], f[2], f[3], f[4], c[order[i]],
 						t[order[i]] / 1e6, (c[order[i]] > 0 ? sprintf("%.1f", t[order[i]] / c[order[i]]) : "-")
 				}
 			}' "$PROGS_CSV"
@@ -560,7 +602,7 @@ main() {
 	{
 		echo "tcptrace overhead bench: $(date -u '+%Y-%m-%d %H:%M UTC'), Linux $(uname -r), $(nproc) CPUs"
 		echo "command: $cmd"
-		echo "$ROUNDS rounds x targets {$TARGETS} x variants {$VARIANTS}, ab -n $REQUESTS -c $CONCURRENCY"
+		echo "$ROUNDS rounds x targets {$TARGETS} x variants {$VARIANTS}, ab -n $REQUESTS (-k: $KA_REQUESTS) -c $CONCURRENCY"
 		echo "load average at start: $load1"
 		[ -n "$others" ] && echo "note: BPF tracing programs of other processes are loaded, every variant pays for them: $others"
 	} | tee "$OUT/$stamp-notes.txt" >&2
@@ -568,23 +610,26 @@ main() {
 	local -a targets variants
 	IFS=, read -ra targets <<<"$TARGETS"
 	IFS=, read -ra variants <<<"$VARIANTS"
-	local nt=${#targets[@]} nv=${#variants[@]} r i j target saved=$REQUESTS
+	local nt=${#targets[@]} nv=${#variants[@]} r i j target variant saved=$REQUESTS saved_ka=$KA_REQUESTS
 
 	# One short unrecorded run per target: page cache, first-run costs.
 	REQUESTS=$(( saved / 5 > CONCURRENCY ? saved / 5 : CONCURRENCY ))
+	KA_REQUESTS=$(( saved_ka / 5 > CONCURRENCY ? saved_ka / 5 : CONCURRENCY ))
 	for target in "${targets[@]}"; do
 		start_servers "$target"
-		run_load "$(target_port "$target")" >/dev/null
+		run_load "$target" >/dev/null
 		stop_namespace
 	done
 	REQUESTS=$saved
+	KA_REQUESTS=$saved_ka
 
 	local start=$SECONDS
 	for r in $(seq 1 "$ROUNDS"); do
 		for i in $(seq 0 $((nt - 1))); do
 			target=${targets[$(( (i + r - 1) % nt ))]}
 			for j in $(seq 0 $((nv - 1))); do
-				run_one "$r" "$target" "${variants[$(( (j + r - 1) % nv ))]}" $((j + 1))
+				variant=${variants[$(( (j + r - 1) % nv ))]}
+				runs_on "$target" "$variant" && run_one "$r" "$target" "$variant" $((j + 1))
 			done
 		done
 	done

@@ -125,6 +125,7 @@ enum tt_sock_flags {
 	TT_SK_RST_AHEAD = 1 << 9,   /* RST_SENT set at the move to CLOSE, the RST not seen yet */
 	TT_SK_CLOSED = 1 << 10,     /* its move to CLOSE was seen */
 	TT_SK_OPEN = 1 << 11,       /* in opened[], not yet in open_ended[] */
+	TT_SK_ACCEPTED_EARLY = 1 << 12, /* accept() returned it in SYN_RECV (Fast Open) */
 };
 
 /* A listening port and who owns it, per network namespace. */
@@ -218,6 +219,38 @@ struct tt_tw_record {
 /* A listener held by several processes (nginx's master and workers): the
  * process that accepts a connection is known only when it touches it. */
 #define TT_LISTENER_SHARED 1
+
+/* Where accept() is not traced: a record of the share_news ring buffer,
+ * which wakes user space to attach the read hook when a traced listener
+ * becomes shared. */
+enum tt_share_why {
+	TT_SHARED_BY_FORK = 1,   /* its owner forked */
+	TT_SHARED_BY_LISTEN = 2, /* another process listens on its port */
+	TT_SHARED_BY_TOUCH = 3,  /* another process touched one of its connections */
+};
+
+/* The socket a listeners entry stands for (value of listen_socks): its
+ * address, noted when it began to listen, or its cookie, for one found at
+ * start-up. */
+struct tt_listen_sock {
+	__u64 sk;
+	__u64 cookie;
+};
+
+/* The traced listeners a process listens on, by their keys (value of
+ * listening_tgids, by tgid): all marked shared when it forks. */
+#define TT_LISTENING_KEYS 8
+
+struct tt_listening {
+	__u32 n;
+	__u32 pad;
+	struct tt_listener_key keys[TT_LISTENING_KEYS];
+};
+
+struct tt_share_record {
+	__u32 tgid; /* the listener's owner */
+	__u32 why;  /* enum tt_share_why */
+};
 
 /* Sockets that existed before start-up, keyed by socket cookie. */
 struct tt_seed {

@@ -45,12 +45,15 @@ static __always_inline void mark_listener_shared(const struct sock *sk)
 
 	listener_key_of_sk(sk, &key);
 	owner = bpf_map_lookup_elem(&listeners, &key);
-	if (owner)
+	if (owner && !(owner->flags & TT_LISTENER_SHARED)) {
 		owner->flags |= TT_LISTENER_SHARED;
+		tell_shared(owner->tgid, TT_SHARED_BY_TOUCH);
+	}
 }
 
 /* The first syscall touching an accepted socket names the process that
- * accepted it: a read (tcp_rcv_space_adjust), its close() or shutdown()
+ * accepted it: accept() itself where it is traced (accept.bpf.h), else a
+ * read (tcp_rcv_space_adjust), its close() or shutdown()
  * (FIN_WAIT1, LAST_ACK), or, for one that close() aborts or that ended
  * before (an RST from the peer, a timeout), its destruction in that
  * close(). From a shared listener, that is when the socket gets its owner
@@ -88,6 +91,7 @@ static __always_inline void on_touch(const struct sock *sk, struct tt_sock *s)
 static __always_inline void touch(const struct sock *sk, struct tt_sock *s)
 {
 	if (awaits_touch(s)) {
+		count_awaiting(s->flags, -1);
 		on_touch(sk, s);
 		__sync_fetch_and_add(&untouched_slots[slot_of(sk)], -1);
 	}
@@ -97,13 +101,24 @@ static __always_inline void on_listen(const struct sock *sk)
 {
 	__u32 tgid = current_tgid();
 	struct tt_listener_key key;
-	struct tt_owner owner = { .tgid = tgid };
+	struct tt_owner owner = { .tgid = tgid }, *before;
 
 	if (!current_is_traced(tgid))
 		return;
 	listener_key_of_sk(sk, &key);
+	/* Another process listening on the port (SO_REUSEPORT: a haproxy
+	 * reload) takes connections from it too. */
+	before = bpf_map_lookup_elem(&listeners, &key);
+	if (before)
+		owner.flags = before->flags;
+	if (!note_listening(tgid, &key) || (before && before->tgid != tgid)) {
+		if (!(owner.flags & TT_LISTENER_SHARED))
+			tell_shared(tgid, TT_SHARED_BY_LISTEN);
+		owner.flags |= TT_LISTENER_SHARED;
+	}
 	bpf_map_update_elem(&listeners, &key, &owner, BPF_ANY);
 	listen_queue_known(&key, sk);
+	note_listen_sock(&key, sk);
 }
 
 static __always_inline void on_unlisten(const struct sock *sk)
@@ -111,14 +126,20 @@ static __always_inline void on_unlisten(const struct sock *sk)
 	struct stopping_listener stopping = { .sk = (__u64)sk };
 	__u64 thread = bpf_get_current_pid_tgid();
 	struct tt_owner *owner;
+	bool its_socket;
 
 	listener_key_of_sk(sk, &stopping.key);
+	/* Not skc_num, which the kernel has zeroed by now unless the port
+	 * was bound explicitly (see sk_local_port_of). */
+	stopping.key.port = sk_local_port_of(sk);
 	owner = bpf_map_lookup_elem(&listeners, &stopping.key);
 	if (!owner)
 		return;
 	listener_closed(sk, owner, &stopping.key);
-	/* Another process may listen on the same port (SO_REUSEPORT). */
-	if (owner->tgid == current_tgid()) {
+	/* Another process may listen on the same port (SO_REUSEPORT); the
+	 * entry's own socket may be closed last by another process. */
+	its_socket = was_listen_sock(&stopping.key, sk);
+	if (owner->tgid == current_tgid() || its_socket) {
 		bpf_map_delete_elem(&listeners, &stopping.key);
 		bpf_map_delete_elem(&listen_queues, &stopping.key);
 	}
@@ -198,7 +219,7 @@ static __always_inline void adopt_child(const struct sock *sk)
 	if (!owner)
 		return;
 	note_queue_depth(&lkey);
-	follow_child(sk, owner->tgid, owner->flags & TT_LISTENER_SHARED, true);
+	follow_child(sk, owner->tgid, acceptor_unknown(owner), true);
 }
 
 /* A socket leaving SYN_RECV for anything but ESTABLISHED, not followed:
@@ -237,7 +258,7 @@ static __always_inline struct tt_sock *adopt_fastopen_child(const struct sock *s
 	lkey.pad = 0;
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
 	if (owner)
-		followed = follow_child(sk, owner->tgid, owner->flags & TT_LISTENER_SHARED, false);
+		followed = follow_child(sk, owner->tgid, acceptor_unknown(owner), false);
 	else if (is_unaccepted_child(sk))
 		/* Its listener's owner is closing the listener, which it has
 		 * forgotten already (on_unlisten): the child stays its. */

@@ -19,6 +19,17 @@ __u64 seeds_pending = 0;
 __u32 tracked_slots[TT_FILTER_SLOTS];
 __u32 untouched_slots[TT_FILTER_SLOTS];
 
+/* Accepted sockets in the table whose acceptor is not named yet
+ * (TT_SK_PROVISIONAL, untouched), where accept() is not traced: user
+ * space keeps the read hook attached while there are any (acceptors.c). */
+__s64 awaiting_acceptor = 0;
+
+static __always_inline void count_awaiting(__u16 flags, __s64 n)
+{
+	if (!acceptors_at_accept && (flags & TT_SK_PROVISIONAL))
+		__sync_fetch_and_add(&awaiting_acceptor, n);
+}
+
 /* The programs' arguments are typed pointers (tp_btf), on which the
  * verifier allows no arithmetic: an address becomes a number to hash by
  * a trip through a per-CPU word. A program nested on the CPU (a
@@ -193,6 +204,7 @@ static __always_inline void forget(const struct sock *sk, const struct tt_sock *
 {
 	struct sock_bucket *b = bucket_of(sk);
 	bool untouched = awaits_touch(s);
+	__u16 flags = s->flags;
 	__u32 slot = s->slot;
 	__u64 key = (__u64)sk;
 	int w;
@@ -210,8 +222,10 @@ static __always_inline void forget(const struct sock *sk, const struct tt_sock *
 		__sync_fetch_and_add(&b->spilled, -1);
 	}
 	__sync_fetch_and_add(&tracked_slots[slot_of(sk)], -1);
-	if (untouched)
+	if (untouched) {
 		__sync_fetch_and_add(&untouched_slots[slot_of(sk)], -1);
+		count_awaiting(flags, -1);
+	}
 	count_slot_sockets(slot, -1);
 }
 
@@ -273,8 +287,10 @@ static __always_inline struct tt_sock *track(const struct sock *sk, __u32 tgid, 
 		s = bpf_map_lookup_elem(&sock_spill, &key);
 	}
 	__sync_fetch_and_add(&tracked_slots[slot_of(sk)], 1);
-	if (awaits_touch(&value))
+	if (awaits_touch(&value)) {
 		__sync_fetch_and_add(&untouched_slots[slot_of(sk)], 1);
+		count_awaiting(flags, 1);
+	}
 	count_slot_sockets(slot, 1);
 	return s;
 full:

@@ -26,13 +26,18 @@ const volatile bool trace_all = true;
 const volatile bool trace_pids = false;
 const volatile bool trace_comms = false;
 const volatile bool by_dest = false; /* --by dest: also count per destination */
+/* fexit/inet_csk_accept is loaded (accept.bpf.h): acceptors are named at
+ * accept(), not at a read. */
+const volatile bool acceptors_at_accept = false;
 
 #include "maps.bpf.h"
 #include "procs.bpf.h"
 #include "socks.bpf.h"
 #include "dests.bpf.h"
 #include "queues.bpf.h"
+#include "sharing.bpf.h"
 #include "listeners.bpf.h"
+#include "accept.bpf.h"
 #include "timewait.bpf.h"
 #include "rsts.bpf.h"
 #include "nested.bpf.h"
@@ -226,7 +231,7 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 	/* A connection just accepted has no entry of its own yet: one found
 	 * was left at this address by a socket whose end went unseen, and
 	 * the new one must not take its owner. */
-	if (s && oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED) {
+	if (s && oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED && !made_at_accept(s)) {
 		forget(sk, s);
 		s = NULL;
 	}
@@ -390,12 +395,27 @@ int BPF_PROG(handle_kfree_skb, struct sk_buff *skb, void *location, enum skb_dro
 	return 0;
 }
 
+/* accept(), in the acceptor's own syscall, where the kernel has BPF
+ * trampolines (user space probes it before load): every accepted
+ * connection's acceptor, once per connection. */
+SEC("fexit/inet_csk_accept")
+int BPF_PROG(handle_accept, struct sock *listener)
+{
+	struct sock *child = accepted_child(ctx);
+
+	if (child)
+		on_accept(listener, child);
+	return 0;
+}
+
 /* tcp_recvmsg, in the reader's own syscall: the first touch of an accepted
- * socket that is read before it is closed (see on_touch). It runs on every
- * read of every TCP socket, most of which leave at the filter. It stays
- * because conn_in must be exact at every snapshot: without it, a
- * connection from a shared listener that stays open (a proxy's idle
- * upstream pool) would be counted only at its close. */
+ * socket that is read before it is closed (see on_touch), where accept()
+ * is not traced. It runs on every read of every TCP socket, most of which
+ * leave at the filter: user space attaches it only while a traced
+ * listener is shared (sharing.bpf.h). Then conn_in stays exact at every
+ * snapshot: without it, a connection from a shared listener that stays
+ * open (a proxy's idle upstream pool) would be counted only at its
+ * close. */
 SEC("tp_btf/tcp_rcv_space_adjust")
 int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 {
@@ -446,8 +466,11 @@ int BPF_PROG(handle_task_rename, struct task_struct *task, const char *name)
 SEC("tp_btf/task_newtask")
 int BPF_PROG(handle_task_newtask, struct task_struct *task, __u64 clone_flags)
 {
-	if (!(clone_flags & CLONE_THREAD))
+	if (!(clone_flags & CLONE_THREAD)) {
 		process_gone(task->tgid, 0);
+		forget_listening(task->tgid);
+		note_fork(current_tgid());
+	}
 	return 0;
 }
 
@@ -461,8 +484,10 @@ int BPF_PROG(handle_process_free, struct task_struct *task)
 	__u32 pid = task->pid;
 	__u32 tgid = task->tgid;
 
-	if (pid == tgid)
+	if (pid == tgid) {
 		process_gone(tgid, task->start_time);
+		forget_listening(tgid);
+	}
 	return 0;
 }
 

@@ -77,6 +77,20 @@ tracer_start() { # csv [tcptrace args...]
 	return 1
 }
 
+# How tcptrace names the process that accepts a connection, from its
+# start-up line: "at accept()" where the kernel lets it trace accept()
+# (fexit), "at their first read" where not (this project's machines).
+acceptors_way() { # [tracer-stderr]
+	sed -n 's/^tcptrace: tracing .* existing sockets found, acceptors named \([^;]*\);.*/\1/p' \
+		"${1:-$WORK/tracer.err}"
+}
+
+# Whether tcptrace's read hook (tcp_rcv_space_adjust) is attached now: a
+# link of its process's with that tracepoint.
+read_hook_attached() { # [tracer-pid]
+	grep -qs '^tp_name:[[:space:]]*tcp_rcv_space_adjust$' /proc/"${1:-$TRACER_PID}"/fdinfo/*
+}
+
 # Wait until no connection in the namespace is still closing, so that the
 # kernel has destroyed every socket whose end tcptrace is to count.
 settle() {

@@ -464,7 +464,7 @@ case_connected_before_start() {
 	tracer_stop || return 1
 	local csv=$WORK/t.csv
 	expect_eq "connections at start (both ends)" "$((2 * n))" "$established"
-	expect_eq "sockets found at start = ss" "tcptrace: tracing the named processes, $held existing sockets found; Ctrl-C to stop" "$(grep '^tcptrace: tracing' "$WORK/tracer.err")"
+	expect_eq "sockets found at start = ss" "tcptrace: tracing the named processes, $held existing sockets found, acceptors named $(acceptors_way); Ctrl-C to stop" "$(grep '^tcptrace: tracing' "$WORK/tracer.err")"
 	expect_eq "client conn_out (established before start)" 0 "$(csv_sum "$csv" "$CLI" conn_out)"
 	expect_eq "client fin_active_out" "$n" "$(csv_sum "$csv" "$CLI" fin_active_out)"
 	expect_eq "client tw_out" "$n" "$(csv_sum "$csv" "$CLI" tw_out)"
@@ -998,11 +998,11 @@ case_nginx_reload() {
 # request was read is touched by that read; one aborted before any data
 # only by nginx's close(), which finds it ended and destroys it. Each
 # worker's share comes from nginx's own logs, by PID.
-case_nginx_shared_listener_client_aborts() {
-	local prefix=$WORK/nginx n=40 i pid workers expected total=0
-	ns_new || return 1
-	mkdir -p "$prefix/tmp"
-	cat >"$prefix/nginx.conf" <<-EOF
+# nginx with two workers on 127.0.0.1:8081 that logs each request's
+# worker PID (access.log) and each connection error with it (error.log).
+write_nginx_conf_by_pid() { # prefix
+	mkdir -p "$1/tmp"
+	cat >"$1/nginx.conf" <<-EOF
 		worker_processes 2;
 		pid nginx.pid;
 		error_log error.log info;
@@ -1014,6 +1014,12 @@ case_nginx_shared_listener_client_aborts() {
 			server { listen 127.0.0.1:8081; location / { return 200 "ok\\n"; } }
 		}
 	EOF
+}
+
+case_nginx_shared_listener_client_aborts() {
+	local prefix=$WORK/nginx n=40 i pid workers expected total=0
+	ns_new || return 1
+	write_nginx_conf_by_pid "$prefix"
 	ip netns exec "$NS" nginx -p "$prefix/" -c "$prefix/nginx.conf" -g 'daemon off;' \
 		>"$WORK/nginx.out" 2>&1 &
 	SRV=$!
@@ -1087,6 +1093,171 @@ case_haproxy_reload() {
 	expect_eq "the old haproxy served the first run" 1 "$(($(csv_sum "$csv" "$old" conn_in) >= 500))"
 	expect_eq "the new haproxy served the second run" 1 "$(($(csv_sum "$csv" "$new" conn_in) >= 500))"
 	expect_eq "summary written" 1 "$(grep -c '^Totals over' "$WORK/tracer.out")"
+}
+
+# Runs COMMAND under tcptrace (run mode: it traces NAME from before
+# COMMAND starts) in the background; TRACER_PID is tcptrace's. COMMAND
+# waits for $WORK/go, and at its end for $WORK/stop (20 s at most), so
+# that the test can watch tcptrace meanwhile.
+run_mode_start() { # csv name command...
+	local csv=$1 name=$2 i
+	shift 2
+	: >"$WORK/tracer.err"
+	rm -f "$WORK/go" "$WORK/ran" "$WORK/stop"
+	"$TCPTRACE" -p "$name" -i 0.2 --csv "$csv" -- bash -c '
+		for i in $(seq 600); do [ -e "$0/go" ] && break; sleep 0.05; done
+		"$@"; rc=$?
+		touch "$0/ran"
+		for i in $(seq 400); do [ -e "$0/stop" ] && break; sleep 0.05; done
+		exit $rc' "$WORK" "$@" >"$WORK/tracer.out" 2>>"$WORK/tracer.err" &
+	TRACER_PID=$!
+	for i in $(seq 600); do
+		grep -q '^tcptrace: tracing' "$WORK/tracer.err" && return 0
+		kill -0 "$TRACER_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	log "tcptrace did not start: $(cat "$WORK/tracer.err")"
+	return 1
+}
+
+# Lets COMMAND start, notes whether the read hook was attached at any look
+# while it ran (READ_HOOK_SEEN 1 or 0), waits up to 10 s after COMMAND's
+# end for the read hook to be detached (READ_HOOK_AFTER: attached or
+# detached), then ends tcptrace; fails if tcptrace does not exit 0.
+run_mode_watch() {
+	local i rc
+	READ_HOOK_SEEN=0
+	touch "$WORK/go"
+	for i in $(seq 1200); do
+		read_hook_attached && READ_HOOK_SEEN=1
+		[ -e "$WORK/ran" ] && break
+		sleep 0.05
+	done
+	for i in $(seq 200); do read_hook_attached || break; sleep 0.05; done
+	read_hook_attached && READ_HOOK_AFTER=attached || READ_HOOK_AFTER=detached
+	touch "$WORK/stop"
+	wait "$TRACER_PID"
+	rc=$?
+	TRACER_PID=""
+	[ "$rc" -eq 0 ] || { log "tcptrace exited with $rc: $(cat "$WORK/tracer.err")"; return 1; }
+}
+
+# A listener shared after tcptrace started: a server that forks two
+# workers after listen(), as nginx does, with 5 connections waiting in its
+# accept queue at the fork (the client opens them before it uses any),
+# which the workers accept. Where accept() is traced, each connection is
+# its acceptor's. Where it is not, the fork marks the listener shared and
+# attaches the read hook: every later connection is its worker's, named
+# at its first read; the 5 were counted at their handshake, while the
+# server alone held the listener, and stay the server's
+# (docs/reliability.md). The read hook goes once the listener is closed.
+case_listener_shared_by_fork() {
+	local csv=$WORK/fork.csv n=40 queued=5 way pid accepted early total=0 ready=$WORK/ready.fork
+	ns_new || return 1
+	run_mode_start "$csv" "$SCENARIO_NAME" bash -c '
+		ip netns exec "$0" "$1" server --addr 127.0.0.1 --port "$2" --count "$3" --mode fin-server \
+			--workers 2 --queued "$4" --ready "$5" >"$6/server.out" 2>&1 &
+		srv=$!
+		for i in $(seq 400); do [ -s "$5" ] && break; sleep 0.05; done
+		ip netns exec "$0" "$1" client --addr 127.0.0.1 --port "$2" --count "$3" --mode fin-server \
+			--preopen "$4" >"$6/client.out" 2>&1 && wait "$srv"' \
+		"$NS" "$SCENARIO" "$PORT" "$n" "$queued" "$ready" "$WORK" || return 1
+	expect_eq "read hook attached before the server starts" 0 "$(read_hook_attached && echo 1 || echo 0)"
+	run_mode_watch || return 1
+	way=$(acceptors_way)
+	expect_eq "server and workers as expected" 0 "$(grep -c 'not as expected' "$WORK/server.out")"
+	expect_eq "client as expected" "$n 0" "$(field "$WORK/client.out" connected) $(field "$WORK/client.out" other_errors)"
+	expect_eq "connections made before the fork, in the workers' counts" "$queued" \
+		"$(grep '^role=server' "$WORK/server.out" | tr ' ' '\n' | awk -F= '$1 == "queued" { print $2 }')"
+	expect_eq "conn_in, server and workers = TcpPassiveOpens" "$(nstat_of TcpPassiveOpens)" \
+		"$(awk -F, 'NR > 1 { s += $5 } END { print s + 0 }' "$csv")"
+	SRV=$(grep '^role=server' "$WORK/server.out" | tr ' ' '\n' | awk -F= '$1 == "pid" { print $2 }')
+	while read -r pid accepted early; do
+		if [ "$way" = "at accept()" ]; then
+			early=0
+		fi
+		expect_eq "worker $pid: conn_in = its accepts$([ "$early" -gt 0 ] && echo " - the $early made before the fork")" \
+			"$((accepted - early))" "$(csv_sum "$csv" "$pid" conn_in)"
+		expect_eq "worker $pid: fin_active_in = conn_in" "$((accepted - early))" "$(csv_sum "$csv" "$pid" fin_active_in)"
+		total=$((total + accepted))
+	done < <(grep '^role=worker' "$WORK/server.out" | tr ' ' '\n' |
+		awk -F= '$1 == "accepted" { a = $2 } $1 == "queued" { q = $2 } $1 == "pid" { print $2, a, q }')
+	expect_eq "the workers accepted every connection" "$n" "$total"
+	if [ "$way" = "at accept()" ]; then
+		expect_eq "server (it accepted none) conn_in" 0 "$(csv_sum "$csv" "$SRV" conn_in)"
+		expect_eq "the read hook never attached" 0 "$READ_HOOK_SEEN"
+	else
+		expect_eq "acceptors named at their first read" "at their first read" "$way"
+		expect_eq "server conn_in = the connections made before the fork" "$queued" "$(csv_sum "$csv" "$SRV" conn_in)"
+		expect_eq "server fin_active_in = the same" "$queued" "$(csv_sum "$csv" "$SRV" fin_active_in)"
+		expect_eq "the read hook attached after the fork" 1 "$READ_HOOK_SEEN"
+	fi
+	expect_eq "the read hook once the listener is closed" detached "$READ_HOOK_AFTER"
+}
+
+# Kept-alive connections of a listener no other process holds: the
+# acceptor is the listener's owner, and no program runs for the requests:
+# the read hook is never attached.
+case_keepalive_unshared_listener() {
+	local csv=$WORK/ka.csv n=10 requests=300 ready=$WORK/ready.ka
+	ns_new || return 1
+	run_mode_start "$csv" "$SCENARIO_NAME" bash -c '
+		ip netns exec "$0" "$1" server --addr 127.0.0.1 --port "$2" --count "$3" --mode keepalive \
+			--requests "$4" --ready "$5" >"$6/server.out" 2>&1 &
+		srv=$!
+		for i in $(seq 400); do [ -s "$5" ] && break; sleep 0.05; done
+		ip netns exec "$0" "$1" client --addr 127.0.0.1 --port "$2" --count "$3" --mode keepalive \
+			--requests "$4" >"$6/client.out" 2>&1 && wait "$srv"' \
+		"$NS" "$SCENARIO" "$PORT" "$n" "$requests" "$ready" "$WORK" || return 1
+	run_mode_watch || return 1
+	SRV=$(field "$WORK/server.out" pid)
+	CLI=$(field "$WORK/client.out" pid)
+	expect_eq "requests answered (the server's own count)" "$((n * requests))" "$(field "$WORK/server.out" requests)"
+	expect_eq "server conn_in = TcpPassiveOpens" "$(nstat_of TcpPassiveOpens)" "$(csv_sum "$csv" "$SRV" conn_in)"
+	expect_eq "server fin_passive_in" "$n" "$(csv_sum "$csv" "$SRV" fin_passive_in)"
+	expect_eq "client conn_out" "$n" "$(csv_sum "$csv" "$CLI" conn_out)"
+	expect_eq "client tw_out = TcpExtTW" "$(nstat_of TcpExtTW)" "$(csv_sum "$csv" "$CLI" tw_out)"
+	expect_eq "the read hook never attached" 0 "$READ_HOOK_SEEN"
+}
+
+# nginx started after tcptrace: its master listens, then forks its
+# workers. Each connection is counted on the worker that accepted it, none
+# on the master; tcptrace's of issue 20's start counted the first ones on
+# the master, the listener being its alone until a worker touched one.
+case_nginx_started_after_tcptrace() {
+	local csv=$WORK/ngx.csv prefix=$WORK/nginx n=60 pid total=0 workers master
+	ns_new || return 1
+	write_nginx_conf_by_pid "$prefix"
+	run_mode_start "$csv" nginx bash -c '
+		ip netns exec "$0" nginx -p "$1/" -c "$1/nginx.conf" -g "daemon off;" >"$1/nginx.out" 2>&1 &
+		master=$!
+		echo "$master" >"$1/master"
+		for i in $(seq 200); do [ -s "$1/nginx.pid" ] && [ "$(pgrep -c -P "$master")" -ge 2 ] && break; sleep 0.05; done
+		pgrep -P "$master" | paste -sd" " >"$1/workers"
+		ip netns exec "$0" python3 -c "
+import socket, sys
+for _ in range(int(sys.argv[1])):
+    s = socket.create_connection((\"127.0.0.1\", 8081), timeout=10)
+    s.sendall(b\"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n\")
+    while s.recv(4096): pass
+    s.close()
+" "$2" >"$1/client.out" 2>&1; rc=$?
+		kill -QUIT "$master"; wait "$master"; exit $rc' "$NS" "$prefix" "$n" || return 1
+	run_mode_watch || return 1
+	master=$(cat "$prefix/master")
+	workers=$(cat "$prefix/workers")
+	expect_eq "requests logged" "$n" "$(wc -l <"$prefix/access.log")"
+	expect_eq "TcpPassiveOpens = connections opened" "$n" "$(nstat_of TcpPassiveOpens)"
+	for pid in $workers; do
+		expect_eq "worker $pid: conn_in = its requests in nginx's log" "$(grep -cx "$pid" "$prefix/access.log")" \
+			"$(csv_sum "$csv" "$pid" conn_in)"
+		total=$((total + $(csv_sum "$csv" "$pid" conn_in)))
+	done
+	expect_eq "workers' conn_in = connections opened" "$n" "$total"
+	expect_eq "master accepted nothing" 0 "$(csv_sum "$csv" "$master" conn_in)"
+	[ "$(acceptors_way)" = "at accept()" ] ||
+		expect_eq "the read hook attached while nginx ran" 1 "$READ_HOOK_SEEN"
+	expect_eq "the read hook once nginx is gone" detached "$READ_HOOK_AFTER"
 }
 
 # Bad input: one line on stderr, the documented exit status, no CSV left.
@@ -1503,7 +1674,7 @@ for c in socks:
 	tracer_stop || return 1
 	local csv=$WORK/t.csv
 	expect_eq "sockets found at start: the listener and its queue" \
-		"tcptrace: tracing the named processes, $((n + 1)) existing sockets found; Ctrl-C to stop" \
+		"tcptrace: tracing the named processes, $((n + 1)) existing sockets found, acceptors named $(acceptors_way); Ctrl-C to stop" \
 		"$(grep '^tcptrace: tracing' "$WORK/tracer.err")"
 	expect_eq "server conn_in (established before start)" 0 "$(csv_sum "$csv" "$SRV" conn_in)"
 	expect_eq "server fin_active_in" "$n" "$(csv_sum "$csv" "$SRV" fin_active_in)"
@@ -1620,7 +1791,7 @@ case_without_sys_admin() {
 	wait "$own" 2>/dev/null
 	expect_eq "own namespace: exit status" 0 "$rc"
 	expect_eq "own namespace: its listener found" \
-		"tcptrace: tracing the named processes, 1 existing sockets found; Ctrl-C to stop" \
+		"tcptrace: tracing the named processes, 1 existing sockets found, acceptors named $(acceptors_way "$WORK/own.err"); Ctrl-C to stop" \
 		"$(grep '^tcptrace: tracing' "$WORK/own.err")"
 	expect_eq "own namespace: nothing said about namespaces" "" "$(grep 'network namespace' "$WORK/own.err")"
 }
@@ -1668,6 +1839,9 @@ run_case "two instances at once" case_two_instances
 run_case "nginx -s reload: new workers followed, totals exact" case_nginx_reload
 run_case "nginx, shared listener: connections the client aborts land on their worker" case_nginx_shared_listener_client_aborts
 run_case "haproxy reload (-sf): both followed, totals exact" case_haproxy_reload
+run_case "a listener shared by a fork after tcptrace started, with connections queued before it" case_listener_shared_by_fork
+run_case "kept-alive connections of an unshared listener: no read hook" case_keepalive_unshared_listener
+run_case "nginx started after tcptrace: each connection on its worker" case_nginx_started_after_tcptrace
 run_case "run mode: -- COMMAND, exact, its exit status" case_run_mode
 run_case "bad input is refused in one line" case_bad_input
 run_case "clean exit: count, duration, signals, closed stdout, traced process gone, SIGKILL" case_clean_exit

@@ -3,8 +3,15 @@
  * TCP scenario that ends connections in exactly one way (FIN from either
  * side, RST from either side, an RST after the server's FIN, an orphan
  * aborted by the kernel at the client's ACK of that FIN, port
- * exhaustion, refused connects, held connections). It counts what it saw and prints one key=value summary line
- * so a test can compare a tracer's numbers with it. --fastopen runs any
+ * exhaustion, refused connects, held connections), or keeps each connection
+ * for --requests round trips (keepalive). It counts what it saw and prints one key=value summary line
+ * so a test can compare a tracer's numbers with it. A server with
+ * --workers N forks N processes after listen(), as nginx does, which
+ * accept and serve the connections, each printing a summary line of its
+ * own; with --queued K it forks only once K connections wait in its
+ * accept queue, which a client's --preopen K makes before any is used
+ * (those carry "prep" instead of "ping", so that a worker can tell them).
+ * --fastopen runs any
  * mode over TCP Fast Open: the client's first message rides in its SYN
  * once the kernel has a cookie for the server, which the first connection
  * fetches (net.ipv4.tcp_fastopen must allow both ends).
@@ -26,9 +33,11 @@
 #include <string.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +49,7 @@
 #define MAX_COUNT 100000
 #define LISTEN_BACKLOG 1024
 #define FASTOPEN_QUEUE 1024	/* Fast Open children not yet handshaken, at most */
+#define MAX_WORKERS 64
 
 enum mode {
 	MODE_FIN_SERVER,
@@ -55,6 +65,7 @@ enum mode {
 	MODE_LINGER2_SERVER,
 	MODE_NOACCEPT,
 	MODE_BURST,
+	MODE_KEEPALIVE,
 };
 
 static const char *const mode_names[] = {
@@ -71,6 +82,7 @@ static const char *const mode_names[] = {
 	[MODE_LINGER2_SERVER] = "linger2-server",
 	[MODE_NOACCEPT] = "noaccept",
 	[MODE_BURST] = "burst",
+	[MODE_KEEPALIVE] = "keepalive",
 };
 
 #define N_MODES (sizeof(mode_names) / sizeof(mode_names[0]))
@@ -89,6 +101,10 @@ struct config {
 	long wait_s;            /* burst client --wait */
 	long accept_delay_ms;   /* server --accept-delay: before each accept() */
 	bool keep_listening;    /* hold server --keep-listening */
+	long workers;  /* server --workers */
+	long queued;   /* server --queued */
+	long preopen;  /* client --preopen */
+	long requests; /* keepalive: round trips per connection */
 };
 
 struct server_counts {
@@ -97,6 +113,8 @@ struct server_counts {
 	long eof;
 	long errors;
 	long closed_in_syn_recv; /* Fast Open children closed before the handshake's last ACK */
+	long queued;             /* connections that said "prep": made before the workers */
+	long requests;           /* keepalive: round trips answered */
 };
 
 struct client_counts {
@@ -106,6 +124,7 @@ struct client_counts {
 	long refused;
 	long rst_seen;
 	long other_errors;
+	long requests; /* keepalive: round trips done */
 };
 
 /* The first thing that went wrong, for the one stderr line at the end. */
@@ -127,11 +146,11 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: tt-scenario server --addr ADDR --port PORT --count N --mode MODE [--ready FILE] [--name NAME]\n"
 		"                          [--fastopen] [--backlog N] [--defer SECONDS] [--accept-delay MS]\n"
-		"                          [--keep-listening]\n"
+		"                          [--keep-listening] [--workers N [--queued K]] [--requests R]\n"
 		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE] [--name NAME]\n"
-		"                          [--fastopen] [--wait SECONDS]\n"
+		"                          [--fastopen] [--wait SECONDS] [--preopen K] [--requests R]\n"
 		"modes: fin-server halfclose-server fin-client linger0-server unread-server linger0-client\n"
-		"       halfclose-linger0-server linger2-server\n"
+		"       halfclose-linger0-server linger2-server keepalive\n"
 		"       hold (both), noaccept (server only: listens, accepts nothing, closes its\n"
 		"       listener on SIGUSR1), exhaust refused burst (client only; burst: COUNT\n"
 		"       connects at once, each given --wait seconds; with --hold, kept\n"
@@ -189,6 +208,10 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		{ "wait", required_argument, NULL, 'w' },
 		{ "accept-delay", required_argument, NULL, 'D' },
 		{ "keep-listening", no_argument, NULL, 'k' },
+		{ "workers", required_argument, NULL, 'W' },
+		{ "queued", required_argument, NULL, 'Q' },
+		{ "preopen", required_argument, NULL, 'P' },
+		{ "requests", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -283,6 +306,20 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		case 'k':
 			cfg->keep_listening = true;
 			break;
+		case 'W':
+		case 'Q':
+		case 'P':
+		case 'R': {
+			long *field = c == 'W' ? &cfg->workers : c == 'Q' ? &cfg->queued :
+				      c == 'P' ? &cfg->preopen : &cfg->requests;
+
+			if (!parse_long(optarg, 1, MAX_COUNT, field)) {
+				fprintf(stderr, "tt-scenario: invalid count '%s' (1..%d)\n", optarg,
+					MAX_COUNT);
+				return 2;
+			}
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -331,6 +368,24 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 	}
 	if ((cfg->keep_listening || cfg->accept_delay_ms) && (!cfg->is_server || cfg->mode != MODE_HOLD)) {
 		fprintf(stderr, "tt-scenario: --keep-listening and --accept-delay are for a hold server\n");
+		return 2;
+	}
+	if ((cfg->workers && (!cfg->is_server || cfg->mode == MODE_HOLD || cfg->mode == MODE_NOACCEPT)) ||
+	    (cfg->queued && !cfg->workers)) {
+		fprintf(stderr, "tt-scenario: --workers is for a server of a sequential mode, "
+				"--queued for one with workers\n");
+		return 2;
+	}
+	if (cfg->preopen && (cfg->is_server || cfg->preopen > cfg->count || cfg->mode == MODE_HOLD ||
+			     cfg->mode == MODE_EXHAUST || cfg->mode == MODE_REFUSED || cfg->fastopen)) {
+		fprintf(stderr, "tt-scenario: --preopen is for a client of a sequential mode, at most "
+				"--count\n");
+		return 2;
+	}
+	if (cfg->mode == MODE_KEEPALIVE && !cfg->requests)
+		cfg->requests = 1;
+	if (cfg->requests && cfg->mode != MODE_KEEPALIVE) {
+		fprintf(stderr, "tt-scenario: --requests is for mode keepalive\n");
 		return 2;
 	}
 	return 0;
@@ -468,14 +523,13 @@ static int send_msg(int fd, const char *msg)
 
 /* Reads exactly the 4 bytes MSG. 0, -errno, -ENODATA on EOF or -EBADMSG
  * when other bytes came. */
-static int recv_msg(int fd, const char *msg)
+static int recv4(int fd, char buf[4])
 {
-	char buf[4];
 	size_t got = 0;
 	ssize_t n;
 
-	while (got < sizeof(buf)) {
-		n = recv(fd, buf + got, sizeof(buf) - got, 0);
+	while (got < 4) {
+		n = recv(fd, buf + got, 4 - got, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -484,7 +538,15 @@ static int recv_msg(int fd, const char *msg)
 			return -ENODATA;
 		got += (size_t)n;
 	}
-	return memcmp(buf, msg, sizeof(buf)) ? -EBADMSG : 0;
+	return 0;
+}
+
+static int recv_msg(int fd, const char *msg)
+{
+	char buf[4];
+	int err = recv4(fd, buf);
+
+	return err ? err : memcmp(buf, msg, sizeof(buf)) ? -EBADMSG : 0;
 }
 
 enum end_kind { END_EOF, END_RST, END_ERROR };
@@ -512,6 +574,22 @@ static enum end_kind read_until_end(int fd, const char *who, long i)
 			   errno_text(errno));
 		return END_ERROR;
 	}
+}
+
+/* Reads the request of a connection: "ping", or "prep" from one that a
+ * client opened before using any (--preopen), counted in *preopened. */
+static int recv_request(int fd, long *preopened)
+{
+	char buf[4];
+	int err = recv4(fd, buf);
+
+	if (err)
+		return err;
+	if (!memcmp(buf, "prep", 4)) {
+		(*preopened)++;
+		return 0;
+	}
+	return memcmp(buf, "ping", 4) ? -EBADMSG : 0;
 }
 
 static const char *msg_error_text(int err)
@@ -604,6 +682,37 @@ static bool in_syn_recv(int fd)
 	return !getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) && info.tcpi_state == TCP_SYN_RECV;
 }
 
+/* keepalive: answers each ping with a pong until the client closes. */
+static void serve_keepalive(int fd, long i, struct server_counts *sc)
+{
+	for (long r = 0;; r++) {
+		long preopened = 0;
+		int err = recv_request(fd, &preopened);
+
+		if (err == -ENODATA && r > 0) {
+			sc->eof++;
+			return;
+		}
+		if (err) {
+			if (err == -ECONNRESET)
+				sc->rst_seen++;
+			note_error("server connection %ld: read request %ld: %s", i, r,
+				   msg_error_text(err));
+			sc->errors++;
+			return;
+		}
+		if (r == 0)
+			sc->queued += preopened;
+		err = send_msg(fd, "pong");
+		if (err) {
+			note_error("server connection %ld: send pong: %s", i, errno_text(-err));
+			sc->errors++;
+			return;
+		}
+		sc->requests++;
+	}
+}
+
 /* One accepted connection of a sequential mode, closed on return. */
 static void serve_one(const struct config *cfg, int fd, long i, struct server_counts *sc)
 {
@@ -616,8 +725,12 @@ static void serve_one(const struct config *cfg, int fd, long i, struct server_co
 			sc->errors++;
 		goto out;
 	}
+	if (cfg->mode == MODE_KEEPALIVE) {
+		serve_keepalive(fd, i, sc);
+		goto out;
+	}
 
-	err = recv_msg(fd, "ping");
+	err = recv_request(fd, &sc->queued);
 	if (err == -ECONNRESET)
 		sc->rst_seen++;
 	if (err) {
@@ -768,6 +881,7 @@ static bool server_as_expected(const struct config *cfg, const struct server_cou
 	case MODE_FIN_CLIENT:
 	case MODE_HOLD:
 	case MODE_HALFCLOSE_SERVER:
+	case MODE_KEEPALIVE:
 		return sc->eof == n && sc->rst_seen == 0;
 	case MODE_LINGER0_CLIENT:
 		return sc->rst_seen == n && sc->eof == 0;
@@ -776,6 +890,128 @@ static bool server_as_expected(const struct config *cfg, const struct server_cou
 	default:
 		return sc->eof == 0 && sc->rst_seen == 0;
 	}
+}
+
+/* Waits until n connections wait in lfd's accept queue (a listener's
+ * tcpi_unacked is its accept queue's length). 0, or -1 noted. */
+static int wait_queued(int lfd, long n)
+{
+	struct timespec step = { .tv_nsec = 1000000 };
+	struct tcp_info info;
+	socklen_t len;
+
+	for (int waited = 0; waited < IO_TIMEOUT_MS; waited++) {
+		len = sizeof(info);
+		if (getsockopt(lfd, IPPROTO_TCP, TCP_INFO, &info, &len)) {
+			note_error("server: TCP_INFO on listener: %s", strerror(errno));
+			return -1;
+		}
+		if (info.tcpi_unacked >= n)
+			return 0;
+		nanosleep(&step, NULL);
+	}
+	note_error("server: %ld connections not queued within %d s", n, IO_TIMEOUT_MS / 1000);
+	return -1;
+}
+
+/* What the workers share: the connections claimed so far (a worker claims
+ * one, then accepts it), and each worker's counts. */
+struct workers_state {
+	long claimed;
+	struct server_counts counts[MAX_WORKERS];
+};
+
+static void worker_loop(const struct config *cfg, int lfd, struct workers_state *ws,
+			struct server_counts *sc)
+{
+	long i;
+	int fd;
+
+	while ((i = __atomic_fetch_add(&ws->claimed, 1, __ATOMIC_SEQ_CST)) < cfg->count) {
+		do
+			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		while (fd < 0 && errno == EINTR);
+		if (fd < 0) {
+			note_error("worker: accept %ld of %ld: %s", i + 1, cfg->count, errno_text(errno));
+			sc->errors++;
+			return;
+		}
+		sc->accepted++;
+		if (set_timeouts(fd)) {
+			note_error("server connection %ld: setsockopt: %s", i, strerror(errno));
+			sc->errors++;
+		}
+		serve_one(cfg, fd, i, sc);
+	}
+}
+
+static void print_counts(const char *role, const struct config *cfg, const struct server_counts *sc)
+{
+	printf("role=%s mode=%s accepted=%ld rst_seen=%ld eof=%ld errors=%ld closed_in_syn_recv=%ld "
+	       "queued=%ld requests=%ld pid=%d\n",
+	       role, mode_names[cfg->mode], sc->accepted, sc->rst_seen, sc->eof, sc->errors,
+	       sc->closed_in_syn_recv, sc->queued, sc->requests, (int)getpid());
+	fflush(stdout);
+}
+
+/* --workers: the listener's holder forks the workers (after --queued
+ * connections wait, if asked) and accepts nothing itself; their counts
+ * add up to sc. */
+static void run_workers(const struct config *cfg, int lfd, struct server_counts *sc)
+{
+	struct workers_state *ws;
+	pid_t pids[MAX_WORKERS];
+	long w, started = 0;
+
+	ws = mmap(NULL, sizeof(*ws), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ws == MAP_FAILED) {
+		note_error("mmap: %s", strerror(errno));
+		sc->errors++;
+		return;
+	}
+	if (cfg->queued && wait_queued(lfd, cfg->queued)) {
+		sc->errors++;
+		goto out;
+	}
+	fflush(stdout);
+	for (w = 0; w < cfg->workers; w++) {
+		pids[w] = fork();
+		if (pids[w] < 0) {
+			note_error("fork: %s", strerror(errno));
+			sc->errors++;
+			break;
+		}
+		if (pids[w] == 0) {
+			struct server_counts *mine = &ws->counts[w];
+
+			worker_loop(cfg, lfd, ws, mine);
+			print_counts("worker", cfg, mine);
+			if (first_error[0])
+				fprintf(stderr, "tt-scenario: worker %d: %s\n", (int)getpid(), first_error);
+			_exit(mine->errors ? 1 : 0);
+		}
+		started++;
+	}
+	for (w = 0; w < started; w++) {
+		int status;
+		const struct server_counts *c = &ws->counts[w];
+
+		while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			note_error("worker %d failed", (int)pids[w]);
+			sc->errors++;
+		}
+		sc->accepted += c->accepted;
+		sc->rst_seen += c->rst_seen;
+		sc->eof += c->eof;
+		sc->errors += c->errors;
+		sc->closed_in_syn_recv += c->closed_in_syn_recv;
+		sc->queued += c->queued;
+		sc->requests += c->requests;
+	}
+out:
+	munmap(ws, sizeof(*ws));
 }
 
 static int run_server(const struct config *cfg)
@@ -811,6 +1047,11 @@ static int run_server(const struct config *cfg)
 
 	if (cfg->mode == MODE_NOACCEPT) {
 		wait_for_release();
+		close(lfd);
+		goto summary;
+	}
+	if (cfg->workers) {
+		run_workers(cfg, lfd, &sc);
 		close(lfd);
 		goto summary;
 	}
@@ -855,10 +1096,7 @@ static int run_server(const struct config *cfg)
 
 summary:
 	free(held);
-	printf("role=server mode=%s accepted=%ld rst_seen=%ld eof=%ld errors=%ld closed_in_syn_recv=%ld\n",
-	       mode_names[cfg->mode], sc.accepted, sc.rst_seen, sc.eof, sc.errors,
-	       sc.closed_in_syn_recv);
-	fflush(stdout);
+	print_counts("server", cfg, &sc);
 	if (server_as_expected(cfg, &sc))
 		return 0;
 	fprintf(stderr, "tt-scenario: server %s: not as expected for count=%ld%s%s\n",
@@ -919,17 +1157,20 @@ static int connect_one(const struct config *cfg, long i, struct client_counts *c
 	return -1;
 }
 
-/* One connection of a sequential mode, from connect to close. */
-static void client_one(const struct config *cfg, long i, struct client_counts *cc)
+/* One connection of a sequential mode, from connect (unless fd is one
+ * opened before: --preopen) to close. */
+static void client_one(const struct config *cfg, long i, struct client_counts *cc, int fd)
 {
+	bool preopened = fd >= 0;
 	enum end_kind end;
-	int fd, err;
+	int err;
 
-	fd = connect_one(cfg, i, cc);
+	if (!preopened)
+		fd = connect_one(cfg, i, cc);
 	if (fd < 0)
 		return;
 
-	err = send_msg(fd, "ping");
+	err = send_msg(fd, preopened ? "prep" : "ping");
 	if (err) {
 		note_error("client connection %ld: send ping: %s", i, errno_text(-err));
 		cc->other_errors++;
@@ -951,8 +1192,21 @@ static void client_one(const struct config *cfg, long i, struct client_counts *c
 		}
 	}
 
+	for (long r = 1; cfg->mode == MODE_KEEPALIVE && r < cfg->requests; r++) {
+		err = send_msg(fd, "ping");
+		err = err ? err : recv_msg(fd, "pong");
+		if (err) {
+			note_error("client connection %ld: request %ld: %s", i, r, msg_error_text(err));
+			cc->other_errors++;
+			goto out;
+		}
+	}
+	if (cfg->mode == MODE_KEEPALIVE)
+		cc->requests += cfg->requests;
+
 	switch (cfg->mode) {
 	case MODE_FIN_CLIENT:
+	case MODE_KEEPALIVE:
 		break;
 	case MODE_HALFCLOSE_LINGER0_SERVER:
 	case MODE_LINGER2_SERVER:
@@ -1134,6 +1388,9 @@ static bool client_as_expected(const struct config *cfg, const struct client_cou
 	case MODE_LINGER2_SERVER:
 		return cc->connected == n && cc->rst_seen == n && !cc->refused &&
 		       !cc->eaddrnotavail;
+	case MODE_KEEPALIVE:
+		return cc->connected == n && cc->requests == n * cfg->requests && cc->rst_seen == 0 &&
+		       !cc->refused && !cc->eaddrnotavail;
 	default:
 		return cc->connected == n && cc->rst_seen == 0 && !cc->refused &&
 		       !cc->eaddrnotavail;
@@ -1164,16 +1421,30 @@ static int run_client(const struct config *cfg)
 			}
 		}
 		break;
-	default:
+	default: {
+		/* --preopen: the first connections are all made before any is
+		 * used. One that fails is counted, and not tried again. */
+		int *pre = calloc((size_t)(cfg->preopen ? cfg->preopen : 1), sizeof(*pre));
+
+		if (!pre) {
+			note_error("out of memory");
+			cc.other_errors++;
+			break;
+		}
+		for (i = 0; i < cfg->preopen; i++)
+			pre[i] = connect_one(cfg, i, &cc);
 		for (i = 0; i < cfg->count; i++)
-			client_one(cfg, i, &cc);
+			if (i >= cfg->preopen || pre[i] >= 0)
+				client_one(cfg, i, &cc, i < cfg->preopen ? pre[i] : -1);
+		free(pre);
 		break;
+	}
 	}
 
 	printf("role=client mode=%s connected=%ld eaddrnotavail=%ld refused=%ld rst_seen=%ld other_errors=%ld "
-	       "timed_out=%ld pid=%d\n",
+	       "timed_out=%ld requests=%ld pid=%d\n",
 	       mode_names[cfg->mode], cc.connected, cc.eaddrnotavail, cc.refused, cc.rst_seen,
-	       cc.other_errors, cc.timed_out, (int)getpid());
+	       cc.other_errors, cc.timed_out, cc.requests, (int)getpid());
 	fflush(stdout);
 	if (client_as_expected(cfg, &cc))
 		return 0;

@@ -5,13 +5,17 @@
 # prints everything the host needs to judge the run on the console, as
 # lines starting with "@tt ": tcptrace's CSV, stdout, stderr and exit
 # status, the scenario's own summaries, the kernel's TCP counters before
-# and after, and the timewait sockets left per port. It judges nothing
+# and after, the timewait sockets left per port, and the run counts of
+# tcptrace's BPF programs around a kept-alive load. It judges nothing
 # itself; run.sh does. Every wait is bounded; the guest always ends
 # with "@tt done" and a reboot, which ends qemu (-no-reboot).
 /bin/busybox --install -s /bin
 export PATH=/bin
 N=${tt_n:-} # connections per pair, from the kernel command line
 HELD=5      # connections open before tcptrace starts
+QUEUED=5    # connections waiting in the shared listener's queue at its fork
+KA_CONNS=2  # kept-alive connections, and requests over each
+KA_REQUESTS=2500
 NAME=tt-scenario
 PORT_RANGE_EXHAUST="40000 40003" # 4 ports: 4 of the exhaust client's 8 connects fail
 
@@ -49,7 +53,7 @@ counters() { # label
 		$1 == head { for (i = 2; i <= NF; i++) print "@tt counter", label, group names[i], $i; head = ""; next }
 		{ head = $1; group = substr($1, 1, length($1) - 1); for (i = 2; i <= NF; i++) names[i] = $i }
 	' /proc/net/snmp /proc/net/netstat |
-		grep -E ' (TcpActiveOpens|TcpPassiveOpens|TcpOutRsts|TcpExtTW|TcpExtTWKilled|TcpExtTCPTimeWaitOverflow|TcpExtTCPAbortOnClose|TcpExtTCPAbortOnData|TcpExtListenDrops|TcpExtListenOverflows|TcpExtTCPSynRetrans|TcpExtTCPDeferAcceptDrop) '
+		grep -E ' (TcpActiveOpens|TcpPassiveOpens|TcpOutRsts|TcpExtTW|TcpExtTWKilled|TcpExtTCPTimeWaitOverflow|TcpExtTCPAbortOnClose|TcpExtTCPAbortOnData|TcpExtListenDrops|TcpExtListenOverflows|TcpExtTCPSynRetrans|TcpExtTCPDeferAcceptDrop|TcpExtTCPFastOpenPassive) '
 }
 
 # Sockets in /proc/net/tcp{,6} whose state (hex) matches a pattern.
@@ -78,11 +82,13 @@ settle() {
 # counts but 6.1 does not report: a second child socket made for one
 # connection and thrown away (TcpPassiveOpens; tcp_check_req's req_stolen),
 # an RST sent by a timewait socket (TcpOutRsts; reported from 6.10).
-server_start() { # port count mode
-	taskset 1 "$NAME" server --addr 127.0.0.1 --port "$1" --count "$2" --mode "$3" \
-		--ready "ready.$1" >"server.$1" 2>&1 &
+server_start() { # port count mode [server options]
+	port=$1 count=$2 mode=$3
+	shift 3
+	taskset 1 "$NAME" server --addr 127.0.0.1 --port "$port" --count "$count" --mode "$mode" \
+		--ready "ready.$port" "$@" >"server.$port" 2>&1 &
 	spid=$!
-	wait_for "ready.$1" || say "server $3 did not start: $(cat "server.$1")"
+	wait_for "ready.$port" || say "server $mode did not start: $(cat "server.$port")"
 }
 client_start() { # port count mode [client options]
 	port=$1 count=$2 mode=$3
@@ -104,7 +110,8 @@ pair_end() { # name port
 	crc=$?
 	wait "$spid"
 	src=$?
-	say pair "$1" port="$2" server="$spid" client="$cpid" server_rc=$src client_rc=$crc
+	say pair "$1" port="$2" server="$spid" client="$cpid" server_rc=$src client_rc=$crc \
+		uptime="$(cut -d' ' -f1 /proc/uptime)"
 	dump "scenario $1 server" "server.$2"
 	dump "scenario $1 client" "client.$2"
 }
@@ -129,6 +136,19 @@ wait_for held.8080 || say held connections not made: "$(cat client.8080)"
 i=0
 while [ "$(sockets_in 0A)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 say existing "$(sockets_in '01|0A')"
+say uptime tcptrace-starting "$(cut -d' ' -f1 /proc/uptime)"
+
+# The kernel's run counts of every BPF program (tcptrace's are the only
+# ones here): "@tt progs LABEL NAME RUN_CNT" per program.
+prog_counts() { # label
+	bpftool prog show | awk -v label="$1" '
+		/^[0-9]+:/ {
+			name = "-"; cnt = 0
+			for (i = 2; i < NF; i++) { if ($i == "name") name = $(i + 1); if ($i == "run_cnt") cnt = $(i + 1) }
+			print "@tt progs", label, name, cnt
+		}'
+}
+echo 1 >/proc/sys/kernel/bpf_stats_enabled && say bpf_stats on || say bpf_stats off
 
 # With the twins of --catch-nested: every kernel must load them too, and
 # the counts below must come out the same with them attached.
@@ -206,10 +226,32 @@ spid=$!
 wait_for ready.8089 || say "server defer did not start: $(cat server.8089)"
 client_start 8089 3 burst --wait 2
 pair_end defer 8089
+max_port_range=$(cat /proc/sys/net/ipv4/ip_local_port_range)
 echo "$PORT_RANGE_EXHAUST" >/proc/sys/net/ipv4/ip_local_port_range
 server_start 8085 4 hold
 client_start 8085 8 exhaust
 pair_end exhaust 8085
+echo "$max_port_range" >/proc/sys/net/ipv4/ip_local_port_range
+# A listener shared by a fork after tcptrace started, as nginx's: the
+# server forks 2 workers once QUEUED connections wait in its accept queue
+# (the client opens them before it uses any); the workers accept them all.
+server_start 8091 "$N" fin-server --workers 2 --queued "$QUEUED"
+client_start 8091 "$N" fin-server --preopen "$QUEUED"
+pair_end shared 8091
+# TCP Fast Open: after the first connection (which fetches the cookie),
+# the kernel queues each child at its SYN, and accept() may return it in
+# SYN_RECV, before the handshake's last ACK.
+echo 3 >/proc/sys/net/ipv4/tcp_fastopen
+server_start 8090 "$N" fin-client --fastopen
+client_start 8090 "$N" fin-client --fastopen
+pair_end fastopen 8090
+# Kept-alive connections to a shared listener, both ends traced: the
+# programs' runs around it.
+prog_counts before
+server_start 8092 "$KA_CONNS" keepalive --requests "$KA_REQUESTS" --workers 2
+client_start 8092 "$KA_CONNS" keepalive --requests "$KA_REQUESTS"
+pair_end keepalive 8092
+prog_counts after
 settle
 counters after
 say timewait local 8081 "$(sockets_in 06 2 8081)"

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-# Builds the guest's initramfs: busybox, tcptrace and tt-scenario with the
-# exact shared libraries and loader they were linked against on this host,
+# Builds the guest's initramfs: busybox, and tcptrace, tt-scenario and
+# bpftool with the exact shared libraries and loader they were linked
+# against on this host,
 # the kernel's sock_diag modules, and guest-init.sh as /init.
 set -eu
 out=$1     # initramfs file to write (gzip'd cpio)
 modules=$2 # folder with inet_diag.ko and tcp_diag.ko
 tcptrace=$3
 scenario=$4
+bpftool=$5 # reads the programs' run counts in the guest
 here=$(cd "$(dirname "$0")" && pwd)
 
 busybox=$(command -v busybox) || {
@@ -28,11 +30,12 @@ cp "$busybox" "$root/bin/busybox"
 cp "$here/guest-init.sh" "$root/init"
 cp "$tcptrace" "$root/opt/tt/tcptrace"
 cp "$scenario" "$root/bin/tt-scenario" # traced by that name
+cp "$bpftool" "$root/bin/bpftool"
 cp "$modules/inet_diag.ko" "$modules/tcp_diag.ko" "$root/modules/"
 
 # Each library at the path ldd resolved it to, the loader at the path
 # the binaries name (PT_INTERP).
-for lib in $(for bin in "$tcptrace" "$scenario"; do ldd "$bin"; done |
+for lib in $(for bin in "$tcptrace" "$scenario" "$bpftool"; do ldd "$bin"; done |
 	awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $2 ~ /^\(/ { print $1 }' | sort -u); do
 	mkdir -p "$root$(dirname "$lib")"
 	cp -L "$lib" "$root$lib"

@@ -5,7 +5,10 @@
 # servers and clients on loopback and prints what it saw on the console.
 # This script judges it: tcptrace's counts must equal the scenario's own
 # and the guest kernel's TCP counters exactly, and its RST reasons must be
-# the kernel's, or said to be unavailable where the kernel has none. A
+# the kernel's, or said to be unavailable where the kernel has none. Every
+# series of the matrix has BPF trampolines: tcptrace must name acceptors at
+# accept() (fexit/inet_csk_accept) there, per worker of a listener shared
+# by a fork, and run no program for a kept-alive request. A
 # missing tool, kernel package, or a guest that does not finish in time
 # fails every case; nothing is skipped.
 set -u
@@ -14,6 +17,10 @@ SERIES=${1:?usage: tests/kernel/run.sh SERIES (5.10, 6.1, 6.12)}
 
 N=20                       # connections per scenario pair (the guest's tt_n)
 HELD=5                     # the guest's connections made before tcptrace starts
+QUEUED=5                   # the guest's connections queued before its server's fork
+KA_CONNS=2                 # the guest's kept-alive connections
+KA_REQUESTS=2500           # and requests over each
+MAX_RUNS_PER_REQUEST=0.05  # tcptrace's program runs per kept-alive request, at most
 EXHAUST_PORTS=4            # the guest's ip_local_port_range holds 4 ports
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-240}
 KERNEL_CACHE=$TOP/build/kernel
@@ -23,13 +30,14 @@ mkdir -p "$GUEST"
 # Boot the guest once; every case reads its console.
 boot_guest() {
 	local tool kernel start
-	for tool in qemu-system-x86_64 busybox cpio apt-get dpkg-deb; do
+	for tool in qemu-system-x86_64 busybox cpio apt-get dpkg-deb bpftool; do
 		command -v "$tool" >/dev/null || { log "$tool not found (tools/install-deps.sh installs it)"; return 1; }
 	done
 	[ -x "$TCPTRACE" ] && [ -x "$SCENARIO" ] || { log "build tcptrace and build/tt-scenario first (make)"; return 1; }
 	kernel=$("$TOP/tests/kernel/fetch-kernel.sh" "$SERIES" "$KERNEL_CACHE") || return 1
 	log "kernel: $(basename "$kernel")"
-	"$TOP/tests/kernel/make-initramfs.sh" "$WORK/initramfs.gz" "$kernel" "$TCPTRACE" "$SCENARIO" || return 1
+	"$TOP/tests/kernel/make-initramfs.sh" "$WORK/initramfs.gz" "$kernel" "$TCPTRACE" "$SCENARIO" \
+		"$(command -v bpftool)" || return 1
 	start=$SECONDS
 	# KVM guests failed on this machine kind: software emulation only. On a
 	# loaded host, emulated time runs unevenly and the kernel's early check
@@ -55,12 +63,13 @@ boot_guest() {
 guest() { awk -v key="@tt $*" 'index($0, key " ") == 1 { v = $NF } END { print v }' "$WORK/console.log"; }
 
 # Field of a pair line (server, client, server_rc, client_rc) or of a
-# scenario summary (accepted, rst_seen, eaddrnotavail...) of one mode.
+# scenario summary (accepted, rst_seen, eaddrnotavail...) of one mode; a
+# server's, not its workers' (workers_of).
 pair_field() { # mode field
 	sed -n "s/^@tt pair $1 //p" "$WORK/console.log" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }'
 }
 scenario_field() { # mode role field
-	sed -n "s/^@tt scenario $1 $2 //p" "$WORK/console.log" | tr ' ' '\n' | awk -F= -v k="$3" '$1 == k { print $2 }'
+	sed -n "s/^@tt scenario $1 $2 role=$2 //p" "$WORK/console.log" | tr ' ' '\n' | awk -F= -v k="$3" '$1 == k { print $2 }'
 }
 
 # Change of a kernel counter over the traced window.
@@ -89,13 +98,13 @@ case_boot_and_load() {
 	expect_eq "guest kernel series" "$SERIES" "$(guest kernel | cut -d. -f1,2)"
 	expect_eq "guest has kernel BTF" yes "$(guest btf)"
 	expect_eq "sock_diag modules" loaded "$(guest sock_diag)"
-	expect_eq "tcptrace loaded, attached, found the sockets open at start" \
-		"tcptrace: tracing the named processes, $(guest existing) existing sockets found; Ctrl-C to stop" \
+	expect_eq "tcptrace loaded, attached, found the sockets open at start, names acceptors at accept()" \
+		"tcptrace: tracing the named processes, $(guest existing) existing sockets found, acceptors named at accept(); Ctrl-C to stop" \
 		"$(grep '^tcptrace: tracing' "$GUEST/tracer.err")"
 	expect_eq "tcptrace exit status" 0 "$(guest tcptrace-exit)"
 	local mode
 	for mode in fin-server fin-client linger0-server linger0-client linger2-server tw-overflow held \
-		listen-queue defer exhaust; do
+		listen-queue defer exhaust shared fastopen keepalive; do
 		expect_eq "$mode scenario went as expected" "0 0" "$(pair_field "$mode" server_rc) $(pair_field "$mode" client_rc)"
 	done
 	[ "$CASE_FAILED" -eq 0 ] || log "    guest's tcptrace stderr: $(tail -3 "$GUEST/tracer.err")"
@@ -273,7 +282,7 @@ other_rsts() {
 
 case_totals_equal_kernel_counters() {
 	guest_ran || return 1
-	local opened=$((6 * N + EXHAUST_PORTS + 5 + 3)) # + the listen queue's 5 and defer's 3
+	local opened=$((8 * N + EXHAUST_PORTS + KA_CONNS + 5 + 3)) # + the listen queue's 5 and defer's 3
 	expect_eq "TcpPassiveOpens = connections the scenario opened" "$opened" "$(counter_delta TcpPassiveOpens)"
 	expect_eq "conn_in = TcpPassiveOpens" "$(counter_delta TcpPassiveOpens)" "$(csv_total conn_in)"
 	expect_eq "conn_out + connfail_out = TcpActiveOpens" "$(counter_delta TcpActiveOpens)" "$(csv_total conn_out connfail_out)"
@@ -290,6 +299,75 @@ case_totals_equal_kernel_counters() {
 	expect_eq "every connection end (two per connection) in one class" "$((2 * (opened + HELD)))" \
 		"$(csv_total fin_active_in fin_active_out fin_passive_in fin_passive_out rst_sent_in rst_sent_out rst_recv_in rst_recv_out timeout_in timeout_out)"
 	expect_eq "untracked" 0 "$(csv_total untracked)"
+}
+
+# The worker lines of a pair's server: "PID ACCEPTED QUEUED" each.
+workers_of() { # mode
+	sed -n "s/^@tt scenario $1 server role=worker //p" "$WORK/console.log" | tr ' ' '\n' |
+		awk -F= '$1 == "accepted" { a = $2 } $1 == "queued" { q = $2 } $1 == "pid" { print $2, a, q }'
+}
+
+# A listener shared by a fork after tcptrace started, with QUEUED
+# connections waiting at the fork: named at accept(), each connection is
+# its acceptor's, those made before the fork included.
+case_shared_listener_per_worker() {
+	guest_ran || return 1
+	local csv=$GUEST/t.csv srv pid accepted queued total=0 early=0 workers=0
+	srv=$(pair_field shared server)
+	expect_eq "connections made before the fork (the workers' own count)" "$QUEUED" "$(scenario_field shared server queued)"
+	expect_eq "server conn_in (it accepted none)" 0 "$(csv_sum "$csv" "$srv" conn_in)"
+	expect_eq "server fin_active_in" 0 "$(csv_sum "$csv" "$srv" fin_active_in)"
+	while read -r pid accepted queued; do
+		expect_eq "worker $pid: conn_in = its accepts ($queued made before the fork)" "$accepted" "$(csv_sum "$csv" "$pid" conn_in)"
+		expect_eq "worker $pid: fin_active_in = its accepts" "$accepted" "$(csv_sum "$csv" "$pid" fin_active_in)"
+		expect_eq "worker $pid: tw_in = its accepts" "$accepted" "$(csv_sum "$csv" "$pid" tw_in)"
+		total=$((total + accepted)) early=$((early + queued)) workers=$((workers + 1))
+	done < <(workers_of shared)
+	expect_eq "workers" 2 "$workers"
+	expect_eq "the workers accepted every connection" "$N" "$total"
+	expect_eq "client conn_out" "$N" "$(csv_sum "$csv" "$(pair_field shared client)" conn_out)"
+}
+
+# TCP Fast Open children, which accept() can return before their
+# handshake's last ACK: each counted once, on the acceptor.
+case_fastopen() {
+	guest_ran || return 1
+	local csv=$GUEST/t.csv srv cli
+	srv=$(pair_field fastopen server) cli=$(pair_field fastopen client)
+	expect_eq "Fast Open children (TcpExtTCPFastOpenPassive)" "$((N - 1))" "$(counter_delta TcpExtTCPFastOpenPassive)"
+	expect_eq "server accepted (its own count)" "$N" "$(scenario_field fastopen server accepted)"
+	expect_eq "server conn_in" "$N" "$(csv_sum "$csv" "$srv" conn_in)"
+	expect_eq "server fin_passive_in" "$N" "$(csv_sum "$csv" "$srv" fin_passive_in)"
+	expect_eq "client conn_out" "$N" "$(csv_sum "$csv" "$cli" conn_out)"
+	expect_eq "client fin_active_out" "$N" "$(csv_sum "$csv" "$cli" fin_active_out)"
+	expect_eq "client tw_out" "$N" "$(csv_sum "$csv" "$cli" tw_out)"
+}
+
+# A program's change of run count over the kept-alive load.
+prog_runs() { # name
+	awk -v name="$1" '$1 == "@tt" && $2 == "progs" && $4 == name { if ($3 == "before") b = $5; else a = $5 }
+		END { print a - b }' "$WORK/console.log"
+}
+
+# Kept-alive requests to a listener shared by a fork, both ends traced: at
+# most MAX_RUNS_PER_REQUEST program runs a request, none of the read hook
+# (not even attached), and one fexit run per accepted connection.
+case_keepalive_costs_nothing() {
+	guest_ran || return 1
+	local requests=$((KA_CONNS * KA_REQUESTS)) runs srv pid accepted queued
+	expect_eq "bpf_stats on in the guest" on "$(guest bpf_stats)"
+	expect_eq "requests answered (the server's own count)" "$requests" "$(scenario_field keepalive server requests)"
+	runs=$(awk '$1 == "@tt" && $2 == "progs" { if ($3 == "before") b += $5; else a += $5 } END { print a - b }' "$WORK/console.log")
+	log "    $runs runs of tcptrace's programs for $requests kept-alive requests"
+	expect_eq "program runs a request <= $MAX_RUNS_PER_REQUEST ($runs for $requests)" 1 \
+		"$(awk -v r="$runs" -v n="$requests" -v max="$MAX_RUNS_PER_REQUEST" 'BEGIN { print (r / n <= max) }')"
+	expect_eq "read hook runs" 0 "$(prog_runs handle_rcv_space_adjust)"
+	expect_eq "fexit/inet_csk_accept runs = connections accepted" "$KA_CONNS" "$(prog_runs handle_accept)"
+	srv=$(pair_field keepalive server)
+	expect_eq "server conn_in (it accepted none)" 0 "$(csv_sum "$GUEST/t.csv" "$srv" conn_in)"
+	while read -r pid accepted queued; do
+		expect_eq "worker $pid: conn_in = its accepts" "$accepted" "$(csv_sum "$GUEST/t.csv" "$pid" conn_in)"
+	done < <(workers_of keepalive)
 }
 
 case_rst_reasons_unavailable() {
@@ -325,6 +403,9 @@ run_case "$SERIES: port exhaustion" case_port_exhaustion
 run_case "$SERIES: listen queue full at the SYN: listen_drops = ListenDrops, SYN retries = TCPSynRetrans" case_listen_queue_syn_time
 run_case "$SERIES: listen drops under TCP_DEFER_ACCEPT" case_listen_drops_defer_accept
 run_case "$SERIES: open connections, from before start" case_open_connections
+run_case "$SERIES: a listener shared by a fork, connections queued before it: each on its worker" case_shared_listener_per_worker
+run_case "$SERIES: TCP Fast Open: accept() before the handshake's end, counted once" case_fastopen
+run_case "$SERIES: kept-alive requests cost no program run (fexit, no read hook)" case_keepalive_costs_nothing
 run_case "$SERIES: totals = the guest kernel's TCP counters" case_totals_equal_kernel_counters
 case $SERIES in
 5.10 | 6.1) run_case "$SERIES: RST reasons unavailable, and said so" case_rst_reasons_unavailable ;;

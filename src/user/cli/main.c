@@ -290,7 +290,8 @@ static void print_summary(struct tracer *t, struct report *rep, const struct tt_
 		[TT_DROP_LISTENER_RECORD] = "listener closes not recorded: their last drops lost",
 	};
 	struct tt_dest_row *dests = calloc(last->n_dests ? last->n_dests : 1, sizeof(*dests));
-	uint64_t lost;
+	uint64_t lost, unattached;
+	int attach_error;
 	size_t n;
 
 	if (!totals || !dests || !listeners) {
@@ -323,6 +324,11 @@ static void print_summary(struct tracer *t, struct report *rep, const struct tt_
 		fprintf(stderr, "tcptrace: %llu events lost: the kernel skipped a program already "
 				"running on the same CPU%s\n", (unsigned long long)lost,
 			t->cfg.catch_nested ? "" : " (--catch-nested catches most)");
+	unattached = tracer_read_hook_failures(t, &attach_error);
+	if (unattached)
+		fprintf(stderr, "tcptrace: the read hook could not be attached %llu times (%s): "
+				"connections of shared listeners were counted at their close\n",
+			(unsigned long long)unattached, strerror(attach_error));
 	if (t->cfg.catch_nested)
 		fprintf(stderr, "tcptrace: %llu events nested in a running program, counted by "
 				"its twin (--catch-nested)\n",
@@ -465,9 +471,9 @@ int main(int argc, char **argv)
 	report_csv_header(&rep);
 	if (opts.listen_addr.set)
 		fprintf(stderr, "tcptrace: serving http://%s/metrics\n", exporter_address(&exp));
-	fprintf(stderr, "tcptrace: tracing %s, %llu existing sockets found; %s\n",
+	fprintf(stderr, "tcptrace: tracing %s, %llu existing sockets found, %s; %s\n",
 		opts.n_targets ? "the named processes" : "every process",
-		(unsigned long long)t.seeded,
+		(unsigned long long)t.seeded, tracer_acceptors(&t),
 		opts.command ? "running the command" : "Ctrl-C to stop");
 	if (opts.command && command_start(&cmd, opts.command, err, sizeof(err))) {
 		die(TT_EXIT_RUNTIME, "%s", err);
@@ -479,6 +485,11 @@ int main(int argc, char **argv)
 	/* After COMMAND's start, whose failure must still remove the CSV file. */
 	if (privileges_drop(tracer_map_fd(&t), err, sizeof(err))) {
 		ret = die(TT_EXIT_RUNTIME, "%s", err);
+		snapshot_free(&first);
+		goto cleanup;
+	}
+	if (tracer_watch(&t)) {
+		ret = die(TT_EXIT_RUNTIME, "%s", t.err);
 		snapshot_free(&first);
 		goto cleanup;
 	}

@@ -266,12 +266,34 @@ static void walk_listeners(struct tcptrace_bpf *skel, uint32_t pid, uint32_t inu
 	bpf_link__destroy(link);
 }
 
+/* As the BPF side's note_listening: process tgid listens on key. Returns
+ * 0, or -1 when there is no room to say so. */
+static int note_listening(int tgids_fd, uint32_t tgid, const struct tt_listener_key *key)
+{
+	struct tt_listening l = {};
+
+	if (bpf_map_lookup_elem(tgids_fd, &tgid, &l) && errno != ENOENT)
+		return -1;
+	for (uint32_t i = 0; i < l.n && i < TT_LISTENING_KEYS; i++)
+		if (l.keys[i].netns == key->netns && l.keys[i].port == key->port)
+			return 0;
+	if (l.n >= TT_LISTENING_KEYS)
+		return -1;
+	l.keys[l.n++] = *key;
+	return bpf_map_update_elem(tgids_fd, &tgid, &l, BPF_ANY) ? -1 : 0;
+}
+
 /* Listeners and connections; a connection on a listening port is `in`. */
 static void store_seeds(struct seed_ctx *ctx)
 {
 	int listeners_fd = bpf_map__fd(ctx->skel->maps.listeners);
 	int queues_fd = bpf_map__fd(ctx->skel->maps.listen_queues);
+	int tgids_fd = bpf_map__fd(ctx->skel->maps.listening_tgids);
+	int socks_fd = bpf_map__fd(ctx->skel->maps.listen_socks);
 	int seeds_fd = bpf_map__fd(ctx->skel->maps.seeds);
+	/* Where accept() is traced, every connection waits for it. */
+	bool at_accept = ctx->skel->bss->accept_hook_attached;
+
 	for (size_t i = 0; i < ctx->n; i++) {
 		const struct tt_diag_sock *s = &ctx->socks[i];
 
@@ -283,8 +305,17 @@ static void store_seeds(struct seed_ctx *ctx)
 			};
 			struct tt_listen_queue queue = {}; /* its address: walk_listeners */
 
-			if (bpf_map_update_elem(listeners_fd, &key, &owner, BPF_ANY) == 0)
+			/* Its owner's forks are seen from now on; if that
+			 * cannot be noted, it is taken as shared already. */
+			if (note_listening(tgids_fd, owner.tgid, &key))
+				owner.flags |= TT_LISTENER_SHARED;
+			if (bpf_map_update_elem(listeners_fd, &key, &owner, BPF_ANY) == 0) {
+				struct tt_listen_sock sock = { .cookie = s->cookie };
+
+				/* The entry goes when this socket stops listening. */
+				bpf_map_update_elem(socks_fd, &key, &sock, BPF_ANY);
 				ctx->listeners++;
+			}
 			bpf_map_update_elem(queues_fd, &key, &queue, BPF_NOEXIST);
 		} else if (s->cookie) {
 			struct tt_seed seed = {
@@ -302,7 +333,7 @@ static void store_seeds(struct seed_ctx *ctx)
 				seed.side = TT_SIDE_IN;
 				/* As adopt_child does: the accepting process of a
 				 * shared listener is known at its first touch. */
-				if (held_by_several(ctx->inodes, ctx->socks[l].inode))
+				if (at_accept || held_by_several(ctx->inodes, ctx->socks[l].inode))
 					seed.flags |= TT_SK_PROVISIONAL;
 			}
 

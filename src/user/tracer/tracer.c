@@ -142,6 +142,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 {
 	const struct tracer_config *cfg = &t->cfg;
 	struct tcptrace_bpf *skel;
+	bool at_accept;
 	struct btf *btf;
 	int err;
 
@@ -155,6 +156,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 				   "accounting (tcp_death_row) apart, as Linux 5.17 to 6.0 did; "
 				   "tcptrace supports 5.10 to 5.16 and 6.1 or later");
 	}
+	at_accept = acceptors_probe(btf);
 	t->reasons_available = tracepoint_args(btf, "tcp_send_reset") >= 4;
 	if (t->reasons_available)
 		load_reason_names(btf, &t->reason_names);
@@ -186,6 +188,8 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	bpf_program__set_autoload(skel->progs.catch_destroy_sock, cfg->catch_nested);
 	/* The verdicts by process are kept only with names to match. */
 	bpf_program__set_autoload(skel->progs.handle_task_rename, skel->rodata->trace_comms);
+	/* fexit/inet_csk_accept where it loads, else the read hook. */
+	acceptors_configure(&t->acceptors, skel, at_accept);
 
 	/* The socket table's buckets: see sock_table in socks.bpf.h. */
 	skel->rodata->sock_buckets = (cfg->max_sockets + 1) / 2;
@@ -259,7 +263,8 @@ int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all)
 			t->slots.views[slot].open_seeded[open.v[i].side & 1] += open.v[i].n;
 	}
 	free(open.v);
-	return 0;
+	/* A listener found shared wants the read hook now. */
+	return acceptors_update(&t->acceptors, t->err);
 }
 
 static bool is_twin(const struct bpf_program *prog)
@@ -273,7 +278,12 @@ int tracer_attach(struct tracer *t)
 	 * tcptrace never sees, as on a kernel that does not fire it. */
 	const char *skip = getenv("TCPTRACE_TEST_SKIP_PROGRAM");
 	struct bpf_program *prog;
+	int err;
 
+	/* accept() first: every connection adopted after it waits for it. */
+	err = acceptors_attach(&t->acceptors, t->err);
+	if (err)
+		return err;
 	/* Twins (--catch-nested) last: a tracepoint runs its programs in the
 	 * order they were attached, and a twin must run after its primary. */
 	for (int twins = 0; twins < 2; twins++) {
@@ -283,6 +293,7 @@ int tracer_attach(struct tracer *t)
 			/* The seeding runs the iterator itself (walk_listeners). */
 			if (!bpf_program__autoload(prog) || is_twin(prog) != twins ||
 			    bpf_program__expected_attach_type(prog) == BPF_TRACE_ITER ||
+			    acceptors_own(&t->acceptors, prog) ||
 			    (skip && !strcmp(skip, bpf_program__name(prog))))
 				continue;
 			if (t->n_links == sizeof(t->links) / sizeof(t->links[0]))
@@ -295,6 +306,22 @@ int tracer_attach(struct tracer *t)
 		}
 	}
 	return 0;
+}
+
+int tracer_watch(struct tracer *t)
+{
+	return acceptors_watch(&t->acceptors, t->err);
+}
+
+const char *tracer_acceptors(const struct tracer *t)
+{
+	return acceptors_way_text(&t->acceptors);
+}
+
+uint64_t tracer_read_hook_failures(const struct tracer *t, int *error)
+{
+	*error = __atomic_load_n(&t->acceptors.attach_error, __ATOMIC_RELAXED);
+	return __atomic_load_n(&t->acceptors.attach_failures, __ATOMIC_RELAXED);
 }
 
 int tracer_map_fd(struct tracer *t)
@@ -370,6 +397,7 @@ void tracer_forget_pid(struct tracer *t, uint32_t pid)
 
 void tracer_close(struct tracer *t)
 {
+	acceptors_close(&t->acceptors);
 	while (t->n_links)
 		bpf_link__destroy(t->links[--t->n_links]);
 	listeners_close(&t->listeners);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "common/fail.h"
 #include "common/stats.h"
+#include "tracer/acceptors.h"
 #include "tracer/counters.h"
 #include "tracer/listeners.h"
 #include "tracer/namespaces.h"
@@ -45,6 +46,7 @@ struct tracer {
 	struct slots slots;
 	struct timewait tw;
 	struct listeners listeners;
+	struct acceptors acceptors; /* how the process that accepted a connection is named */
 	const uint32_t *selected; /* PIDs named by --pid, shown every interval */
 	size_t n_selected;
 	char (*selected_comms)[TT_COMM_LEN]; /* their names, kept once read */
@@ -59,6 +61,14 @@ int tracer_load(struct tracer *t);
 int tracer_set_targets(struct tracer *t);
 int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all);
 int tracer_attach(struct tracer *t);
+/* Once privileges are dropped: the read hook follows the listeners'
+ * sharing from a thread of its own (acceptors.c). */
+int tracer_watch(struct tracer *t);
+/* How acceptors are named on this kernel, for the start-up line. */
+const char *tracer_acceptors(const struct tracer *t);
+/* Times the read hook could not be attached while it was needed, and the
+ * last errno; connections of shared listeners were then named at their close. */
+uint64_t tracer_read_hook_failures(const struct tracer *t, int *error);
 /* A map's descriptor, for privileges_drop's probe. */
 int tracer_map_fd(struct tracer *t);
 /* The self-check's processes (selfcheck.c): traced whatever --pid says,

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Naming the process that accepts a connection.
+ *
+ * accept() traced: fexit/inet_csk_accept returns the accepted socket in
+ * the acceptor's own syscall (an io_uring worker's is a thread of the same
+ * process), once per connection. Where the kernel loads it (BPF
+ * trampolines: Debian's 5.10, 6.1 and 6.12 do; user space probes it before
+ * load), every connection of a traced listener waits there for its
+ * acceptor (acceptor_unknown), and the read hook is not needed. */
+#ifndef TT_ACCEPT_BPF_H
+#define TT_ACCEPT_BPF_H
+
+/* A ctx slot read at a constant offset. Written as plain C, the two reads
+ * of accepted_child() become one at a variable offset, which the verifier
+ * refuses for a ctx pointer ("dereference of modified ctx ptr"). The
+ * verifier types the value from the traced function's prototype. */
+#define TT_CTX_SLOT(ctx, off)                                                       \
+	({                                                                          \
+		__u64 __v;                                                          \
+		asm volatile("%0 = *(u64 *)(%1 + " #off ")" : "=r"(__v) : "r"(ctx)); \
+		__v;                                                                \
+	})
+
+/* The socket inet_csk_accept returned, NULL when it failed (EAGAIN, a
+ * signal). It is the return value, after the arguments: (sk, struct
+ * proto_accept_arg *) from Linux 6.10 on, (sk, flags, int *err, kern)
+ * before. bpf_core_type_exists() is a constant at load: the verifier walks
+ * only the running kernel's branch. The error is not read: 5.10 refuses a
+ * load through an int * argument, and a NULL socket says enough. */
+static __always_inline struct sock *accepted_child(unsigned long long *ctx)
+{
+	if (bpf_core_type_exists(struct proto_accept_arg))
+		return (struct sock *)TT_CTX_SLOT(ctx, 16);
+	return (struct sock *)TT_CTX_SLOT(ctx, 32);
+}
+
+/* accept() returned child from listener to the current process. A child
+ * of a traced listener is followed from its handshake on, waiting for this
+ * touch, which names its acceptor and counts conn_in (on_touch). One not
+ * followed yet is still in SYN_RECV: a Fast Open child, which is queued at
+ * the SYN, or one that a busy acceptor took between its queueing and its
+ * move to ESTABLISHED. It is followed from now on as the acceptor's, its
+ * conn_in counted at that move (on_set_state). */
+static __always_inline void on_accept(const struct sock *listener, struct sock *child)
+{
+	struct tt_listener_key key;
+	struct tt_owner *owner;
+	struct tt_sock *s;
+	__u32 tgid;
+
+	s = lookup_sock(child);
+	if (s) {
+		touch(child, s);
+		return;
+	}
+	if (child->__sk_common.skc_state != TCP_SYN_RECV || !is_inet_tcp(child))
+		return;
+	listener_key_of_sk(listener, &key);
+	owner = bpf_map_lookup_elem(&listeners, &key);
+	if (!owner)
+		return;
+	tgid = current_tgid();
+	if (!current_is_traced(tgid))
+		tgid = owner->tgid;
+	track(child, tgid, slot_of_process(tgid), TT_SIDE_IN,
+	      TT_SK_ESTABLISHED | TT_SK_TOUCHED | TT_SK_ACCEPTED_EARLY);
+}
+
+/* Where accept() is not traced, the process that accepts from a listener
+ * is its owner's only while no other holds it. A new process, in its
+ * parent's fork: each listener the parent listens on is now held by the
+ * child too, and its connections wait for their acceptor from now on. */
+static __always_inline void note_fork(__u32 parent)
+{
+	struct tt_listening *l = bpf_map_lookup_elem(&listening_tgids, &parent);
+	bool newly = false;
+	__u32 n;
+
+	if (!l)
+		return;
+	n = l->n;
+	for (__u32 i = 0; i < TT_LISTENING_KEYS && i < n; i++) {
+		struct tt_owner *owner = bpf_map_lookup_elem(&listeners, &l->keys[i]);
+
+		if (owner && owner->tgid == parent && !(owner->flags & TT_LISTENER_SHARED)) {
+			owner->flags |= TT_LISTENER_SHARED;
+			newly = true;
+		}
+	}
+	if (newly)
+		tell_shared(parent, TT_SHARED_BY_FORK);
+}
+
+/* An entry found at a child's move from SYN_RECV to ESTABLISHED was left
+ * at its address by a socket whose end went unseen, unless on_accept made
+ * it for this child: kept then, once. */
+static __always_inline bool made_at_accept(struct tt_sock *s)
+{
+	if (!(s->flags & TT_SK_ACCEPTED_EARLY))
+		return false;
+	s->flags &= ~TT_SK_ACCEPTED_EARLY;
+	return true;
+}
+
+#endif /* TT_ACCEPT_BPF_H */
