@@ -41,7 +41,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean unit integration kernel-test test install uninstall hookcost
+.PHONY: all clean unit integration kernel-test kernel-fetch test test-programs install uninstall hookcost
 
 all: tcptrace $(OUTPUT)/tt-scenario $(OUTPUT)/tt-stall
 
@@ -119,13 +119,22 @@ integration: tcptrace $(OUTPUT)/tt-scenario $(OUTPUT)/tt-stall
 	$(Q)tests/integration/run.sh
 
 # tcptrace in Debian's stock kernels under qemu, one series after the
-# other; the kernels are kept in $(OUTPUT)/kernel.
+# other; the kernels are kept in $(OUTPUT)/kernel. `make kernel-fetch`
+# only downloads them (tests/run-all.sh does, in the background, while the
+# first suites run).
 KERNELS ?= 5.10 6.1 6.12
 kernel-test: tcptrace $(OUTPUT)/tt-scenario
 	$(Q)tests/kernel/matrix.sh $(KERNELS)
 
+kernel-fetch:
+	$(Q)status=0; for series in $(KERNELS); do \
+		tests/kernel/fetch-kernel.sh $$series $(OUTPUT)/kernel || status=1; \
+	done; exit $$status
+
 # Everything, each suite run even when one before it failed (root).
-test: all $(UNIT_TESTS)
+# tests/run-all.sh first builds test-programs (below), every program the
+# suites run, on every CPU unless make was given -j.
+test:
 	$(Q)+tests/run-all.sh
 
 clean:
@@ -179,8 +188,11 @@ uninstall:
 #   make fuzz      libFuzzer on the option parser, the CSV reader and the
 #                  HTTP request parser, FUZZ_SECONDS each (default 30)
 # The *-unit targets need no root; the tcptrace runs load BPF and need root.
-# Sanitizer and fuzzer objects live in their own folders, never in
-# $(OUTPUT)/user; only the generated skeleton header is shared.
+# Sanitizer objects live in their own folder, never in $(OUTPUT)/user; only
+# the generated skeleton header is shared. One set serves the ASan unit
+# tests, the ASan tcptrace and the fuzzers: it carries libFuzzer's coverage
+# too (fuzzer-no-link), which the sanitizer runtime answers in a program
+# that is not a fuzzer.
 SAN_CC ?= clang-19
 CLANG_TIDY ?= clang-tidy-19
 CPPCHECK ?= cppcheck
@@ -194,7 +206,7 @@ SAN_CFLAGS := -g -O1 $(SAN_FLAGS)
 # does not: the split is meant. It must come after USER_CFLAGS' -Wextra.
 ASAN_UNIT_TESTS := $(patsubst tests/unit/%.c,$(ASAN_OUTPUT)/%,$(wildcard tests/unit/test_*.c))
 ASAN_TCPTRACE := $(ASAN_OUTPUT)/tcptrace
-FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_OBJ_CFLAGS := $(SAN_CFLAGS) -fsanitize=fuzzer-no-link
 # tests/fuzz/fuzz_NAME.c drives the module .../NAME.c of this list.
 FUZZ_MODULES := cli/options output/http offline/csv_read
 FUZZERS := $(notdir $(FUZZ_MODULES))
@@ -208,7 +220,7 @@ $(ASAN_OUTPUT)/user/offline/report_page.o: $(OUTPUT)/report_assets.h
 $(ASAN_OUTPUT)/user/%.o: src/user/%.c
 	$(call msg,CC-ASAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(SAN_CC) $(SAN_CFLAGS) $(USER_CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(SAN_CC) $(SAN_OBJ_CFLAGS) $(USER_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(ASAN_OUTPUT)/test_%: tests/unit/test_%.c $(patsubst %,$(ASAN_OUTPUT)/user/%.o,$(PURE))
 	$(call msg,CC-ASAN,$@)
@@ -243,33 +255,61 @@ valgrind: $(UNIT_TESTS) tcptrace
 	tests/memcheck.sh valgrind tcptrace ./tcptrace || status=1; \
 	exit $$status
 
-lint: $(patsubst %,$(OUTPUT)/user/%.o,$(USER))
-	$(Q)CLANG_TIDY='$(CLANG_TIDY)' CPPCHECK='$(CPPCHECK)' tests/lint.sh $(LINT_CFLAGS)
+# `make lint` (tests/lint.sh) checks the shape from the objects, then runs
+# `make lint-tidy` on every CPU: clang-tidy once per source, whose stamp in
+# $(LINT_OUTPUT) is made only when the file passed, and which is redone
+# when the file, a header it includes (the compiler's -MM list), .clang-tidy,
+# a force-included header or the flags change. A second `make lint` checks
+# only what changed. cppcheck keeps its own results in $(LINT_OUTPUT)/cppcheck
+# and reads the skeleton without its BPF bytes (tests/lint/slim-skel.sh).
+LINT_OUTPUT := $(OUTPUT)/lint
+TIDY_STAMPS := $(patsubst %.c,$(LINT_OUTPUT)/%.tidy,$(wildcard src/user/*/*.c tests/unit/*.c))
+$(LINT_OUTPUT)/src/user/%.tidy: LINT_INCLUDE := tests/lint/libbpf-ownership.h
+$(LINT_OUTPUT)/tests/unit/%.tidy: LINT_INCLUDE := tests/lint/cmocka-noreturn.h
 
-$(FUZZ_OUTPUT)/user/%.o: src/user/%.c
-	$(call msg,CC-FUZZ,$@)
+lint: $(patsubst %,$(OUTPUT)/user/%.o,$(USER)) $(LINT_OUTPUT)/include/tcptrace.skel.h
+	$(Q)MAKE='$(MAKE)' CLANG_TIDY='$(CLANG_TIDY)' CPPCHECK='$(CPPCHECK)' LINT_OUTPUT='$(LINT_OUTPUT)' \
+		tests/lint.sh $(LINT_CFLAGS)
+
+.PHONY: lint-tidy FORCE
+lint-tidy: $(TIDY_STAMPS)
+
+# Rewritten only when the flags or the tool change, so that only then every
+# stamp is out of date.
+$(LINT_OUTPUT)/flags: FORCE
 	$(Q)mkdir -p $(@D)
-	$(Q)$(SAN_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined $(USER_CFLAGS) \
-		$(DEPFLAGS) -c $< -o $@
+	$(Q)echo '$(CLANG_TIDY) $(LINT_CFLAGS)' | cmp -s - $@ || echo '$(CLANG_TIDY) $(LINT_CFLAGS)' >$@
+
+$(LINT_OUTPUT)/%.tidy: %.c .clang-tidy tests/lint/tidy.sh tests/lint/libbpf-ownership.h \
+		tests/lint/cmocka-noreturn.h $(LINT_OUTPUT)/flags | $(OUTPUT)/tcptrace.skel.h $(OUTPUT)/report_assets.h
+	$(call msg,TIDY,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LINT_CFLAGS) -MM -MP -MT $@ -MF $(@:.tidy=.d) $<
+	$(Q)tests/lint/tidy.sh $(CLANG_TIDY) $< -- $(LINT_CFLAGS) -include $(LINT_INCLUDE)
+	$(Q)touch $@
+
+$(LINT_OUTPUT)/include/tcptrace.skel.h: $(OUTPUT)/tcptrace.skel.h tests/lint/slim-skel.sh
+	$(call msg,SLIM,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)tests/lint/slim-skel.sh $< >$@
 
 $(FUZZ_OUTPUT)/fuzz_%.o: tests/fuzz/fuzz_%.c
 	$(call msg,CC-FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(SAN_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined $(USER_CFLAGS) \
-		$(DEPFLAGS) -c $< -o $@
+	$(Q)$(SAN_CC) $(SAN_OBJ_CFLAGS) $(USER_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # tests/fuzz/fuzz_NAME.c drives the module NAME of FUZZ_MODULES; its seeds
 # are in tests/fuzz/corpus/NAME, its dictionary in tests/fuzz/NAME.dict.
 define fuzz_link
-$(FUZZ_OUTPUT)/fuzz_$(notdir $(1)): $(FUZZ_OUTPUT)/fuzz_$(notdir $(1)).o $(FUZZ_OUTPUT)/user/$(1).o
+$(FUZZ_OUTPUT)/fuzz_$(notdir $(1)): $(FUZZ_OUTPUT)/fuzz_$(notdir $(1)).o $(ASAN_OUTPUT)/user/$(1).o
 	$$(call msg,LINK-FUZZ,$$@)
-	$$(Q)$$(SAN_CC) $$(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $$^ -lm -o $$@
+	$$(Q)$$(SAN_CC) $$(SAN_CFLAGS) -fsanitize=fuzzer $$^ -lm -o $$@
 endef
 $(foreach m,$(FUZZ_MODULES),$(eval $(call fuzz_link,$(m))))
 
 # Kept, so a second `make fuzz` relinks nothing.
 .SECONDARY: $(patsubst %,$(FUZZ_OUTPUT)/fuzz_%.o,$(FUZZERS)) \
-	$(patsubst %,$(FUZZ_OUTPUT)/user/%.o,$(FUZZ_MODULES))
+	$(patsubst %,$(ASAN_OUTPUT)/user/%.o,$(FUZZ_MODULES))
 
 fuzz: $(patsubst %,$(FUZZ_OUTPUT)/fuzz_%,$(FUZZERS))
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $^
@@ -277,4 +317,9 @@ fuzz: $(patsubst %,$(FUZZ_OUTPUT)/fuzz_%,$(FUZZERS))
 checks:
 	$(Q)tests/run-checks.sh
 
--include $(wildcard $(ASAN_OUTPUT)/user/*/*.d $(FUZZ_OUTPUT)/*.d $(FUZZ_OUTPUT)/user/*/*.d)
+# What `make test` runs, built before any suite starts.
+test-programs: all $(UNIT_TESTS) $(ASAN_UNIT_TESTS) $(ASAN_TCPTRACE) \
+	$(patsubst %,$(FUZZ_OUTPUT)/fuzz_%,$(FUZZERS))
+
+-include $(wildcard $(ASAN_OUTPUT)/user/*/*.d $(FUZZ_OUTPUT)/*.d)
+-include $(wildcard $(LINT_OUTPUT)/src/user/*/*.d $(LINT_OUTPUT)/tests/unit/*.d)

@@ -6,6 +6,8 @@
 #   tests/memcheck.sh asan unit TEST...         tests built with ASan + UBSan
 #   tests/memcheck.sh asan tcptrace BINARY      the same tcptrace cases, ASan + UBSan build
 # The tcptrace cases load BPF, so they need root (as `make test` does).
+# The cases run side by side, as many at once as there are CPUs
+# (MEMCHECK_JOBS=N sets it), and are reported in order.
 # Ends with one line: "memcheck TOOL WHAT: N passed, N failed".
 set -u
 
@@ -36,15 +38,46 @@ valgrind_flags=(
 )
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tcptrace-memcheck.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+pids=()
+trap '[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null; wait; rm -rf "$work"' EXIT
 # The unprivileged case runs as nobody, who must reach the binary and logs.
 chmod 755 "$work"
+max_jobs=${MEMCHECK_JOBS:-$(nproc)}
 
 passed=0
 failed=0
 case_no=0
 
-# run_case NAME EXPECTED_STATUS [--as-nobody] PROGRAM ARGS...
+# spawn COMMAND ARGS...: runs one case (run_case, or a function that calls
+# it) in the background, at most max_jobs at once. Its report goes to
+# $work/jobN.out, its exit status to $work/jobN.status.
+spawn() {
+	while [ "$(jobs -pr | wc -l)" -ge "$max_jobs" ]; do wait -n; done
+	case_no=$((case_no + 1))
+	(
+		"$@" >"$work/job$case_no.out" 2>&1
+		echo $? >"$work/job$case_no.status"
+	) &
+	pids+=($!)
+}
+
+# Every case's report, in the order the cases were given, and the counts.
+collect() {
+	local i
+	wait
+	pids=()
+	for i in $(seq "$case_no"); do
+		cat "$work/job$i.out"
+		if [ "$(cat "$work/job$i.status" 2>/dev/null)" = 0 ]; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+		fi
+	done
+}
+
+# run_case NAME EXPECTED_STATUS [--as-nobody] PROGRAM ARGS... (in a job of
+# its own: its folder is named after the job, case_no there).
 run_case() {
 	local name=$1 expected=$2 status reports log dir prefix=() start=$SECONDS
 	shift 2
@@ -52,7 +85,6 @@ run_case() {
 		prefix=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 		shift
 	fi
-	case_no=$((case_no + 1))
 	dir="$work/case$case_no"
 	mkdir -p "$dir"
 	chmod 777 "$dir"
@@ -75,7 +107,6 @@ run_case() {
 	fi
 	if [ "$status" -eq "$expected" ] && [ -z "$reports" ]; then
 		printf '  ok    %s (%ss)\n' "$name" $((SECONDS - start))
-		passed=$((passed + 1))
 		return 0
 	fi
 	printf '  FAIL  %s (%ss): exit status %s (expected %s)%s\n' "$name" $((SECONDS - start)) \
@@ -87,41 +118,21 @@ run_case() {
 		printf '        %s:\n' "$(basename "$report")"
 		sed 's/^/        | /' "$report"
 	done
-	failed=$((failed + 1))
 	return 1
 }
 
-if [ "$what" = unit ]; then
-	for test in "$@"; do
-		run_case "$(basename "$test")" 0 "$test"
-	done
-else
-	[ $# -eq 1 ] || usage
-	# A copy the user nobody may run: the unprivileged case then needs no access
-	# to the tree (a clone under /root, say).
-	bin="$work/tcptrace"
-	cp "$1" "$bin"
-	chmod 755 "$bin"
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "memcheck: the tcptrace cases load BPF programs: run them as root" >&2
-	fi
-	csv="$work/case-csv.csv"
-	run_case "trace every process for 2 intervals" 0 "$bin" -c 2 -i 0.2
-	# The header and at least PID 1's row, which a named PID always gets.
-	if run_case "trace PID 1 into a CSV file" 0 "$bin" -p 1 -c 1 -i 0.2 --csv "$csv" &&
-		[ "$(wc -l <"$csv" 2>/dev/null || echo 0)" -lt 2 ]; then
-		printf '  FAIL  the CSV file has no row: %s\n' "$csv"
-		passed=$((passed - 1))
-		failed=$((failed + 1))
-	fi
-	run_case "CSV on stdout" 0 "$bin" -p 1 -c 1 -i 0.2 --csv -
-	run_case "per destination (--by dest) into a CSV file" 0 "$bin" --by dest -c 2 -i 0.2 --csv "$work/dest.csv"
-	run_case "JSON lines on stdout" 0 "$bin" -p 1 -c 1 -i 0.2 --json -
-	run_case "JSON lines and CSV into files" 0 "$bin" -p 1 -c 2 -i 0.2 --json "$work/j.json" \
-		--csv "$work/j.csv"
-	run_case "JSON lines per destination" 0 "$bin" --by dest -c 2 -i 0.2 --json "$work/d.json"
-	# /metrics scraped while tcptrace runs: a loop of well-formed, OpenMetrics,
-	# refused and malformed requests, counting the answers it got.
+# The header and at least PID 1's row, which a named PID always gets.
+case_csv_file() { # csv
+	run_case "trace PID 1 into a CSV file" 0 "$bin" -p 1 -c 1 -i 0.2 --csv "$1" || return 1
+	[ "$(wc -l <"$1" 2>/dev/null || echo 0)" -ge 2 ] && return 0
+	printf '  FAIL  the CSV file has no row: %s\n' "$1"
+	return 1
+}
+
+# /metrics scraped while tcptrace runs: a loop of well-formed, OpenMetrics,
+# refused and malformed requests, counting the answers it got.
+case_listen() {
+	local port url scraper status=0
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	url=http://127.0.0.1:$port
 	(
@@ -135,24 +146,52 @@ else
 		done
 	) >"$work/scrapes" &
 	scraper=$!
-	run_case "--listen, scraped while it runs" 0 "$bin" -c 10 -i 0.3 --listen "$port"
+	run_case "--listen, scraped while it runs" 0 "$bin" -c 10 -i 0.3 --listen "$port" || status=1
 	kill "$scraper" 2>/dev/null
 	wait "$scraper" 2>/dev/null
 	if ! grep -qx 200 "$work/scrapes" || ! grep -qx 405 "$work/scrapes"; then
 		printf '  FAIL  no scrape was answered while tcptrace ran (%s)\n' \
 			"$(sort "$work/scrapes" | uniq -c | paste -sd' ')"
-		passed=$((passed - 1))
-		failed=$((failed + 1))
+		status=1
 	fi
-	run_case "bad interval (-i abc)" 2 "$bin" -i abc
-	run_case "no such process (-p no-such-proc)" 2 "$bin" -p no-such-proc
-	run_case "unwritable CSV path" 2 "$bin" -c 1 --csv "$work/no/such/dir/x.csv"
-	run_case "without privilege (load fails, cleanup runs)" 2 --as-nobody "$bin" -c 1 -i 0.2
-	run_case "run mode: COMMAND's exit status" 3 "$bin" -i 0.2 -- sh -c 'sleep 0.3; exit 3'
-	run_case "run mode: COMMAND not found" 127 "$bin" -i 0.2 -- /no/such/cmd
-	run_case "--help" 0 "$bin" --help
-	run_case "--version" 0 "$bin" --version
+	return "$status"
+}
+
+if [ "$what" = unit ]; then
+	for test in "$@"; do
+		spawn run_case "$(basename "$test")" 0 "$test"
+	done
+else
+	[ $# -eq 1 ] || usage
+	# A copy the user nobody may run: the unprivileged case then needs no access
+	# to the tree (a clone under /root, say).
+	bin="$work/tcptrace"
+	cp "$1" "$bin"
+	chmod 755 "$bin"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "memcheck: the tcptrace cases load BPF programs: run them as root" >&2
+	fi
+	csv="$work/case-csv.csv"
+	spawn run_case "trace every process for 2 intervals" 0 "$bin" -c 2 -i 0.2
+	spawn case_csv_file "$csv"
+	spawn run_case "CSV on stdout" 0 "$bin" -p 1 -c 1 -i 0.2 --csv -
+	spawn run_case "per destination (--by dest) into a CSV file" 0 "$bin" --by dest -c 2 -i 0.2 \
+		--csv "$work/dest.csv"
+	spawn run_case "JSON lines on stdout" 0 "$bin" -p 1 -c 1 -i 0.2 --json -
+	spawn run_case "JSON lines and CSV into files" 0 "$bin" -p 1 -c 2 -i 0.2 --json "$work/j.json" \
+		--csv "$work/j.csv"
+	spawn run_case "JSON lines per destination" 0 "$bin" --by dest -c 2 -i 0.2 --json "$work/d.json"
+	spawn case_listen
+	spawn run_case "bad interval (-i abc)" 2 "$bin" -i abc
+	spawn run_case "no such process (-p no-such-proc)" 2 "$bin" -p no-such-proc
+	spawn run_case "unwritable CSV path" 2 "$bin" -c 1 --csv "$work/no/such/dir/x.csv"
+	spawn run_case "without privilege (load fails, cleanup runs)" 2 --as-nobody "$bin" -c 1 -i 0.2
+	spawn run_case "run mode: COMMAND's exit status" 3 "$bin" -i 0.2 -- sh -c 'sleep 0.3; exit 3'
+	spawn run_case "run mode: COMMAND not found" 127 "$bin" -i 0.2 -- /no/such/cmd
+	spawn run_case "--help" 0 "$bin" --help
+	spawn run_case "--version" 0 "$bin" --version
 fi
+collect
 
 echo "memcheck $tool $what: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

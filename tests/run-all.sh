@@ -9,40 +9,136 @@
 # tcptrace's outputs read by other programs (a Prometheus server, JSON
 # parsers), the end-to-end tests over the proxy scenarios of
 # tools/scenarios, and tcptrace report's pages in a real browser (Debian's
-# chromium). Each runs even when one before it failed; the last line counts
-# the suites.
+# chromium). Each runs even when one before it failed.
+#
+# Two things run alongside the suites, from the start:
+# - the checks suite (ASan, valgrind, clang-tidy and cppcheck), at the
+#   lowest CPU priority (nice 19). It measures no time and uses no network
+#   namespace, and the other suites leave a CPU idle most of the time (one
+#   tcptrace start is one CPU's BPF verifier for seconds); there it runs,
+#   and it yields that CPU whenever a suite wants both. Its output is kept
+#   in build/test-logs/checks.log and printed after the suite during which
+#   it ended. CHECKS_ALONGSIDE=0 runs it in turn instead.
+# - the download of the matrix's kernels (`make kernel-fetch`, its log in
+#   build/test-logs/kernel-fetch.log), so that the kernels suite finds them;
+#   what that download could not fetch, the suite fetches itself, and fails
+#   on.
+# At the end, a table of each suite's time; the last line counts the suites.
 set -u
 cd "$(dirname "$0")/.."
 make=${MAKE:-make}
+# The builds of the suites use every CPU, or the caller's job slots under
+# `make -jN test`.
+jobflag=(-j"$(nproc)")
+case " ${MAKEFLAGS:-} " in *--jobserver*) jobflag=() ;; esac
 passed=0
 failed=0
 failures=""
+table=""
+begin=$SECONDS
+logs=build/test-logs
+alongside_pids=()
+alongside_names=()
 
 suite() { # name command...
-	local name=$1 start=$SECONDS
+	local name=$1 start=$SECONDS verdict
 	shift
 	echo "=== $name"
 	if "$@"; then
 		passed=$((passed + 1))
-		echo "=== $name: passed ($((SECONDS - start)) s)"
+		verdict=passed
 	else
 		failed=$((failed + 1))
 		failures="$failures $name"
-		echo "=== $name: FAILED ($((SECONDS - start)) s)"
+		verdict=FAILED
 	fi
+	echo "=== $name: $verdict ($((SECONDS - start)) s)"
+	table+=$(printf '%-12s %5d s  %s' "$name" $((SECONDS - start)) "$verdict")$'\n'
+	alongside_report
 }
 
+# A suite started now in the background, at the lowest CPU priority; its
+# output goes to $logs/NAME.log, its exit status and time to NAME.status.
+alongside() { # name command...
+	local name=$1
+	shift
+	(
+		start=$SECONDS
+		nice -n 19 "$@" >"$logs/$name.log" 2>&1 </dev/null
+		echo "$? $((SECONDS - start))" >"$logs/$name.status"
+	) &
+	alongside_pids+=($!)
+	alongside_names+=("$name")
+}
+
+# A process and all its descendants back at nice 0, parents first, so that
+# a child forked meanwhile inherits 0 from its parent.
+unnice() { # pid
+	local child
+	renice -n 0 -p "$1" >/dev/null 2>&1
+	for child in $(pgrep -P "$1"); do unnice "$child"; done
+}
+
+# The output and verdict of each suite run alongside that has ended (of
+# every one, waiting for them, with --wait), once.
+alongside_report() { # [--wait]
+	local i name rc secs verdict
+	for i in "${!alongside_names[@]}"; do
+		name=${alongside_names[i]}
+		if [ "${1:-}" = --wait ]; then
+			wait "${alongside_pids[i]}"
+		elif [ ! -e "$logs/$name.status" ]; then
+			continue
+		fi
+		read -r rc secs <"$logs/$name.status" || { rc=1 secs=0; }
+		echo "=== $name (alongside the suites above, at nice 19)"
+		cat "$logs/$name.log"
+		if [ "$rc" -eq 0 ]; then
+			passed=$((passed + 1))
+			verdict=passed
+		else
+			failed=$((failed + 1))
+			failures="$failures $name"
+			verdict=FAILED
+		fi
+		echo "=== $name: $verdict ($secs s, alongside)"
+		table+=$(printf '%-12s %5d s  %s' "$name" "$secs" "$verdict, alongside")$'\n'
+		unset 'alongside_names[i]' 'alongside_pids[i]'
+	done
+}
+
+# Every program the suites run is built first, on every CPU: the suites
+# alongside then build nothing that another make could be building too.
+"$make" --no-print-directory "${jobflag[@]}" test-programs || {
+	echo "the build failed: no suite was run"
+	echo "all suites: 0 passed, 1 failed"
+	exit 1
+}
+mkdir -p "$logs"
+rm -f "$logs"/*.status
+"$make" --no-print-directory kernel-fetch >"$logs/kernel-fetch.log" 2>&1 </dev/null &
+fetcher=$!
+trap 'kill "$fetcher" "${alongside_pids[@]}" 2>/dev/null' EXIT
+
+[ "${CHECKS_ALONGSIDE:-1}" = 0 ] || alongside checks tests/run-checks.sh
 suite unit tests/run-unit.sh build/test_*
-suite checks tests/run-checks.sh
+[ "${CHECKS_ALONGSIDE:-1}" != 0 ] || suite checks tests/run-checks.sh
 suite install tests/run-install.sh
-suite fuzz "$make" --no-print-directory fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+suite fuzz "$make" --no-print-directory "${jobflag[@]}" fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 suite scenario tests/integration/check-scenario.sh
 suite integration tests/integration/run.sh
 suite kernels "$make" --no-print-directory kernel-test
 suite exporter tests/integration/exporter.sh
 suite e2e tests/e2e/run.sh
 suite report tests/report/run.sh
+# Nothing else runs now: what is left of a suite alongside gets a whole
+# share of the CPUs again (a busy machine may have left it none so far).
+for pid in "${alongside_pids[@]}"; do unnice "$pid"; done
+alongside_report --wait
 
+echo "=== time per suite"
+printf '%s' "$table"
+printf '%-12s %5d s\n' total $((SECONDS - begin))
 [ "$failed" -eq 0 ] || echo "failed suites:$failures"
 echo "all suites: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

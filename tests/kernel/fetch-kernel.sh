@@ -9,7 +9,11 @@
 # lists and package cache): the machine's apt sources, which name one Debian
 # release, stay as they were. Debian 11's kernel comes from bullseye, 6.1
 # and 6.12 from bookworm and its security suite. A series already unpacked
-# is used as it is: a second run downloads nothing.
+# is used as it is: a second run downloads nothing. One fetch at a time
+# per CACHE (a lock there): the kernels suite waits for the download that
+# tests/run-all.sh started in the background. The package lists are
+# fetched again when they are more than an hour old, so the series after
+# the first one of a run do not download them again.
 # Prints the folder that holds vmlinuz, inet_diag.ko and tcp_diag.ko.
 set -eu
 series=$1 # 5.10, 6.1, 6.12
@@ -28,6 +32,9 @@ suites="debian:bullseye debian:bookworm debian:bookworm-updates debian-security:
 # and 6.12 ones linux-image-6.12.117+deb12-cloud-amd64-unsigned.
 pattern="^linux-image-${series//./\\.}\\.[0-9]+(-[0-9]+|\\+deb[0-9]+)-cloud-amd64-unsigned\$"
 out_series=$cache/$series
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9
 if [ -e "$out_series/.complete" ]; then
 	cat "$out_series/.complete"
 	exit 0
@@ -51,11 +58,16 @@ apt_opts=(
 	-o Debug::NoLocking=1
 	-o APT::Sandbox::User=root
 )
+# Lists of other suites than these are fetched again.
+cmp -s "$apt_dir/sources.list.new" "$apt_dir/sources.list" || rm -f "$apt_dir/updated"
 mv "$apt_dir/sources.list.new" "$apt_dir/sources.list"
-apt-get -q "${apt_opts[@]}" update >"$apt_dir/update.log" 2>&1 || {
-	echo "fetch-kernel: apt-get update of Debian's suites failed: $(tail -3 "$apt_dir/update.log")" >&2
-	exit 1
-}
+if [ -z "$(find "$apt_dir/updated" -mmin -60 2>/dev/null)" ]; then
+	apt-get -q "${apt_opts[@]}" update >"$apt_dir/update.log" 2>&1 || {
+		echo "fetch-kernel: apt-get update of Debian's suites failed: $(tail -3 "$apt_dir/update.log")" >&2
+		exit 1
+	}
+	touch "$apt_dir/updated"
+fi
 package=$(apt-cache "${apt_opts[@]}" search --names-only "$pattern" | awk '{ print $1 }' | sort -V | tail -1)
 if [ -z "$package" ]; then
 	echo "fetch-kernel: Debian's suites ($suites) serve no package matching $pattern" >&2
