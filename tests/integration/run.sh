@@ -1001,7 +1001,8 @@ case_nginx_reload() {
 # nginx with two workers on 127.0.0.1:8081 that logs each request's
 # worker PID (access.log) and each connection error with it (error.log).
 write_nginx_conf_by_pid() { # prefix
-	mkdir -p "$1/tmp"
+	# A fresh prefix: no access log or pid file of a case before.
+	rm -rf "$1" && mkdir -p "$1/tmp"
 	cat >"$1/nginx.conf" <<-EOF
 		worker_processes 2;
 		pid nginx.pid;
