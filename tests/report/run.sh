@@ -143,10 +143,13 @@ case_real_queue_run() {
 	expect_eq "syn_retrans_out + synack_retrans_in = TCPSynRetrans" "$retrans" \
 		"$(($(col_sum "$OUT/queue.csv" syn_retrans_out) + $(col_sum "$OUT/queue.csv" synack_retrans_in)))"
 	expect_eq "the clients sent SYNs again" 1 "$(($(col_sum "$OUT/queue.csv" syn_retrans_out) > 0))"
-	expect_eq "the deepest accept queue, and its limit: the backlog" "3 2" \
-		"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	# The kernel checks the queue before it adds to it, on each CPU at once:
+	# the deepest is the backlog and one, or up to one more per other CPU.
+	expect_eq "the deepest accept queue (the backlog and one to the backlog and $(nproc)), its limit" \
+		"yes 2" "$(awk -F, -v cpus="$(nproc)" '
+			NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 			$c["acceptq_peak"] > p { p = $c["acceptq_peak"]; l = $c["acceptq_limit"] }
-			END { print p + 0, l + 0 }' "$OUT/queue.csv")"
+			END { print (p >= 3 && p <= 2 + cpus ? "yes" : "no " p), l + 0 }' "$OUT/queue.csv")"
 	expect_eq "connections open at their peak, server and clients" "$n $n" \
 		"$(comm_peak "$OUT/queue.csv" "$SCENARIO_NAME" open_in) $(comm_peak "$OUT/queue.csv" "$CLIENT_NAME" open_out)"
 }
