@@ -176,7 +176,8 @@ FACTS_JS = r"""
 		const L = label(i);
 		for (const [k, v] of Object.entries(t.series))
 			lines.push(['chart', L, k, v].join(' '));
-		lines.push(['chart', L, 'tw_now_peak', t.tw_now_peak].join(' '));
+		for (const [k, v] of Object.entries(t.peaks))
+			lines.push(['chart', L, 'peak', k, v].join(' '));
 		for (const [k, v] of Object.entries(t.rst_sent_reasons))
 			lines.push(['chart', L, 'reason', k, v].join(' '));
 		for (const [d, v] of Object.entries(t.dests))

@@ -2,15 +2,19 @@
 # A made-up hour of one-second rows for five processes, as tcptrace --csv
 # writes them: a proxy (pid 100) in front of four backend workers, its load
 # in waves, a burst of EADDRNOTAVAIL every ten minutes and RSTs of two
-# reasons. -v run=default: a new upstream connection per request, whose
-# TIME_WAIT the proxy holds; -v run=keepalive: a handful of pooled upstream
-# connections. The figures follow from a fixed seed, so every run of the
-# suite draws the same page.
+# reasons. The proxy's listener (backlog 100) fills at the top of each wave;
+# each worker has a listener of its own (backlogs 16 and 32 in turn), whose
+# queue runs past its limit now and then: the proxy's SYNs to it go again.
+# -v run=default: a new upstream connection per request, whose TIME_WAIT
+# the proxy holds; -v run=keepalive: a handful of pooled upstream
+# connections, open throughout, which the workers never queue. The figures
+# follow from a fixed seed, so every run of the suite draws the same page.
 BEGIN {
 	print "time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out," \
 	      "fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out," \
 	      "tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked," \
-	      "tw_rst,rst_sent_reasons"
+	      "tw_rst,open_in,open_out,listen_drops,acceptq_peak,acceptq_limit,syn_retrans_out," \
+	      "synack_retrans_in,rst_sent_reasons"
 	seed = run == "keepalive" ? 7 : 3
 	pi = atan2(0, -1)
 	for (s = 1; s <= 3600; s++) {
@@ -30,14 +34,25 @@ BEGIN {
 			held += window[k]
 		reasons = (state ? "TCP_STATE=" state : "") (state && on_data ? ";" : "") \
 			  (on_data ? "TCP_ABORT_ON_DATA=" on_data : "")
-		printf "%s,%d.000,100,haproxy,%d,%d,%d,%d,0,0,%d,%d,0,0,%d,%d,%d,%d,0,0,0,0,0,%s\n",
-			time, s, rate, out, tw_in, tw_out, state, on_data, tw_in, tw_out, held, port_fail,
-			reasons
+		syn_out = 0
 		for (w = 0; w < 4; w++) {
-			share = int(out / 4) + (w < out % 4)
-			printf "%s,%d.000,%d,nginx,%d,0,0,0,%d,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n",
-				time, s, 101 + w, share, share
+			share[w] = int(out / 4) + (w < out % 4)
+			peak[w] = keep ? 0 : (s * (w + 1) + int(share[w] / 50)) % 23
+			limit[w] = peak[w] ? 16 + 16 * (w % 2) : 0
+			drops[w] = peak[w] > limit[w] ? peak[w] - limit[w] : 0
+			syn_out += drops[w]
 		}
+		queue = rate < 1010 ? int(rate / 10) : 101
+		dropped = rate > 1010 ? int((rate - 1010) / 4) : 0
+		printf "%s,%d.000,100,haproxy,%d,%d,%d,%d,0,0,%d,%d,0,0,%d,%d,%d,%d,0,0,0,0,0," \
+		       "%d,%d,%d,%d,100,%d,%d,%s\n",
+			time, s, rate, out, tw_in, tw_out, state, on_data, tw_in, tw_out, held, port_fail,
+			int(rate / 4), (keep ? 4 : int(out / 8)), dropped, queue, syn_out, int(dropped / 3),
+			reasons
+		for (w = 0; w < 4; w++)
+			printf "%s,%d.000,%d,nginx,%d,0,0,0,%d,0,0,0,0,0,0,0,0,0,0,0,0,0,0,%d,0,%d,%d,%d,0,%d,\n",
+				time, s, 101 + w, share[w], share[w], (keep ? 1 : int(share[w] / 8)), drops[w],
+				peak[w], limit[w], (drops[w] > 3)
 	}
 }
 

@@ -4,12 +4,16 @@
 # prints the page's (without its "line "):
 #   L CHART KEY TOTAL GROUP
 # GROUP is "all" (every row) or "name=COMM" (the rows of that comm). A
-# level (tw_now) adds up its values, a count its counts; a close class adds
-# both sides; rst is per reason, with what no reason accounts for as
-# "unrecorded", or rst_sent_out in a --by dest CSV. Only totals other than
-# 0 are printed: the page draws a line of 0 only beside others. L is the
-# run's label (-v L=A). Fields are split at commas: the suite's CSVs hold
-# none inside a field. Sums are printed with %.0f: mawk's %d stops at 2^31.
+# level (tw_now, open_in, open_out) adds up its values, a count its counts;
+# the accept queue adds up, over the times, the group's deepest row of each
+# time (acceptq_peak) and that row's acceptq_limit, the larger among rows as
+# deep; a close class adds both sides; rst is per reason, with what no
+# reason accounts for as "unrecorded", or rst_sent_out in a --by dest CSV.
+# A column the CSV lacks (an earlier version's CSV) adds 0. Only totals
+# other than 0 are printed: the page draws a line of 0 only beside others.
+# L is the run's label (-v L=A). Fields are split at commas: the suite's
+# CSVs hold none inside a field. Sums are printed with %.0f: mawk's %d
+# stops at 2^31.
 BEGIN {
 	FS = ","
 	n_classes = split("fin_active fin_passive rst_sent rst_recv timeout", classes, " ")
@@ -39,6 +43,12 @@ function add(group,    i, n, pairs, kv, named) {
 	for (i = 1; i <= n_classes; i++)
 		put(group, "closes " classes[i], v(classes[i] "_in") + v(classes[i] "_out"))
 	put(group, "eaddrnotavail eaddrnotavail", v("eaddrnotavail"))
+	put(group, "open open_in", v("open_in"))
+	put(group, "open open_out", v("open_out"))
+	put(group, "listen_drops listen_drops", v("listen_drops"))
+	put(group, "syn_retrans syn_retrans_out", v("syn_retrans_out"))
+	put(group, "syn_retrans synack_retrans_in", v("synack_retrans_in"))
+	deepest(group SUBSEP $1, v("acceptq_peak") + 0, v("acceptq_limit") + 0)
 	if (by_dest) {
 		put(group, "rst rst_sent_out", v("rst_sent_out"))
 		return
@@ -53,7 +63,20 @@ function add(group,    i, n, pairs, kv, named) {
 	put(group, "rst unrecorded", v("rst_sent_in") + v("rst_sent_out") - named)
 }
 
+# The deepest accept queue of a group at a time, and its limit.
+function deepest(at, peak, limit) {
+	if (!(at in qpeak) || peak > qpeak[at] || (peak == qpeak[at] && limit > qlimit[at])) {
+		qpeak[at] = peak
+		qlimit[at] = limit
+	}
+}
+
 END {
+	for (at in qpeak) {
+		split(at, part, SUBSEP)
+		put(part[1], "acceptq acceptq_peak", qpeak[at])
+		put(part[1], "acceptq acceptq_limit", qlimit[at])
+	}
 	for (k in sum) {
 		if (sum[k] == 0)
 			continue

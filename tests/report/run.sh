@@ -3,9 +3,12 @@
 # tcptrace report in a real browser. The suite makes its own CSV files: real
 # runs of tcptrace over tt-scenario in a private network namespace (the
 # client closes first and holds the TIME_WAIT; the client resets and holds
-# none; the server and its clients under two process names; --by dest, one
-# destination running out of local ports), and an hour of one-second rows
-# for five processes of two names, made up by hour.awk. tcptrace report
+# none; the server and its clients under two process names; a slow server
+# whose full accept queue drops SYNs, which its clients send again while
+# they hold their connections open; --by dest, one destination running out
+# of local ports), one of them cut to the columns of an earlier version of
+# tcptrace, and an hour of one-second rows for five processes of two
+# names, made up by hour.awk. tcptrace report
 # writes pages from them, and Debian's chromium, headless, in a network
 # namespace of its own with loopback only, opens each page (browser.py): no
 # console warning or error, no request but the page's own file, every chart
@@ -24,8 +27,12 @@ set -u
 OUT=$TOP/build/report-test
 HERE=$TOP/tests/report
 CHART_LIB=/usr/share/javascript/chart.js/chart.min.js
-PROCESS_CHARTS="tw_now conn closes rst eaddrnotavail"
-DEST_CHARTS="$PROCESS_CHARTS ports_free runout_s"
+PROCESS_CHARTS="tw_now conn open closes rst eaddrnotavail listen_drops acceptq syn_retrans"
+# A CSV of an earlier version, or of --by dest, has no column of the others.
+EARLIER_CHARTS="tw_now conn closes rst eaddrnotavail"
+DEST_CHARTS="$EARLIER_CHARTS ports_free runout_s"
+# The columns an earlier version did not write (csv_col_optional).
+NEW_COLUMNS="open_in open_out listen_drops acceptq_peak acceptq_limit syn_retrans_out synack_retrans_in"
 # Limits of the real runs: bursts of connections 0.3 s apart.
 BURSTS=5
 PER_BURST=40
@@ -38,6 +45,30 @@ col_sum() { # csv column
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
 		{ s += $c }
 		END { if (!c) { print "no-column-" col; exit } printf "%.0f\n", s }' "$1"
+}
+
+# The largest sum of a level column over the rows of one time (one interval)
+# of one process name.
+comm_peak() { # csv comm column
+	awk -F, -v comm="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$4 == comm { at[$1] += $c }
+		END { for (t in at) if (at[t] > m) m = at[t]; print m + 0 }' "$1"
+}
+
+# The CSV as a tcptrace of an earlier version would have written it:
+# without the columns it did not have.
+earlier_version() { # csv
+	awk -F, -v drop="$NEW_COLUMNS" '
+		BEGIN { n = split(drop, d, " "); for (i = 1; i <= n; i++) gone[d[i]] = 1 }
+		NR == 1 { for (i = 1; i <= NF; i++) keep[i] = !($i in gone) }
+		{
+			line = ""
+			for (i = 1; i <= NF; i++)
+				if (keep[i])
+					line = line (line == "" ? "" : ",") $i
+			print line
+		}' "$1"
 }
 
 # The clients' copy of tt-scenario: a process name of their own.
@@ -73,6 +104,54 @@ case_real_runs() {
 	expect_eq "linger0-client: rst_sent_out = the client's connections" "$n" \
 		"$(col_sum "$OUT/linger0-client.csv" rst_sent_out)"
 	expect_eq "linger0-client: no TIME_WAIT" 0 "$(col_sum "$OUT/linger0-client.csv" tw_out)"
+	earlier_version "$OUT/fin-client.csv" >"$OUT/earlier.csv" || return 1
+	expect_eq "earlier.csv: the columns of an earlier version" "tw_rst,rst_sent_reasons" \
+		"$(head -1 "$OUT/earlier.csv" | cut -d, -f23-)"
+}
+
+# A slow server (an accept() every 150 ms, a backlog of 2) in a namespace
+# without SYN cookies, and clients that each send a burst of connects at
+# once and hold them: the full accept queue drops SYNs, which go again. The
+# clients hold every connection open for a few intervals, then close them.
+case_real_queue_run() {
+	local clients=3 per=4 n drops retrans
+	n=$((clients * per))
+	cp "$SCENARIO" "$WORK/$CLIENT_NAME" || return 1
+	ns_new net.ipv4.tcp_syncookies=0 || return 1
+	server_start 127.0.0.1 8080 "$n" hold --backlog 2 --accept-delay 150 --keep-listening || return 1
+	"$TCPTRACE" -p "$SCENARIO_NAME,$CLIENT_NAME" -i 0.2 --csv "$OUT/queue.csv" -- ip netns exec "$NS" sh -c "
+		pids=
+		for i in \$(seq $clients); do
+			\"$WORK/$CLIENT_NAME\" client --addr 127.0.0.1 --port 8080 --count $per --mode burst \
+				--wait 30 --hold $WORK/hold.\$i >$WORK/client.\$i.out 2>&1 &
+			pids=\"\$pids \$!\"
+		done
+		for t in \$(seq 600); do
+			[ \$(cat $WORK/hold.* 2>/dev/null | wc -l) -eq $clients ] && break
+			sleep 0.1
+		done
+		sleep 1
+		kill -USR1 \$pids
+		for pid in \$pids; do wait \$pid || exit 1; done" >"$WORK/tracer.out" 2>"$WORK/tracer.err" ||
+		{ log "tcptrace or a client failed: $(tail -2 "$WORK/tracer.err" "$WORK"/client.*.out)"; return 1; }
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	drops=$(nstat_of TcpExtListenDrops)
+	retrans=$(nstat_of TcpExtTCPSynRetrans)
+	expect_eq "the queue dropped connection attempts, and SYNs went again" "1 1" \
+		"$((drops > 0)) $((retrans > 0))"
+	expect_eq "listen_drops = ListenDrops" "$drops" "$(col_sum "$OUT/queue.csv" listen_drops)"
+	expect_eq "syn_retrans_out + synack_retrans_in = TCPSynRetrans" "$retrans" \
+		"$(($(col_sum "$OUT/queue.csv" syn_retrans_out) + $(col_sum "$OUT/queue.csv" synack_retrans_in)))"
+	expect_eq "the clients sent SYNs again" 1 "$(($(col_sum "$OUT/queue.csv" syn_retrans_out) > 0))"
+	# The kernel checks the queue before it adds to it, on each CPU at once:
+	# the deepest is the backlog and one, or up to one more per other CPU.
+	expect_eq "the deepest accept queue (the backlog and one to the backlog and $(nproc)), its limit" \
+		"yes 2" "$(awk -F, -v cpus="$(nproc)" '
+			NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			$c["acceptq_peak"] > p { p = $c["acceptq_peak"]; l = $c["acceptq_limit"] }
+			END { print (p >= 3 && p <= 2 + cpus ? "yes" : "no " p), l + 0 }' "$OUT/queue.csv")"
+	expect_eq "connections open at their peak, server and clients" "$n $n" \
+		"$(comm_peak "$OUT/queue.csv" "$SCENARIO_NAME" open_in) $(comm_peak "$OUT/queue.csv" "$CLIENT_NAME" open_out)"
 }
 
 # --by dest: 12 local ports and no timewait reuse. One client, a copy of
@@ -226,9 +305,11 @@ case_page_per_process() {
 	step_check 2 "$client" off "all|$server" "${csvs[@]}"
 }
 
+# Beside a per-process CSV of an earlier version: neither has the columns
+# of open connections, listen queues and SYNs, whose charts are not drawn.
 case_page_per_destination() {
 	local page=$OUT/per-destination.html
-	local csvs=("$OUT/by-dest.csv" "$OUT/fin-client.csv") dest_client
+	local csvs=("$OUT/by-dest.csv" "$OUT/earlier.csv") dest_client
 	local client=name=$CLIENT_NAME server=name=$SCENARIO_NAME
 	dest_client=name=$(awk -F, 'NR == 2 { print $4 }' "$OUT/by-dest.csv")
 	report "$page" "${csvs[@]}" || return 1
@@ -239,6 +320,22 @@ case_page_per_destination() {
 	lines_check "at first" "line " "$dest_client|$client|$server" "${csvs[@]}"
 	# The charts per destination are of every process: not redrawn.
 	step_check 1 "$dest_client" off "$client|$server" "${csvs[@]}"
+}
+
+# The slow server's run beside one of an earlier version, which has no line
+# in the charts of the columns it lacks.
+case_page_of_listen_queues() {
+	local page=$OUT/listen-queues.html
+	local csvs=("$OUT/queue.csv" "$OUT/earlier.csv")
+	local client=name=$CLIENT_NAME server=name=$SCENARIO_NAME
+	report "$page" "${csvs[@]}" || return 1
+	browser_check "$page" "$PROCESS_CHARTS" "$client" all || return 1
+	totals_check "${csvs[@]}"
+	expect_eq "lines of the charts run B's CSV has no column of" "" \
+		"$(awk '$1 == "line" && $2 == "B" && $3 ~ /^(open|listen_drops|acceptq|syn_retrans)$/' "$FACTS")"
+	lines_check "at first" "line " "$client|$server" "${csvs[@]}"
+	step_check 1 "$client" off "$server" "${csvs[@]}"
+	step_check 2 all on "all|$server" "${csvs[@]}"
 }
 
 case_page_of_an_hour() {
@@ -335,10 +432,14 @@ command -v python3 >/dev/null || fail_early "python3 is not installed: run tools
 rm -rf "$OUT" && mkdir -p "$OUT" || fail_early "cannot make $OUT"
 
 run_case "real runs: the client closes first (TIME_WAIT), the client resets (none)" case_real_runs
+run_case "real run: a full accept queue drops SYNs, which go again" case_real_queue_run
 run_case "real run --by dest: one destination runs out of local ports" case_real_dest_run
 run_case "an hour of one-second rows for five processes, made up" case_made_up_hour
 run_case "page of two per-process runs, in chromium: lines per process name, as chosen" case_page_per_process
-run_case "page of a --by dest run beside a per-process one, in chromium" case_page_per_destination
+run_case "page of a --by dest run beside a per-process one of an earlier version, in chromium" \
+	case_page_per_destination
+run_case "page of listen queues and open connections, in chromium: lines per process name" \
+	case_page_of_listen_queues
 run_case "page of an hour: drawn in under 2 s, lines per process name as chosen, in chromium" case_page_of_an_hour
 run_case "names that look like markup are shown as text" case_hostile_names
 run_case "bad input: one line, as compare says it, and no file" case_bad_input

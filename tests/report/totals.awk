@@ -4,6 +4,9 @@
 #   table L COUNTER N|n/a       compare's tables (n/a: not in a --by dest CSV)
 #   chart L SERIES N            what the charts' data add up to: a close
 #                               class adds both sides
+#   chart L peak LEVEL N        a level's largest value: its sum over the
+#                               rows of one time, but the accept queue's,
+#                               the deepest row of that time and its limit
 #   chart L reason NAME N       rst_sent_reasons, per reason
 #   dest L DEST COUNTER N       the destinations' table
 #   chart L dest DEST fewest_free N
@@ -24,6 +27,11 @@ NR == 1 {
 		if (name !~ /^(time|elapsed_s|pid|comm|dest|rst_sent_reasons|runout_s)$/)
 			sum[name] += $col[name]
 	held[$1] += $col["tw_now"]
+	if ("open_in" in col) {
+		open_in[$1] += $col["open_in"]
+		open_out[$1] += $col["open_out"]
+		deepest($1, $col["acceptq_peak"] + 0, $col["acceptq_limit"] + 0)
+	}
 	if (!by_dest && $NF != "") {
 		n = split($NF, pairs, ";")
 		for (i = 1; i <= n; i++) {
@@ -42,6 +50,23 @@ NR == 1 {
 	}
 }
 
+# The deepest accept queue of time t, and its limit: the larger among rows
+# as deep.
+function deepest(t, peak, limit) {
+	if (!(t in qpeak) || peak > qpeak[t] || (peak == qpeak[t] && limit > qlimit[t])) {
+		qpeak[t] = peak
+		qlimit[t] = limit
+	}
+}
+
+function most(values,    t, m) {
+	m = 0
+	for (t in values)
+		if (values[t] > m)
+			m = values[t]
+	return m
+}
+
 function total(name) { return (name in col) ? sprintf("%.0f", sum[name]) : "n/a" }
 function both(class) { return sprintf("%.0f", sum[class "_in"] + sum[class "_out"]) }
 
@@ -51,11 +76,17 @@ END {
 		  "timeout_in timeout_out connfail_out untracked tw_rst", counters, " ")
 	for (i = 1; i <= n; i++)
 		printf "table %s %s %s\n", L, counters[i], total(counters[i])
-	peak = 0
-	for (t in held)
-		if (held[t] > peak)
-			peak = held[t]
-	printf "table %s tw_now_peak %.0f\nchart %s tw_now_peak %.0f\n", L, peak, L, peak
+	peak = most(held)
+	printf "table %s tw_now_peak %.0f\nchart %s peak tw_now %.0f\n", L, peak, L, peak
+	if ("open_in" in col) {
+		printf "chart %s peak open_in %.0f\nchart %s peak open_out %.0f\n", L, most(open_in), L,
+			most(open_out)
+		printf "chart %s peak acceptq_peak %.0f\nchart %s peak acceptq_limit %.0f\n", L,
+			most(qpeak), L, most(qlimit)
+		n = split("listen_drops syn_retrans_out synack_retrans_in", counts, " ")
+		for (i = 1; i <= n; i++)
+			printf "chart %s %s %s\n", L, counts[i], total(counts[i])
+	}
 	if (!by_dest)
 		printf "chart %s conn_in %s\n", L, total("conn_in")
 	printf "chart %s conn_out %s\n", L, total("conn_out")

@@ -273,6 +273,32 @@ static void test_data_element(void **state)
 	runs_free(&r);
 }
 
+/* A run of now, with its open connections, listen queue and SYNs sent
+ * again, beside one of an earlier version, which has none of their series
+ * (the page's script draws a chart only for a series some run has). */
+static void test_data_of_a_run_of_now_beside_an_earlier_one(void **state)
+{
+	struct runs r = { 0 };
+	const char *data, *b;
+	char *page;
+
+	(void)state;
+	add_run(&r, "now.csv", HEADER_NOW T1 ",1.000,20,nginx," ZEROS ",3,1,4,17,16,2,1,\n");
+	add_run(&r, "earlier.csv", KEEPALIVE_CSV);
+	page = page_of(&r);
+	data = line_of(page, "<script id=\"tt-data\"");
+	b = strstr(data, "{\"label\":\"B\"");
+	assert_non_null(b);
+	assert_non_null(strstr(data, "\"tw_now\":[0],\"open_in\":[3],\"open_out\":[1],"
+				     "\"listen_drops\":[4],\"acceptq_peak\":[17],\"acceptq_limit\":[16],"
+				     "\"syn_retrans_out\":[2],\"synack_retrans_in\":[1]}"));
+	assert_true(strstr(data, "\"open_in\"") < b);
+	assert_null(strstr(b, "\"open_in\""));
+	assert_null(strstr(b, "\"acceptq_peak\""));
+	free(page);
+	runs_free(&r);
+}
+
 static void test_hostile_file_names_stay_text(void **state)
 {
 	static const char file[] = "x/</script><script>alert(1)</script>/\"a'&b\xff.csv";
@@ -639,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_columns_a_dest_csv_lacks_are_na),
 		cmocka_unit_test(test_one_run_has_no_verdict_nor_destinations),
 		cmocka_unit_test(test_data_element),
+		cmocka_unit_test(test_data_of_a_run_of_now_beside_an_earlier_one),
 		cmocka_unit_test(test_hostile_file_names_stay_text),
 		cmocka_unit_test(test_page_shape),
 		cmocka_unit_test_setup_teardown(test_cli_writes_the_page, cli_setup, cli_teardown),

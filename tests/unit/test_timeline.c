@@ -2,7 +2,8 @@
 /* Unit tests of the series tcptrace report draws: rows grouped by their
  * time across processes, close classes adding both sides, RST reasons,
  * process names and destinations each once and sorted, the processes of
- * one name added up, the fewest ports free and the shortest runout, and
+ * one name added up, the deepest accept queue with its limit, the series
+ * a CSV lacks left out, the fewest ports free and the shortest runout, and
  * the JSON of a run spelled out. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -144,6 +145,101 @@ static void test_processes_of_one_name_add_up(void **state)
 	done(&p);
 }
 
+/* Open connections, listen drops, accept queues and SYNs sent again, as
+ * tcptrace writes them now: two nginx workers, each with a listener of
+ * its own, and a haproxy that connects. In the second interval the
+ * workers' queues are as deep, the deeper limit's row first. */
+#define QUEUES                                                                               \
+	HEADER_NOW                                                                           \
+	T1 ",1.000,30,nginx," ZEROS ",5,0,2,3,4,0,1,\n"                                        \
+	T1 ",1.000,31,nginx," ZEROS ",6,0,1,5,8,0,0,\n"                                        \
+	T1 ",1.000,32,haproxy," ZEROS ",1,7,0,0,0,3,0,\n"                                      \
+	T2 ",2.000,31,nginx," ZEROS ",2,0,0,4,16,0,0,\n"                                       \
+	T2 ",2.000,30,nginx," ZEROS ",2,0,0,4,4,0,0,\n"                                        \
+	T2 ",2.000,32,haproxy," ZEROS ",0,9,0,0,0,2,0,\n"
+
+static void test_open_connections_and_listen_queues(void **state)
+{
+	const struct timeline_group *haproxy, *nginx, *all;
+	struct parsed p;
+
+	(void)state;
+	build(&p, QUEUES);
+	all = &p.tl.all;
+	haproxy = &p.tl.names[0];
+	nginx = &p.tl.names[1];
+	assert_string_equal(nginx->name, "nginx");
+	/* Levels and counts add up over the processes. */
+	assert_int_equal(all->series[TL_OPEN_IN][0], 5 + 6 + 1);
+	assert_int_equal(all->series[TL_OPEN_OUT][1], 9);
+	assert_int_equal(nginx->series[TL_OPEN_IN][1], 2 + 2);
+	assert_int_equal(all->series[TL_LISTEN_DROPS][0], 2 + 1);
+	assert_int_equal(all->series[TL_SYN_RETRANS_OUT][0], 3);
+	assert_int_equal(haproxy->series[TL_SYN_RETRANS_OUT][1], 2);
+	assert_int_equal(nginx->series[TL_SYNACK_RETRANS_IN][0], 1);
+	/* The accept queue is the deepest, with its own limit. */
+	assert_int_equal(all->series[TL_ACCEPTQ_PEAK][0], 5);
+	assert_int_equal(all->series[TL_ACCEPTQ_LIMIT][0], 8);
+	assert_int_equal(nginx->series[TL_ACCEPTQ_PEAK][0], 5);
+	assert_int_equal(nginx->series[TL_ACCEPTQ_LIMIT][0], 8);
+	assert_int_equal(haproxy->series[TL_ACCEPTQ_PEAK][0], 0);
+	assert_int_equal(haproxy->series[TL_ACCEPTQ_LIMIT][0], 0);
+	/* As deep: the larger limit, whichever row came first. */
+	assert_int_equal(all->series[TL_ACCEPTQ_PEAK][1], 4);
+	assert_int_equal(all->series[TL_ACCEPTQ_LIMIT][1], 16);
+	done(&p);
+}
+
+static void test_series_a_csv_lacks(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	build(&p, QUEUES);
+	for (int s = 0; s < TL_SERIES; s++)
+		assert_true(p.tl.has[s]);
+	done(&p);
+	/* A CSV of an earlier version: none of the columns it lacks. */
+	build(&p, TWO_PROCS);
+	assert_true(p.tl.has[TL_TW_NOW]);
+	for (int s = TL_OPEN_IN; s <= TL_SYNACK_RETRANS_IN; s++)
+		assert_false(timeline_has(&p.csv, s) || p.tl.has[s]);
+	done(&p);
+	/* --by dest: no accepted connection, no listen queue. */
+	build(&p, DEST_HEADER T1 ",0.200,7,nginx,127.0.0.1:8080,1,0,0,0,0,0,0,0,0,0,1,9,0.0\n");
+	assert_false(p.tl.has[TL_CONN_IN]);
+	assert_true(p.tl.has[TL_CONN_OUT] && p.tl.has[TL_TW_NOW]);
+	for (int s = TL_OPEN_IN; s <= TL_SYNACK_RETRANS_IN; s++)
+		assert_false(p.tl.has[s]);
+	done(&p);
+}
+
+static void test_json_of_a_run_of_now(void **state)
+{
+	struct parsed p;
+	char *json;
+
+	(void)state;
+	build(&p, QUEUES);
+	json = json_of(&p.tl);
+	assert_non_null(strstr(json, "{\"kind\":\"process\",\"elapsed_s\":[1.000,2.000],"
+				     "\"series\":{\"conn_in\":[0,0],"));
+	assert_non_null(strstr(json, "\"tw_now\":[0,0],\"open_in\":[12,4],\"open_out\":[7,9],"
+				     "\"listen_drops\":[3,0],\"acceptq_peak\":[5,4],"
+				     "\"acceptq_limit\":[8,16],\"syn_retrans_out\":[3,2],"
+				     "\"synack_retrans_in\":[1,0]},\"rst_sent_reasons\":{},"
+				     "\"names\":[{\"name\":\"haproxy\","));
+	assert_non_null(strstr(json, "{\"name\":\"nginx\",\"series\":{"));
+	assert_non_null(strstr(json, "\"tw_now\":[0,0],\"open_in\":[11,4],\"open_out\":[0,0],"
+				     "\"listen_drops\":[3,0],\"acceptq_peak\":[5,4],"
+				     "\"acceptq_limit\":[8,16],\"syn_retrans_out\":[0,0],"
+				     "\"synack_retrans_in\":[1,0]},\"rst_sent_reasons\":{}}],"
+				     "\"dests\":[]}"));
+	free(json);
+	done(&p);
+}
+
+/* A CSV of an earlier version: no series of the columns it lacks. */
 static void test_json_of_a_per_process_run(void **state)
 {
 	struct parsed p;
@@ -295,6 +391,9 @@ int main(void)
 		cmocka_unit_test(test_close_classes_add_both_sides),
 		cmocka_unit_test(test_reasons_each_once_by_name_per_interval),
 		cmocka_unit_test(test_processes_of_one_name_add_up),
+		cmocka_unit_test(test_open_connections_and_listen_queues),
+		cmocka_unit_test(test_series_a_csv_lacks),
+		cmocka_unit_test(test_json_of_a_run_of_now),
 		cmocka_unit_test(test_json_of_a_per_process_run),
 		cmocka_unit_test(test_destinations_fewest_ports_and_shortest_runout),
 		cmocka_unit_test(test_json_of_a_per_destination_run),

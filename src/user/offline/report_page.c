@@ -297,11 +297,13 @@ static void write_charts_section(FILE *f)
 	fputs("<section id=\"charts\">\n<h2>Over time</h2>\n"
 	      "<p class=\"note\">The runs on one time axis, from the start of tracing. A rate is "
 	      "an interval's count over the time since the run's previous interval in its CSV; "
-	      "a level (<code>tw_now</code>, <code>ports_free</code>) is its value at the end "
-	      "of the interval. Each run has its own line style, each kind of line its colour. "
-	      "Choose below which process names are drawn, or the sum over every process: a "
-	      "name's line adds up its processes in that run. The charts per destination are "
-	      "of every process.</p>\n"
+	      "a level (<code>tw_now</code>, <code>open_in</code>, <code>open_out</code>, "
+	      "<code>ports_free</code>) is its value at the end of the interval, and "
+	      "<code>acceptq_peak</code> the deepest queue in it. Each run has its own line "
+	      "style, each kind of line its colour. Choose below which process names are drawn, "
+	      "or the sum over every process: a name's line adds up its processes in that run "
+	      "(the accept queue: the deepest of them). The charts per destination are of every "
+	      "process.</p>\n"
 	      "<p class=\"note\" id=\"buckets\"></p>\n"
 	      "<div class=\"charts\" id=\"chart-grid\"></div>\n</section>\n",
 	      f);

@@ -18,9 +18,17 @@ const char *const timeline_series_names[TL_SERIES] = {
 	[TL_TIMEOUT] = "timeout",
 	[TL_EADDRNOTAVAIL] = "eaddrnotavail",
 	[TL_TW_NOW] = "tw_now",
+	[TL_OPEN_IN] = "open_in",
+	[TL_OPEN_OUT] = "open_out",
+	[TL_LISTEN_DROPS] = "listen_drops",
+	[TL_ACCEPTQ_PEAK] = "acceptq_peak",
+	[TL_ACCEPTQ_LIMIT] = "acceptq_limit",
+	[TL_SYN_RETRANS_OUT] = "syn_retrans_out",
+	[TL_SYNACK_RETRANS_IN] = "synack_retrans_in",
 };
 
-/* The CSV columns each series adds up: both sides of a close class. */
+/* The CSV columns each series adds up: both sides of a close class. The
+ * accept queue's two are kept by keep_deepest() instead. */
 static const enum tt_csv_col series_cols[TL_SERIES][2] = {
 	[TL_CONN_IN] = { TT_CSV_CONN_IN, TT_CSV_COLS },
 	[TL_CONN_OUT] = { TT_CSV_CONN_OUT, TT_CSV_COLS },
@@ -31,16 +39,21 @@ static const enum tt_csv_col series_cols[TL_SERIES][2] = {
 	[TL_TIMEOUT] = { TT_CSV_TIMEOUT_IN, TT_CSV_TIMEOUT_OUT },
 	[TL_EADDRNOTAVAIL] = { TT_CSV_EADDRNOTAVAIL, TT_CSV_COLS },
 	[TL_TW_NOW] = { TT_CSV_TW_NOW, TT_CSV_COLS },
+	[TL_OPEN_IN] = { TT_CSV_OPEN_IN, TT_CSV_COLS },
+	[TL_OPEN_OUT] = { TT_CSV_OPEN_OUT, TT_CSV_COLS },
+	[TL_LISTEN_DROPS] = { TT_CSV_LISTEN_DROPS, TT_CSV_COLS },
+	[TL_ACCEPTQ_PEAK] = { TT_CSV_ACCEPTQ_PEAK, TT_CSV_COLS },
+	[TL_ACCEPTQ_LIMIT] = { TT_CSV_ACCEPTQ_LIMIT, TT_CSV_COLS },
+	[TL_SYN_RETRANS_OUT] = { TT_CSV_SYN_RETRANS_OUT, TT_CSV_COLS },
+	[TL_SYNACK_RETRANS_IN] = { TT_CSV_SYNACK_RETRANS_IN, TT_CSV_COLS },
 };
 
-bool timeline_has(enum tt_csv_kind kind, enum timeline_series s)
+bool timeline_has(const struct tt_csv_file *csv, enum timeline_series s)
 {
 	size_t k;
 
-	if (kind == TT_CSV_PER_PROCESS)
-		return true;
 	for (k = 0; k < 2 && series_cols[s][k] != TT_CSV_COLS; k++) {
-		if (csv_dest_has(series_cols[s][k]))
+		if (csv->has[series_cols[s][k]])
 			return true;
 	}
 	return false;
@@ -194,15 +207,32 @@ static void add_dest_row(struct timeline_dest *d, size_t t, const struct tt_csv_
 		d->shortest_runout_s = row->runout_s;
 }
 
+/* The queues of separate listeners do not add up: a group's is its
+ * deepest, with that listener's limit. */
+static void keep_deepest(struct timeline_group *g, size_t t, const struct tt_csv_row *row)
+{
+	uint64_t peak = row->v[TT_CSV_ACCEPTQ_PEAK], limit = row->v[TT_CSV_ACCEPTQ_LIMIT];
+	uint64_t *deepest = &g->series[TL_ACCEPTQ_PEAK][t];
+	uint64_t *its_limit = &g->series[TL_ACCEPTQ_LIMIT][t];
+
+	if (peak > *deepest || (peak == *deepest && limit > *its_limit)) {
+		*deepest = peak;
+		*its_limit = limit;
+	}
+}
+
 static void add_group_row(const struct timeline *tl, struct timeline_group *g, size_t t,
 			  const struct tt_csv_row *row)
 {
 	size_t s, k;
 
 	for (s = 0; s < TL_SERIES; s++) {
+		if (s == TL_ACCEPTQ_PEAK || s == TL_ACCEPTQ_LIMIT)
+			continue;
 		for (k = 0; k < 2 && series_cols[s][k] != TT_CSV_COLS; k++)
 			add_saturating(&g->series[s][t], row->v[series_cols[s][k]]);
 	}
+	keep_deepest(g, t, row);
 	for (k = 0; k < row->n_reasons; k++) {
 		size_t r = index_of(tl->reason_names, tl->n_reasons, row->reasons[k].name);
 
@@ -262,6 +292,8 @@ int timeline_build(struct timeline *tl, const struct tt_csv_file *csv)
 
 	memset(tl, 0, sizeof(*tl));
 	tl->kind = csv->kind;
+	for (i = 0; i < TL_SERIES; i++)
+		tl->has[i] = timeline_has(csv, i);
 	/* Sorted pointers, never the file's own rows. */
 	by = malloc((csv->n ? csv->n : 1) * sizeof(*by));
 	if (!by) {
@@ -347,7 +379,7 @@ static void put_group(FILE *f, const struct timeline *tl, const struct timeline_
 
 	fputs("\"series\":{", f);
 	for (s = 0; s < TL_SERIES; s++) {
-		if (!timeline_has(tl->kind, s))
+		if (!tl->has[s])
 			continue;
 		fprintf(f, "%s\"%s\":", sep, timeline_series_names[s]);
 		put_counts(f, g->series[s], tl->n);

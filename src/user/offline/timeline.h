@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The series `tcptrace report` draws, from one parsed CSV: per interval
  * (one time of the CSV), the counts of its rows and the RSTs sent by
- * reason, summed over every process and over the processes of each name;
- * and per destination the fewest ports free and the shortest runout.
+ * reason, summed over every process and over the processes of each name
+ * (the accept queue: the deepest of them); and per destination the fewest
+ * ports free and the shortest runout.
  * Pure: plain structs in, plain structs and JSON out. */
 #ifndef TT_TIMELINE_H
 #define TT_TIMELINE_H
@@ -13,8 +14,11 @@
 #include <stdio.h>
 #include "offline/csv_read.h"
 
-/* The series of a run: counts per interval, but tw_now, a level. A close
- * class adds up both sides. */
+/* The series of a run: counts per interval, but the levels tw_now, open_in,
+ * open_out, acceptq_peak and acceptq_limit. A close class adds up both
+ * sides. A group's acceptq_peak is the deepest of its rows, not their sum,
+ * and acceptq_limit the limit of that row (the largest limit among rows of
+ * that depth, as compare takes it). */
 enum timeline_series {
 	TL_CONN_IN, /* per process only */
 	TL_CONN_OUT,
@@ -25,15 +29,24 @@ enum timeline_series {
 	TL_TIMEOUT,
 	TL_EADDRNOTAVAIL,
 	TL_TW_NOW,
+	TL_OPEN_IN,
+	TL_OPEN_OUT,
+	TL_LISTEN_DROPS,
+	TL_ACCEPTQ_PEAK,
+	TL_ACCEPTQ_LIMIT,
+	TL_SYN_RETRANS_OUT,
+	TL_SYNACK_RETRANS_IN,
 	TL_SERIES,
 };
 
 /* JSON names of the series, indexed by enum timeline_series. */
 extern const char *const timeline_series_names[TL_SERIES];
 
-/* Whether a kind of CSV has the series: one of the columns it adds up (a
- * per-destination one has no accepted connections). */
-bool timeline_has(enum tt_csv_kind kind, enum timeline_series s);
+/* Whether the CSV has the series: one of the columns it adds up (a
+ * per-destination one has no accepted connections; neither it nor one of
+ * an earlier version has the open connection, listen queue and SYN
+ * columns). */
+bool timeline_has(const struct tt_csv_file *csv, enum timeline_series s);
 
 /* The counts per interval of a set of rows: every row, or the rows of one
  * process name (comm). */
@@ -56,6 +69,7 @@ struct timeline_dest {
 
 struct timeline {
 	enum tt_csv_kind kind;
+	bool has[TL_SERIES]; /* timeline_has() of each series */
 	size_t n;           /* intervals, in time order */
 	double *elapsed_s;  /* the end of each, as the CSV has it */
 	size_t n_reasons;
@@ -80,7 +94,7 @@ void timeline_free(struct timeline *tl);
  *  "rst_sent_reasons":{"REASON":[...],...},
  *  "names":[{"name":"COMM","series":{...},"rst_sent_reasons":{...}},...],
  *  "dests":[{"dest":"...","ports_free":[n|null,...],"runout_s":[s|null,...]}]}
- * The first series and reasons are every row's. A series the kind has not
+ * The first series and reasons are every row's. A series the CSV has not
  * is left out, and a reason of which a group has no count; runout_s is
  * null where it is 0.
  * Returns 0, or -1 when f has an error. */

@@ -113,8 +113,9 @@
 
 	// series(d, run) gives a chart's lines for d, the series of one group of
 	// run. A chart of one more CSV column is one more entry with
-	// seriesOf('column'). The charts per destination (dest) are drawn from
-	// every process, not per name.
+	// seriesOf('column'); it is drawn when a run's CSV has the column. The
+	// charts per destination (dest) are drawn from every process, not per
+	// name.
 	const CHARTS = [
 		{
 			id: 'tw_now', title: 'TIME_WAIT held', y: 'timewait sockets', level: true,
@@ -126,6 +127,12 @@
 			what: 'conn_in: accepted from a listener (the client side of a proxy); conn_out: opened with connect() (upstream).',
 			order: ['conn_in', 'conn_out'],
 			series: seriesOf('conn_in', 'conn_out'),
+		},
+		{
+			id: 'open', title: 'Open connections, by side', y: 'connections open', level: true, keyName: 'side',
+			what: 'open_in, open_out: connections ESTABLISHED at the end of each interval, accepted (in) or opened with connect() (out), summed over the processes.',
+			order: ['open_in', 'open_out'],
+			series: seriesOf('open_in', 'open_out'),
 		},
 		{
 			id: 'closes', title: 'Closes per second, by class', y: 'closes / s', order: CLASSES, keyName: 'class',
@@ -141,6 +148,24 @@
 			id: 'eaddrnotavail', title: 'connect() failures for want of a local port, per second', y: 'EADDRNOTAVAIL / s',
 			what: 'eaddrnotavail: connect() found no free local port (nginx logs error 99).',
 			series: seriesOf('eaddrnotavail'),
+		},
+		{
+			id: 'listen_drops', title: 'Connection attempts dropped by a full listen queue, per second', y: 'drops / s',
+			what: "listen_drops: connection attempts the processes' listeners dropped, their accept queue (or SYN queue) full; the client sends its SYN again a second or more later.",
+			series: seriesOf('listen_drops'),
+		},
+		{
+			id: 'acceptq', title: 'Accept queue: the deepest, and its limit', y: 'connections queued', level: true,
+			keyName: 'series',
+			what: "acceptq_peak: the deepest accept queue of a listener in each interval, the deepest over the processes, not their sum; acceptq_limit: that listener's limit (its backlog). A peak above the limit is a full queue.",
+			order: ['acceptq_peak', 'acceptq_limit'],
+			series: seriesOf('acceptq_peak', 'acceptq_limit'),
+		},
+		{
+			id: 'syn_retrans', title: 'SYNs sent again per second, by side', y: 'SYNs sent again / s', keyName: 'side',
+			what: "syn_retrans_out: SYNs of connect() sent again, each a wait of a second or more; synack_retrans_in: SYN-ACKs the listeners sent again, the client's last ACK late or dropped by a full accept queue.",
+			order: ['syn_retrans_out', 'synack_retrans_in'],
+			series: seriesOf('syn_retrans_out', 'synack_retrans_in'),
 		},
 		{
 			id: 'ports_free', title: 'Local ports free, per destination', y: 'free local ports', level: true, dest: true,
@@ -452,11 +477,17 @@
 	}
 
 	// The totals the charts' data add up to, for a test to hold against the
-	// CSV and the page's tables.
+	// CSV and the page's tables: a count's sum, a level's peak.
+	const LEVELS = ['tw_now', 'open_in', 'open_out', 'acceptq_peak', 'acceptq_limit'];
 	function totalsOf(run) {
 		const tl = run.timeline;
-		const totals = { series: {}, tw_now_peak: most(tl.series.tw_now), rst_sent_reasons: {}, dests: {} };
-		Object.keys(tl.series).forEach((k) => { if (k !== 'tw_now') totals.series[k] = sum(tl.series[k]); });
+		const totals = { series: {}, peaks: {}, rst_sent_reasons: {}, dests: {} };
+		Object.keys(tl.series).forEach((k) => {
+			if (LEVELS.includes(k))
+				totals.peaks[k] = most(tl.series[k]);
+			else
+				totals.series[k] = sum(tl.series[k]);
+		});
 		Object.keys(tl.rst_sent_reasons).forEach((k) => { totals.rst_sent_reasons[k] = sum(tl.rst_sent_reasons[k]); });
 		tl.dests.forEach((d) => {
 			const free = d.ports_free.filter((v) => v !== null);
@@ -487,8 +518,10 @@
 		charts.filter((c) => c.byName).forEach((c) => c.redraw());
 		report.redrawMs = performance.now() - start;
 	}));
-	const anyDest = runs.some((run) => run.timeline.kind === 'dest');
-	const charts = CHARTS.filter((def) => !def.dest || anyDest).map((def) => draw(def, grid));
+	// A chart no run has a line for is not drawn: its columns are in none of
+	// the CSV files (a --by dest one, or one of an earlier version).
+	const charts = CHARTS.filter((def) => runs.some((run) => def.series(run.timeline, run).length))
+		.map((def) => draw(def, grid));
 	// Canvases keep their screen size on paper unless told of the new width.
 	window.addEventListener('beforeprint', () => charts.forEach((c) => c.chart.resize()));
 	window.addEventListener('afterprint', () => charts.forEach((c) => c.chart.resize()));
