@@ -190,15 +190,16 @@ expect_eq() { # what expected actual
 # ONLY=text runs just the cases whose name holds that text.
 run_case() { # name function [arguments of the function...]
 	[ -n "${ONLY:-}" ] && [[ "$1" != *"$ONLY"* ]] && return 0
+	local start=$SECONDS
 	log "== $1"
 	CASE_FAILED=0
 	if ! "$2" "${@:3}" || [ "$CASE_FAILED" -ne 0 ]; then
 		FAILED=$((FAILED + 1))
-		log "FAIL $1"
+		log "FAIL $1 ($((SECONDS - start)) s)"
 		[ -s "$WORK/tracer.err" ] && log "  tcptrace stderr: $(tail -3 "$WORK/tracer.err")"
 	else
 		PASSED=$((PASSED + 1))
-		log "PASS $1"
+		log "PASS $1 ($((SECONDS - start)) s)"
 	fi
 	cleanup
 }
