@@ -40,20 +40,26 @@ logs=build/test-logs
 alongside_pids=()
 alongside_names=()
 
-suite() { # name command...
-	local name=$1 start=$SECONDS verdict
-	shift
-	echo "=== $name"
-	if "$@"; then
+# A suite's verdict counted, said, and put in the table of times.
+verdict() { # name exit-status seconds [", alongside"]
+	local verdict=passed
+	if [ "$2" -eq 0 ]; then
 		passed=$((passed + 1))
-		verdict=passed
 	else
 		failed=$((failed + 1))
-		failures="$failures $name"
+		failures="$failures $1"
 		verdict=FAILED
 	fi
-	echo "=== $name: $verdict ($((SECONDS - start)) s)"
-	table+=$(printf '%-12s %5d s  %s' "$name" $((SECONDS - start)) "$verdict")$'\n'
+	echo "=== $1: $verdict ($3 s${4:-})"
+	table+=$(printf '%-12s %5d s  %s' "$1" "$3" "$verdict${4:-}")$'\n'
+}
+
+suite() { # name command...
+	local name=$1 start=$SECONDS rc=0
+	shift
+	echo "=== $name"
+	"$@" || rc=$?
+	verdict "$name" "$rc" $((SECONDS - start))
 	alongside_report
 }
 
@@ -82,7 +88,7 @@ unnice() { # pid
 # The output and verdict of each suite run alongside that has ended (of
 # every one, waiting for them, with --wait), once.
 alongside_report() { # [--wait]
-	local i name rc secs verdict
+	local i name rc secs
 	for i in "${!alongside_names[@]}"; do
 		name=${alongside_names[i]}
 		if [ "${1:-}" = --wait ]; then
@@ -93,16 +99,7 @@ alongside_report() { # [--wait]
 		read -r rc secs <"$logs/$name.status" || { rc=1 secs=0; }
 		echo "=== $name (alongside the suites above, at nice 19)"
 		cat "$logs/$name.log"
-		if [ "$rc" -eq 0 ]; then
-			passed=$((passed + 1))
-			verdict=passed
-		else
-			failed=$((failed + 1))
-			failures="$failures $name"
-			verdict=FAILED
-		fi
-		echo "=== $name: $verdict ($secs s, alongside)"
-		table+=$(printf '%-12s %5d s  %s' "$name" "$secs" "$verdict, alongside")$'\n'
+		verdict "$name" "$rc" "$secs" ", alongside"
 		unset 'alongside_names[i]' 'alongside_pids[i]'
 	done
 }

@@ -68,6 +68,12 @@ tracer_start() { # csv [tcptrace args...]
 	: >"$WORK/tracer.err"
 	"$TCPTRACE" --csv "$csv" -i 0.2 "$@" >"$WORK/tracer.out" 2>"$WORK/tracer.err" &
 	TRACER_PID=$!
+	tracer_wait_started
+}
+
+# Until tcptrace (TRACER_PID) says it is tracing, or has exited.
+tracer_wait_started() {
+	local i
 	for i in $(seq 600); do # 30 s: a loaded machine parses BTF slowly
 		grep -q '^tcptrace: tracing' "$WORK/tracer.err" && return 0
 		kill -0 "$TRACER_PID" 2>/dev/null || break

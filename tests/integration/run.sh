@@ -1112,13 +1112,7 @@ run_mode_start() { # csv name command...
 		for i in $(seq 400); do [ -e "$0/stop" ] && break; sleep 0.05; done
 		exit $rc' "$WORK" "$@" >"$WORK/tracer.out" 2>>"$WORK/tracer.err" &
 	TRACER_PID=$!
-	for i in $(seq 600); do
-		grep -q '^tcptrace: tracing' "$WORK/tracer.err" && return 0
-		kill -0 "$TRACER_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	log "tcptrace did not start: $(cat "$WORK/tracer.err")"
-	return 1
+	tracer_wait_started
 }
 
 # Lets COMMAND start, notes whether the read hook was attached at any look

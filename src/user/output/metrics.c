@@ -169,42 +169,56 @@ void metrics_listener_label(char *buf, size_t len, const struct tt_listener_row 
 	format_dest(buf, len, &where);
 }
 
-static int listener_series_cmp(const struct tt_listener_series *s, const char *comm,
-			       const char *listener)
-{
-	int cmp = strcmp(s->comm, comm);
+/* The series of a pair of process name and a second key (a listener, a
+ * destination), in a table sorted by both: found, or inserted zeroed.
+ * Both kinds of series begin with the name, then the key. */
+_Static_assert(offsetof(struct tt_listener_series, listener) == METRICS_COMM_SIZE,
+	       "a listener series begins with its name, then its listener");
+_Static_assert(offsetof(struct tt_dest_series, dest) == METRICS_COMM_SIZE,
+	       "a destination series begins with its name, then its destination");
 
-	return cmp ? cmp : strcmp(s->listener, listener);
-}
-
-/* As series_for, for a pair of process name and listener. */
-static struct tt_listener_series *listener_series_for(struct tt_metrics *m, const char *comm,
-						      const char *listener)
+static void *pair_series_for(void **table, size_t *n, size_t *allocated, size_t limit,
+			     size_t size, const char *comm, const char *key)
 {
-	size_t lo = 0, hi = m->n_listeners;
-	struct tt_listener_series *s;
+	size_t lo = 0, hi = *n;
+	char *v = *table, *s;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int cmp = listener_series_cmp(&m->listeners[mid], comm, listener);
+		char *at = v + mid * size;
+		int cmp = strcmp(at, comm);
 
+		if (!cmp)
+			cmp = strcmp(at + METRICS_COMM_SIZE, key);
 		if (cmp == 0)
-			return &m->listeners[mid];
+			return at;
 		if (cmp < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	s = with_room(m->listeners, &m->listeners_allocated, m->n_listeners, m->limit, sizeof(*s));
-	if (!s)
+	v = with_room(v, allocated, *n, limit, size);
+	if (!v)
 		return NULL;
-	m->listeners = s;
-	s = &m->listeners[lo];
-	memmove(s + 1, s, (m->n_listeners - lo) * sizeof(*s));
-	m->n_listeners++;
-	memset(s, 0, sizeof(*s));
-	memcpy(s->comm, comm, strnlen(comm, TT_COMM_LEN));
-	memcpy(s->listener, listener, strnlen(listener, TT_DEST_LEN - 1));
+	*table = v;
+	s = v + lo * size;
+	memmove(s + size, s, (*n - lo) * size);
+	(*n)++;
+	memset(s, 0, size);
+	memcpy(s, comm, strnlen(comm, TT_COMM_LEN));
+	memcpy(s + METRICS_COMM_SIZE, key, strnlen(key, TT_DEST_LEN - 1));
+	return s;
+}
+
+static struct tt_listener_series *listener_series_for(struct tt_metrics *m, const char *comm,
+						      const char *listener)
+{
+	void *table = m->listeners;
+	struct tt_listener_series *s = pair_series_for(&table, &m->n_listeners,
+						       &m->listeners_allocated, m->limit,
+						       sizeof(*s), comm, listener);
+
+	m->listeners = table;
 	return s;
 }
 
@@ -287,41 +301,14 @@ void metrics_add_interval(struct tt_metrics *m, const struct tt_row *rows, size_
 		add_listeners(m, prev, cur);
 }
 
-static int dest_series_cmp(const struct tt_dest_series *s, const char *comm, const char *dest)
-{
-	int cmp = strcmp(s->comm, comm);
-
-	return cmp ? cmp : strcmp(s->dest, dest);
-}
-
-/* As series_for, for a pair of process name and destination. */
 static struct tt_dest_series *dest_series_for(struct tt_metrics *m, const char *comm,
 					      const char *dest)
 {
-	size_t lo = 0, hi = m->n_dests;
-	struct tt_dest_series *s;
+	void *table = m->dests;
+	struct tt_dest_series *s = pair_series_for(&table, &m->n_dests, &m->dests_allocated,
+						   m->limit, sizeof(*s), comm, dest);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int cmp = dest_series_cmp(&m->dests[mid], comm, dest);
-
-		if (cmp == 0)
-			return &m->dests[mid];
-		if (cmp < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	s = with_room(m->dests, &m->dests_allocated, m->n_dests, m->limit, sizeof(*s));
-	if (!s)
-		return NULL;
-	m->dests = s;
-	s = &m->dests[lo];
-	memmove(s + 1, s, (m->n_dests - lo) * sizeof(*s));
-	m->n_dests++;
-	memset(s, 0, sizeof(*s));
-	memcpy(s->comm, comm, strnlen(comm, TT_COMM_LEN));
-	memcpy(s->dest, dest, strnlen(dest, TT_DEST_LEN - 1));
+	m->dests = table;
 	return s;
 }
 
