@@ -200,10 +200,14 @@ expect_counted() { # what expected actual
 # twice, to ListenDrops once: d - ListenDrops of them). Its connection is
 # established for the client and not for the server; if the client gives
 # up before the server's SYN-ACK comes again, the server never has it: the
-# front's conn_in may be short of the client's conn_out by as many. And when
-# two segments of one such connection complete its handshake at once, on
-# two CPUs, the kernel makes two child sockets, counts both in
-# TcpPassiveOpens and destroys the second before it is established.
+# front's conn_in may be short of the client's conn_out by as many. The
+# backend's listener does not overflow: its conn_in is the front's conn_out.
+# TcpPassiveOpens is then only a bound: when two segments of one connection
+# complete its handshake at once on two CPUs (the ACK from the client's
+# softirq, its request from its process), each makes a child and counts it;
+# the one whose request the other took is dropped (!own_req in
+# inet_csk_complete_hashdance) before it reaches ESTABLISHED or any hook
+# tcptrace uses. Seen here 0 to 2 a run; logged, not judged.
 expect_kernel_totals() { # front-role [overflow]
 	expect_eq "the load generator was traced" 1 "$(( $(sum load conn_out) > 0 ))"
 	expect_eq "the load generator finished (no process left but the servers)" "" "$strays"
@@ -212,10 +216,11 @@ expect_kernel_totals() { # front-role [overflow]
 		extra=$(eval echo "\$((ss_drops_$1 - TcpExtListenDrops))")
 		short=$(($(sum load conn_out) - $(sum "$1" conn_in)))
 		twice=$((TcpPassiveOpens - $(sum all conn_in)))
-		expect_eq "conn_in, all = TcpPassiveOpens less 0 to d - ListenDrops children made twice ($twice of $extra)" \
-			1 "$((twice >= 0 && twice <= extra))"
+		expect_eq "conn_in, all at most TcpPassiveOpens ($twice children put back)" 1 "$((twice >= 0))"
 		expect_eq "conn_in of $1 short of the load generator's conn_out by 0 to d - ListenDrops ($short of $extra)" \
 			1 "$((short >= 0 && short <= extra))"
+		expect_counted "conn_in of the backend = conn_out of $1" "$(sum "$1" conn_out)" \
+			"$(sum backend conn_in)"
 	else
 		expect_counted "conn_in, all = TcpPassiveOpens" "$TcpPassiveOpens" "$(sum all conn_in)"
 	fi
