@@ -239,7 +239,9 @@ sc_hitch() { # role conf port
 # wrapper waits (5 s at most) until no listener of the namespace has a
 # connection waiting in its accept queue: a server that had stopped
 # accepting (haproxy at maxconn, nginx out of descriptors) takes and closes
-# the ones the load left there while tcptrace still traces it.
+# the ones the load left there while tcptrace still traces it. Then (5 s at
+# most) until no socket is closing and the timewait sockets stay as many
+# for 0.2 s: tcptrace's last look at them comes after the last close.
 sc_load_cmd() { # url
 	local done_file=$SC_RUN/wrk.done
 	SC_LOAD=(timeout -k 5 "$((TIME_LIMIT + 10))" bash -c '
@@ -257,6 +259,14 @@ sc_load_cmd() { # url
 		for i in $(seq 50); do
 			ss -ltnH | awk "\$2 > 0 { q = 1 } END { exit !q }" || break
 			sleep 0.1
+		done
+		tw=-1
+		for i in $(seq 25); do
+			now=$(ss -tanH state time-wait | wc -l)
+			[ "$now" = "$tw" ] && [ -z "$(ss -tanH state fin-wait-1 state closing state last-ack)" ] &&
+				break
+			tw=$now
+			sleep 0.2
 		done
 		exit "$rc"' load-bounded "$SC_RUN/load.pid" "$done_file")
 	# The load generator runs under a name of its own, ab.PID or wrk.PID of
