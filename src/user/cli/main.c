@@ -272,6 +272,52 @@ static void tracer_config_of(const struct tt_options *opts, struct tracer_config
 	cfg->max_procs = opts->max_procs;
 	cfg->by_dest = opts->by_dest;
 	cfg->catch_nested = opts->catch_nested;
+	cfg->verbose = opts->verbose;
+}
+
+/* --verbose: the steps from launch to "tracing", each ending at a mark. */
+enum startup_step { STEP_OPEN, STEP_LOAD, STEP_ATTACH, STEP_SEED, STEP_SELFCHECK, STEPS };
+
+struct startup_clock {
+	uint64_t begun_ns;
+	uint64_t ended_ns[STEPS];
+};
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void startup_mark(struct startup_clock *clock, enum startup_step step)
+{
+	clock->ended_ns[step] = monotonic_ns();
+}
+
+static void print_startup(const struct startup_clock *clock, const struct tracer *t)
+{
+	static const char *const names[STEPS] = { "open", "load", "attach", "seed", "self-check" };
+	uint64_t from = clock->begun_ns, verifier_us = 0;
+
+	fprintf(stderr, "tcptrace: start-up %.1f ms:",
+		(double)(monotonic_ns() - clock->begun_ns) / 1e6);
+	for (int step = 0; step < STEPS; step++) {
+		fprintf(stderr, "%s %s %.1f", step ? "," : "", names[step],
+			(double)(clock->ended_ns[step] - from) / 1e6);
+		from = clock->ended_ns[step];
+	}
+	fputs(" ms\n", stderr);
+	for (size_t i = 0; i < t->n_prog_stats; i++) {
+		const struct tracer_prog_stats *p = &t->prog_stats[i];
+
+		fprintf(stderr, "tcptrace: verifier: %-26s %7llu insns %8.2f ms\n", p->name,
+			(unsigned long long)p->verifier.insns, (double)p->verifier.usec / 1e3);
+		verifier_us += p->verifier.usec;
+	}
+	fprintf(stderr, "tcptrace: verifier: %-26s %13s %8.2f ms\n", "all programs", "",
+		(double)verifier_us / 1e3);
 }
 
 static void print_summary(struct tracer *t, struct report *rep, const struct tt_snapshot *first,
@@ -351,6 +397,7 @@ int main(int argc, char **argv)
 	bool cmd_prepared = false;
 	FILE *csv_file = NULL, *json_file = NULL;
 	struct tt_snapshot first, last;
+	struct startup_clock clock = { .begun_ns = monotonic_ns() };
 	uint32_t pids[TT_MAX_TRACED * 4], rematched[TT_MAX_TRACED * 4];
 	size_t n_pids = 0, n_rematched = 0;
 	bool tracing_started = false;
@@ -429,12 +476,14 @@ int main(int argc, char **argv)
 		die(ret, "%s", t.err);
 		goto cleanup;
 	}
+	startup_mark(&clock, STEP_OPEN);
 	if ((ret = tracer_load(&t))) {
 		ret = ret == -EPERM ? TT_EXIT_USAGE : TT_EXIT_BPF;
 		die(ret, "%s%s", t.err, ret == TT_EXIT_USAGE ?
 			" (tcptrace needs root)" : "");
 		goto cleanup;
 	}
+	startup_mark(&clock, STEP_LOAD);
 	ret = TT_EXIT_RUNTIME;
 	if (tracer_set_targets(&t)) {
 		die(ret, "%s", t.err);
@@ -448,6 +497,7 @@ int main(int argc, char **argv)
 		ret = die(TT_EXIT_BPF, "%s", t.err);
 		goto cleanup;
 	}
+	startup_mark(&clock, STEP_ATTACH);
 	if (opts.n_targets && !proc_match("/proc", opts.targets, opts.n_targets, false, rematched,
 					  sizeof(rematched) / sizeof(rematched[0]), &n_rematched,
 					  err, sizeof(err))) {
@@ -460,6 +510,7 @@ int main(int argc, char **argv)
 		die(ret, "%s", t.err);
 		goto cleanup;
 	}
+	startup_mark(&clock, STEP_SEED);
 	/* Once more before refusing: in the kernel matrix's emulated guests one
 	 * run in five missed the connecting end's counts (cause not found);
 	 * programs that see nothing fail both. */
@@ -469,6 +520,7 @@ int main(int argc, char **argv)
 		ret = die(TT_EXIT_BPF, "%s", err);
 		goto cleanup;
 	}
+	startup_mark(&clock, STEP_SELFCHECK);
 	if (tracer_snapshot(&t, &first)) {
 		die(ret, "%s", t.err);
 		goto cleanup;
@@ -480,6 +532,8 @@ int main(int argc, char **argv)
 		opts.n_targets ? "the named processes" : "every process",
 		(unsigned long long)t.seeded, tracer_acceptors(&t),
 		opts.command ? "running the command" : "Ctrl-C to stop");
+	if (opts.verbose)
+		print_startup(&clock, &t);
 	if (opts.command && command_start(&cmd, opts.command, err, sizeof(err))) {
 		die(TT_EXIT_RUNTIME, "%s", err);
 		ret = command_finish(&cmd);

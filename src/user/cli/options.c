@@ -31,6 +31,7 @@ enum {
 	OPT_LISTEN,
 	OPT_MAX_COMMS,
 	OPT_CATCH_NESTED,
+	OPT_VERBOSE,
 };
 
 static const struct option long_options[] = {
@@ -46,6 +47,7 @@ static const struct option long_options[] = {
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "max-comms", required_argument, NULL, OPT_MAX_COMMS },
 	{ "catch-nested", no_argument, NULL, OPT_CATCH_NESTED },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -87,6 +89,9 @@ const char tt_usage[] =
 	"                            destination) with series of their own on /metrics\n"
 	"                            (1 to 65536, default 256); the rest are summed\n"
 	"                            under comm=\"(other processes)\"\n"
+	"      --verbose             at start, say where the start-up time went (load,\n"
+	"                            attach, seed, self-check) and what the verifier\n"
+	"                            spent on each BPF program\n"
 	"  -h, --help                print this help and exit\n"
 	"  -V, --version             print the version and exit\n"
 	"\n"
@@ -432,6 +437,9 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 			break;
 		case OPT_CATCH_NESTED:
 			opts->catch_nested = true;
+			break;
+		case OPT_VERBOSE:
+			opts->verbose = true;
 			break;
 		case 'h':
 			opts->help = true;

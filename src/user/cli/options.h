@@ -36,6 +36,7 @@ struct tt_options {
 	char **command;       /* run mode: what follows "--", NULL-terminated */
 	bool by_dest;         /* --by dest: rows per process and destination */
 	bool catch_nested;    /* --catch-nested: twin programs (nested.bpf.h) */
+	bool verbose;         /* --verbose: start-up times on stderr */
 	bool help;            /* -h: print usage and exit 0 */
 	bool version;         /* -V */
 };

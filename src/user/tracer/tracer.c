@@ -213,12 +213,54 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	return 0;
 }
 
+/* The log of each program to load gets the verifier's statistics only
+ * (a few lines); a log that is too short would fail the load. */
+#define TT_STATS_LOG_LEN 4096
+
+static char (*stats_logs_prepare(struct tracer *t))[TT_STATS_LOG_LEN]
+{
+	size_t n = sizeof(t->prog_stats) / sizeof(t->prog_stats[0]);
+	char (*logs)[TT_STATS_LOG_LEN] = calloc(n, sizeof(*logs));
+	struct bpf_program *prog;
+	size_t i = 0;
+
+	if (!logs)
+		return NULL;
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		if (!bpf_program__autoload(prog) || i == n)
+			continue;
+		bpf_program__set_log_level(prog, TT_LOG_STATS);
+		bpf_program__set_log_buf(prog, logs[i++], TT_STATS_LOG_LEN);
+	}
+	return logs;
+}
+
+static void stats_logs_read(struct tracer *t, char (*logs)[TT_STATS_LOG_LEN])
+{
+	size_t n = sizeof(t->prog_stats) / sizeof(t->prog_stats[0]);
+	struct bpf_program *prog;
+	size_t i = 0;
+
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		if (!bpf_program__autoload(prog) || i == n)
+			continue;
+		t->prog_stats[i].name = bpf_program__name(prog);
+		verifier_log_stats(logs[i], &t->prog_stats[i].verifier);
+		i++;
+	}
+	t->n_prog_stats = i;
+}
+
 int tracer_load(struct tracer *t)
 {
+	char (*logs)[TT_STATS_LOG_LEN] = t->cfg.verbose ? stats_logs_prepare(t) : NULL;
 	int err = tcptrace_bpf__load(t->skel);
 	int fd = bpf_map__fd(t->skel->maps.free_slots);
 	__u32 slots = bpf_map__max_entries(t->skel->maps.free_slots);
 
+	if (logs && !err)
+		stats_logs_read(t, logs);
+	free(logs);
 	if (err)
 		return tt_fail(t->err, err, "cannot load BPF programs");
 	for (__u32 slot = 0; slot < slots; slot++)

@@ -17,6 +17,7 @@
 #include "tracer/namespaces.h"
 #include "tracer/slots.h"
 #include "tracer/timewait.h"
+#include "tracer/verifier_log.h"
 
 struct tcptrace_bpf;
 struct bpf_link;
@@ -31,6 +32,13 @@ struct tracer_config {
 	uint32_t max_procs;
 	bool by_dest;      /* --by dest: destination rows in each snapshot */
 	bool catch_nested; /* --catch-nested: the twins are attached */
+	bool verbose;      /* --verbose: the verifier's statistics are kept */
+};
+
+/* What the verifier spent on one loaded program (--verbose). */
+struct tracer_prog_stats {
+	const char *name;
+	struct tt_verifier_stats verifier;
 };
 
 struct tracer {
@@ -38,6 +46,8 @@ struct tracer {
 	struct tcptrace_bpf *skel;
 	struct bpf_link *links[16];
 	size_t n_links;
+	struct tracer_prog_stats prog_stats[24]; /* --verbose: one per loaded program */
+	size_t n_prog_stats;
 	bool reasons_available; /* tcp_send_reset carries enum sk_rst_reason */
 	bool listen_drops_exact; /* drops that were no connection attempt are told apart */
 	struct tt_reason_names reason_names;
