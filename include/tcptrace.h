@@ -293,6 +293,10 @@ struct tt_nesting {
 
 /* Defaults for the map sizes; --max-sockets and --max-procs change them. */
 #define TT_DEFAULT_MAX_SOCKETS 131072
+/* The buckets of the socket table a socket may be held in: its own and
+ * the next ones (socks.bpf.h); the table has that many less one more
+ * buckets than half of --max-sockets. */
+#define TT_SOCK_PROBES 16
 #define TT_DEFAULT_MAX_PROCS 4096
 #define TT_MAX_TRACED 256 /* --pid entries */
 

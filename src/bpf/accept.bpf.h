@@ -55,7 +55,7 @@ static __always_inline void on_accept(const struct sock *listener, struct sock *
 	}
 	if (child->__sk_common.skc_state != TCP_SYN_RECV || !is_inet_tcp(child))
 		return;
-	listener_key_of_sk(listener, &key);
+	listener_key_of(listener, sk_netns_of(listener), &key);
 	owner = bpf_map_lookup_elem(&listeners, &key);
 	if (!owner)
 		return;

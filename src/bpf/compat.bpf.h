@@ -19,10 +19,35 @@ static __always_inline __u16 sk_protocol_of(const struct sock *sk)
 	return sk->sk_protocol;
 }
 
+/* A socket's network namespace, read once by a program that needs it
+ * on several paths and passed on. Linux 6.4 and later verify each load of
+ * a pointer from a socket they trust (this one) with walks of the
+ * kernel's whole BTF, for each path that reaches the load: read where the
+ * paths have not parted, the walks are made once. */
+static __always_inline struct net *sk_net_of(const struct sock *sk)
+{
+	struct net *net = sk->__sk_common.skc_net.net;
+
+	barrier_var(net); /* not read again in each branch that uses it */
+	return net;
+}
+
 /* Network namespace inode number, as /proc/PID/ns/net shows it. */
+static __always_inline __u32 net_inum(struct net *net)
+{
+	return net->ns.inum;
+}
+
 static __always_inline __u32 sk_netns_of(const struct sock *sk)
 {
-	return sk->__sk_common.skc_net.net->ns.inum;
+	return net_inum(sk->__sk_common.skc_net.net);
+}
+
+/* The same, by probe reads: for paths that seldom run, in programs where
+ * the direct read would be verified on many paths. */
+static __always_inline __u32 sk_netns_read(const struct sock *sk)
+{
+	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
 }
 
 /* Local port in host order as the connection had it. Not skc_num: on the

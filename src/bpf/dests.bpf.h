@@ -14,7 +14,8 @@ struct {
 
 /* The --by dest counters of an `out` socket's owner toward its peer, or
  * NULL (not --by dest, an `in` socket, or the map is full). */
-static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk, struct tt_sock *s)
+static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk, struct net *net,
+						       struct tt_sock *s)
 {
 	struct tt_dest_key key = {};
 	const struct sock_common *c = &sk->__sk_common;
@@ -25,7 +26,7 @@ static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk, s
 	key.slot = slot_of_sock(s);
 	if (key.slot == TT_NO_SLOT)
 		return NULL;
-	key.netns = sk_netns_of(sk);
+	key.netns = net_inum(net);
 	key.family = c->skc_family;
 	key.port = bpf_ntohs(c->skc_dport);
 	if (key.family == AF_INET)

@@ -31,9 +31,10 @@ struct {
 	__type(value, struct stopping_listener);
 } stopping_listeners SEC(".maps");
 
-static __always_inline void listener_key_of_sk(const struct sock *sk, struct tt_listener_key *key)
+static __always_inline void listener_key_of(const struct sock *sk, __u32 netns,
+					    struct tt_listener_key *key)
 {
-	key->netns = sk_netns_of(sk);
+	key->netns = netns;
 	key->port = sk->__sk_common.skc_num;
 	key->pad = 0;
 }
@@ -43,7 +44,7 @@ static __always_inline void mark_listener_shared(const struct sock *sk)
 	struct tt_listener_key key;
 	struct tt_owner *owner;
 
-	listener_key_of_sk(sk, &key);
+	listener_key_of(sk, sk_netns_read(sk), &key);
 	owner = bpf_map_lookup_elem(&listeners, &key);
 	if (owner && !(owner->flags & TT_LISTENER_SHARED)) {
 		owner->flags |= TT_LISTENER_SHARED;
@@ -97,7 +98,7 @@ static __always_inline void touch(const struct sock *sk, struct tt_sock *s)
 	}
 }
 
-static __always_inline void on_listen(const struct sock *sk)
+static __always_inline void on_listen(const struct sock *sk, struct net *net)
 {
 	__u32 tgid = current_tgid();
 	struct tt_listener_key key;
@@ -105,7 +106,7 @@ static __always_inline void on_listen(const struct sock *sk)
 
 	if (!current_is_traced(tgid))
 		return;
-	listener_key_of_sk(sk, &key);
+	listener_key_of(sk, net_inum(net), &key);
 	/* Another process listening on the port (SO_REUSEPORT: a haproxy
 	 * reload) takes connections from it too. */
 	before = bpf_map_lookup_elem(&listeners, &key);
@@ -121,14 +122,14 @@ static __always_inline void on_listen(const struct sock *sk)
 	note_listen_sock(&key, sk);
 }
 
-static __always_inline void on_unlisten(const struct sock *sk)
+static __always_inline void on_unlisten(const struct sock *sk, struct net *net)
 {
 	struct stopping_listener stopping = { .sk = (__u64)sk };
 	__u64 thread = bpf_get_current_pid_tgid();
 	struct tt_owner *owner;
 	bool its_socket;
 
-	listener_key_of_sk(sk, &stopping.key);
+	listener_key_of(sk, net_inum(net), &stopping.key);
 	/* Not skc_num, which the kernel has zeroed by now unless the port
 	 * was bound explicitly (see sk_local_port_of). */
 	stopping.key.port = sk_local_port_of(sk);
@@ -164,7 +165,7 @@ static __always_inline void listener_destroyed(const struct sock *sk)
 /* Whether sk, destroyed before any syscall touched it, is a connection
  * still in the accept queue of a listener this thread is closing: no
  * process accepted it, and it stays its listener's owner's. */
-static __always_inline bool is_unaccepted_child(const struct sock *sk)
+static __always_inline bool is_unaccepted_child(const struct sock *sk, struct net *net)
 {
 	__u64 thread = bpf_get_current_pid_tgid();
 	struct stopping_listener *stopping;
@@ -176,7 +177,7 @@ static __always_inline bool is_unaccepted_child(const struct sock *sk)
 		return false;
 	/* Not skc_num, which the kernel may have zeroed by now (see
 	 * sk_local_port_of). */
-	return sk_netns_of(sk) == stopping->key.netns &&
+	return net_inum(net) == stopping->key.netns &&
 	       sk_local_port_of(sk) == stopping->key.port;
 }
 
@@ -207,14 +208,14 @@ static __always_inline bool follow_child(const struct sock *sk, __u32 tgid, bool
 
 /* A connection accepted from a listener of a traced process has reached
  * ESTABLISHED: its socket is followed from now on. */
-static __always_inline void adopt_child(const struct sock *sk)
+static __always_inline void adopt_child(const struct sock *sk, struct net *net)
 {
 	struct tt_listener_key lkey;
 	struct tt_owner *owner;
 
 	if (!is_inet_tcp(sk))
 		return;
-	listener_key_of_sk(sk, &lkey);
+	listener_key_of(sk, net_inum(net), &lkey);
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
 	if (!owner)
 		return;
@@ -233,7 +234,8 @@ static __always_inline void adopt_child(const struct sock *sk)
  * Other sockets that take this way are children the kernel throws away
  * at birth (inet_ehash_nolisten: a second child made for one connection),
  * which were never connections. */
-static __always_inline struct tt_sock *adopt_fastopen_child(const struct sock *sk, int newstate)
+static __always_inline struct tt_sock *adopt_fastopen_child(const struct sock *sk,
+							    struct net *net, int newstate)
 {
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
 	struct tt_listener_key lkey;
@@ -253,13 +255,13 @@ static __always_inline struct tt_sock *adopt_fastopen_child(const struct sock *s
 		return NULL;
 	/* Not skc_num, which the kernel has zeroed by a move to CLOSE (see
 	 * sk_local_port_of). */
-	lkey.netns = sk_netns_of(sk);
+	lkey.netns = net_inum(net);
 	lkey.port = sk_local_port_of(sk);
 	lkey.pad = 0;
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
 	if (owner)
 		followed = follow_child(sk, owner->tgid, acceptor_unknown(owner), false);
-	else if (is_unaccepted_child(sk))
+	else if (is_unaccepted_child(sk, net))
 		/* Its listener's owner is closing the listener, which it has
 		 * forgotten already (on_unlisten): the child stays its. */
 		followed = follow_child(sk, current_tgid(), false, false);
@@ -282,6 +284,7 @@ static __always_inline void on_kfree_skb(const struct sk_buff *skb, __u64 locati
 
 	if (!rx_sk || rx_sk->__sk_common.skc_state != TCP_LISTEN)
 		return;
+	listener_key_of(rx_sk, sk_netns_read(rx_sk), &key);
 	for (int i = 0; i < TT_DROP_SITES; i++) {
 		if (location >= drop_site_start[i] && location < drop_site_end[i]) {
 			site = i;
@@ -290,10 +293,9 @@ static __always_inline void on_kfree_skb(const struct sk_buff *skb, __u64 locati
 	}
 	if (site < 0)
 		return;
-	if ((__u32)site < drop_sites_rcv &&
+	if (site < TT_DROP_SITES_RCV &&
 	    reason == bpf_core_enum_value(enum skb_drop_reason, SKB_DROP_REASON_TCP_CSUM))
 		return;
-	listener_key_of_sk(rx_sk, &key);
 	if (!bpf_map_lookup_elem(&listeners, &key))
 		return;
 	listen_queue_seen(&key, rx_sk);
@@ -313,7 +315,7 @@ static __always_inline void on_synack_retrans(const struct sock *sk)
 		struct tt_listener_key key;
 		struct tt_owner *owner;
 
-		listener_key_of_sk(sk, &key);
+		listener_key_of(sk, sk_netns_read(sk), &key);
 		owner = bpf_map_lookup_elem(&listeners, &key);
 		if (owner) {
 			c = counters_of(owner->tgid);

@@ -201,7 +201,9 @@ static __always_inline __u32 find_slot(__u32 tgid)
 	return slot ? *slot : TT_NO_SLOT;
 }
 
-static __always_inline __u32 slot_of_process(__u32 tgid)
+/* Global: verified once, not in each of the many paths that give a
+ * socket its owner's slot. */
+__noinline __u32 slot_of_process(__u32 tgid)
 {
 	struct proc_memo m;
 	__u32 slot;
@@ -327,7 +329,8 @@ static __always_inline bool work_out_verdict(__u32 tgid)
 	return traced;
 }
 
-static __always_inline bool current_is_traced(__u32 tgid)
+/* Global: verified once, not in each path that asks. */
+__noinline bool current_is_traced(__u32 tgid)
 {
 	struct proc_memo m;
 	bool traced;

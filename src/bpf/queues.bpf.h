@@ -38,12 +38,12 @@ struct {
  * with tcp_drop_reason (an RST, SYN+FIN or no flags to a listener). A drop
  * at the same places for a bad checksum never reaches sk_drops, nor one in
  * tcp_v4_do_rcv (a bare ACK answered with an RST). User space sets the
- * functions' address ranges from /proc/kallsyms before load (with their
- * out-of-line .cold parts); the first drop_sites_rcv are the receive
- * functions'. */
-const volatile __u64 drop_site_start[TT_DROP_SITES] = {};
-const volatile __u64 drop_site_end[TT_DROP_SITES] = {};
-const volatile __u32 drop_sites_rcv = 4;
+ * functions' address ranges from /proc/kallsyms after load and before
+ * attach (with their out-of-line .cold parts); the first TT_DROP_SITES_RCV
+ * are the receive functions'. */
+__u64 drop_site_start[TT_DROP_SITES] = {};
+__u64 drop_site_end[TT_DROP_SITES] = {};
+#define TT_DROP_SITES_RCV 4
 
 static __always_inline void listen_queue_known(const struct tt_listener_key *key,
 					       const struct sock *sk)
@@ -77,7 +77,7 @@ static __always_inline bool listener_met(const struct sock_common *skc)
 
 	if (skc->skc_state != TCP_LISTEN)
 		return false;
-	key.netns = skc->skc_net.net->ns.inum;
+	key.netns = sk_netns_read((const struct sock *)skc);
 	key.port = skc->skc_num;
 	key.pad = 0;
 	q = bpf_map_lookup_elem(&listen_queues, &key);

@@ -103,7 +103,7 @@ static __always_inline void count_timewait_rst(const struct sock_common *tw, __u
 {
 	struct tt_tw_record r = { .kind = TT_TW_RST, .reason = reason };
 
-	flow_of(tw, tw->skc_num, &r.key.flow);
+	flow_of(tw, sk_netns_read((const struct sock *)tw), tw->skc_num, &r.key.flow);
 	r.key.snd_nxt = tw->skc_tw_snd_nxt;
 	if (bpf_ringbuf_output(&tw_records, &r, sizeof(r), BPF_RB_NO_WAKEUP))
 		count_drop(TT_DROP_TW_MAP_FULL);
@@ -144,7 +144,7 @@ static __always_inline void on_send_reset(const struct sock *sk, const struct sk
 {
 	if (!sk) {
 		if (skb)
-			count_other_rst(skb->dev->nd_net.net->ns.inum, reason);
+			count_other_rst(BPF_CORE_READ(skb, dev, nd_net.net, ns.inum), reason);
 		return;
 	}
 	if (sk->__sk_common.skc_state == TCP_TIME_WAIT) {
@@ -156,7 +156,7 @@ static __always_inline void on_send_reset(const struct sock *sk, const struct sk
 	/* An orphan's abort on data, counted at its end. */
 	if (skb && sk->__sk_common.skc_state == TCP_CLOSE && rst_counted_at_end(sk))
 		return;
-	count_other_rst(sk_netns_of(sk), reason);
+	count_other_rst(sk_netns_read(sk), reason);
 }
 
 #endif /* TT_RSTS_BPF_H */

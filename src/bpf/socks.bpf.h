@@ -64,15 +64,13 @@ static __always_inline __u64 addr_of(const void *p)
 	return addr;
 }
 
-/* The socket's address, mixed. Sockets are objects of a few KiB carved
+/* A socket's address, mixed. Sockets are objects of a few KiB carved
  * from contiguous slabs: their addresses step by a fixed size, and a
  * single multiplication left runs of them on a few buckets, so that the
- * spill filled long before --max-sockets (bench/held-at-once.sh). A
+ * table overflowed long before --max-sockets (bench/held-at-once.sh). A
  * 64-bit finalizer (MurmurHash3's fmix64) spreads them evenly. */
-static __always_inline __u64 hash_of(const struct sock *sk)
+static __always_inline __u64 hash_of_key(__u64 h)
 {
-	__u64 h = addr_of(sk);
-
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
@@ -80,9 +78,15 @@ static __always_inline __u64 hash_of(const struct sock *sk)
 	return h ^ (h >> 33);
 }
 
+/* The slot of a socket in the counting filters. */
+static __always_inline __u32 filter_slot(__u64 key)
+{
+	return hash_of_key(key) >> (64 - 14);
+}
+
 static __always_inline __u32 slot_of(const struct sock *sk)
 {
-	return hash_of(sk) >> (64 - 14);
+	return filter_slot(addr_of(sk));
 }
 
 /* The socket table: an entry per followed socket, keyed by its address,
@@ -90,41 +94,59 @@ static __always_inline __u32 slot_of(const struct sock *sk)
  * without a lock: claim() counts claimants with an atomic add and keeps
  * the entry only if it was alone. Inserting and deleting thus cost a few
  * stores, where a hash map takes a bucket lock and a free list each time
- * (bench/README.md). A socket whose bucket is full goes to sock_spill,
- * and the bucket counts it there so that a lookup looks only when it
- * must. User space sets the bucket count to half of --max-sockets: at
- * most two sockets a bucket on average, and few spill. */
+ * (bench/README.md). A socket whose own bucket (its home) is full goes to
+ * one of the next TT_SOCK_PROBES - 1 buckets, and its home counts it there
+ * so that a lookup looks further only when it must. User space sets the
+ * bucket count to half of --max-sockets: at most two sockets a bucket on
+ * average, and few move on. The table has TT_SOCK_PROBES - 1 buckets more
+ * than that, where the last homes' sockets move on to.
+ *
+ * An entry is named by its index, bucket * TT_SOCK_WAYS + way: the
+ * functions that search the table are global, verified once each, and
+ * return that number; entry_at() makes it a pointer, one the verifier
+ * follows as a single state whichever way it is. */
 #define TT_SOCK_WAYS 4
+#define TT_NO_ENTRY 0xffffffffu
 
 struct sock_bucket {
 	__u64 sk[TT_SOCK_WAYS]; /* 0: free */
 	__u32 claims[TT_SOCK_WAYS];
-	__u32 spilled;
+	__u32 spilled; /* sockets whose home this is, held in a later bucket */
 	__u32 pad[3];
 	struct tt_sock s[TT_SOCK_WAYS];
 };
 
 const volatile __u32 sock_buckets = TT_DEFAULT_MAX_SOCKETS / 2;
 
+/* Sockets held outside their home bucket, for bench/held-at-once.sh. */
+__s64 sockets_spilled = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS / 2);
+	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS / 2 + TT_SOCK_PROBES - 1);
 	__type(key, __u32);
 	__type(value, struct sock_bucket);
 } sock_table SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS / 4);
-	__type(key, __u64); /* struct sock address */
-	__type(value, struct tt_sock);
-} sock_spill SEC(".maps");
-
-static __always_inline struct sock_bucket *bucket_of(const struct sock *sk)
+static __always_inline __u32 home_bucket(__u64 key)
 {
-	__u32 i = ((hash_of(sk) >> 32) * sock_buckets) >> 32;
+	return ((hash_of_key(key) >> 32) * sock_buckets) >> 32;
+}
 
-	return bpf_map_lookup_elem(&sock_table, &i);
+static __always_inline struct tt_sock *entry_at(__u32 entry)
+{
+	__u32 i = entry / TT_SOCK_WAYS;
+	struct sock_bucket *b;
+
+	if (entry == TT_NO_ENTRY)
+		return NULL;
+	b = bpf_map_lookup_elem(&sock_table, &i);
+	if (!b)
+		return NULL;
+	/* Not folded into a select before the check, which the verifier
+	 * refuses (arithmetic on a pointer that may be NULL). */
+	barrier_var(b);
+	return &b->s[entry % TT_SOCK_WAYS];
 }
 
 /* Whether this program is the only claimant of way w, which it then
@@ -146,6 +168,39 @@ static __always_inline void release(struct sock_bucket *b, int w)
 {
 	b->sk[w] = 0;
 	__sync_fetch_and_add(&b->claims[w], -1);
+}
+
+/* The way of bucket i that holds key; TT_SOCK_WAYS if none does, and
+ * TT_SOCK_WAYS + 1 if the search ends here too: i is key's home and none
+ * of its sockets is held elsewhere. Global, as the other steps of a walk
+ * of the table: the verifier checks a step once, not each time it is
+ * taken. */
+__noinline __u32 bucket_find(__u32 i, __u64 key, __u32 p)
+{
+	struct sock_bucket *b = bpf_map_lookup_elem(&sock_table, &i);
+
+	if (!b)
+		return TT_SOCK_WAYS + 1;
+	for (__u32 w = 0; w < TT_SOCK_WAYS; w++)
+		if (b->sk[w] == key)
+			return w;
+	return p == 0 && !b->spilled ? TT_SOCK_WAYS + 1 : TT_SOCK_WAYS;
+}
+
+/* The entry of the socket at address key, or TT_NO_ENTRY. */
+__noinline __u32 sock_entry_find(__u64 key)
+{
+	__u32 home = home_bucket(key);
+
+	for (__u32 p = 0; p < TT_SOCK_PROBES; p++) {
+		__u32 i = home + p, w = bucket_find(i, key, p);
+
+		if (w < TT_SOCK_WAYS)
+			return i * TT_SOCK_WAYS + w;
+		if (w > TT_SOCK_WAYS)
+			break;
+	}
+	return TT_NO_ENTRY;
 }
 
 /* Filled once at start-up and emptied as sockets show up: allocated on
@@ -199,128 +254,154 @@ static __always_inline bool awaits_touch(const struct tt_sock *s)
 }
 
 /* Every followed socket leaves the table here, so that the filters stay
- * exact. s is read before its entry goes: the kernel may reuse it at once. */
-static __always_inline void forget(const struct sock *sk, const struct tt_sock *s)
+ * exact. Its entry is read before it goes: the kernel may reuse the
+ * address at once. Returns 0, or -1 when key has no entry. */
+__noinline int sock_forget(__u64 key)
 {
-	struct sock_bucket *b = bucket_of(sk);
-	bool untouched = awaits_touch(s);
-	__u16 flags = s->flags;
-	__u32 slot = s->slot;
-	__u64 key = (__u64)sk;
-	int w;
+	__u32 entry = sock_entry_find(key), i = entry / TT_SOCK_WAYS, w = entry % TT_SOCK_WAYS;
+	__u32 home = home_bucket(key), filter = filter_slot(key);
+	struct sock_bucket *b, *h;
+	bool untouched;
+	__u16 flags;
+	__u32 slot;
 
+	if (entry == TT_NO_ENTRY)
+		return -1;
+	b = bpf_map_lookup_elem(&sock_table, &i);
 	if (!b)
-		return;
-	for (w = 0; w < TT_SOCK_WAYS; w++)
-		if (b->sk[w] == key)
-			break;
-	if (w < TT_SOCK_WAYS) {
-		release(b, w);
-	} else {
-		if (bpf_map_delete_elem(&sock_spill, &key))
-			return;
-		__sync_fetch_and_add(&b->spilled, -1);
+		return -1;
+	untouched = awaits_touch(&b->s[w]);
+	flags = b->s[w].flags;
+	slot = b->s[w].slot;
+	release(b, w);
+	if (i != home) {
+		h = bpf_map_lookup_elem(&sock_table, &home);
+		if (h)
+			__sync_fetch_and_add(&h->spilled, -1);
+		__sync_fetch_and_add(&sockets_spilled, -1);
 	}
-	__sync_fetch_and_add(&tracked_slots[slot_of(sk)], -1);
+	__sync_fetch_and_add(&tracked_slots[filter], -1);
 	if (untouched) {
-		__sync_fetch_and_add(&untouched_slots[slot_of(sk)], -1);
+		__sync_fetch_and_add(&untouched_slots[filter], -1);
 		count_awaiting(flags, -1);
 	}
 	count_slot_sockets(slot, -1);
+	return 0;
 }
 
-static __always_inline struct tt_sock *find_in(struct sock_bucket *b, const struct sock *sk)
+static __always_inline void forget(const struct sock *sk)
 {
-	__u64 key = (__u64)sk;
-
-	for (int w = 0; w < TT_SOCK_WAYS; w++)
-		if (b->sk[w] == key)
-			return &b->s[w];
-	if (!b->spilled)
-		return NULL;
-	return bpf_map_lookup_elem(&sock_spill, &key);
+	sock_forget(addr_of(sk));
 }
 
 /* The entry of a socket in the table, if it has one. */
 static __always_inline struct tt_sock *find(const struct sock *sk)
 {
-	struct sock_bucket *b;
+	__u64 key = addr_of(sk);
 
-	if (!tracked_slots[slot_of(sk)])
+	if (!tracked_slots[filter_slot(key)])
 		return NULL;
-	b = bucket_of(sk);
-	return b ? find_in(b, sk) : NULL;
+	return entry_at(sock_entry_find(key));
 }
 
-/* Every followed socket enters the table here. Returns its entry, or NULL
- * when sk is not followed. */
+/* A free way of bucket i taken for the socket at address key and filled:
+ * its value first, then its key, which makes it found. Returns the way,
+ * TT_SOCK_WAYS when every way is taken, TT_SOCK_WAYS + 1 when there is no
+ * bucket i. */
+__noinline __u32 bucket_claim(__u32 i, __u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
+{
+	struct sock_bucket *b = bpf_map_lookup_elem(&sock_table, &i);
+
+	if (!b)
+		return TT_SOCK_WAYS + 1;
+	for (__u32 w = 0; w < TT_SOCK_WAYS; w++) {
+		if (!claim(b, w))
+			continue;
+		b->s[w].tgid = tgid;
+		b->s[w].slot = slot;
+		b->s[w].side = side_flags & 0xff;
+		b->s[w].flags = side_flags >> 16;
+		b->s[w].rst_reason = 0;
+		b->sk[w] = key;
+		return w;
+	}
+	return TT_SOCK_WAYS;
+}
+
+/* A free entry taken for the socket at address key in the first of its
+ * buckets that has one; TT_NO_ENTRY when all are full. */
+static __always_inline __u32 sock_claim(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
+{
+	__u32 home = home_bucket(key);
+
+	for (__u32 p = 0; p < TT_SOCK_PROBES; p++) {
+		__u32 i = home + p, w = bucket_claim(i, key, tgid, slot, side_flags);
+
+		if (w < TT_SOCK_WAYS)
+			return i * TT_SOCK_WAYS + w;
+		if (w > TT_SOCK_WAYS)
+			break;
+	}
+	return TT_NO_ENTRY;
+}
+
+/* Every followed socket enters the table here: the socket at address key,
+ * owned by tgid (slot, or TT_NO_SLOT until its first count), on side
+ * side_flags & 0xff, with the TT_SK_* flags side_flags >> 16. Returns its
+ * entry, or TT_NO_ENTRY when it is not followed. */
+__noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
+{
+	struct tt_sock value = { .side = side_flags & 0xff, .flags = side_flags >> 16 };
+	__u32 home = home_bucket(key), filter = filter_slot(key), entry;
+	struct tt_proc_counters *c;
+	struct sock_bucket *h;
+
+	/* Left by an earlier socket at this address whose destruction went
+	 * unseen: its connection cannot be counted any more. */
+	sock_forget(key);
+	entry = sock_claim(key, tgid, slot, side_flags);
+	if (entry == TT_NO_ENTRY) {
+		count_drop(TT_DROP_SOCK_MAP_FULL);
+		c = counters_at(slot_of_process(tgid));
+		if (c)
+			bump(&c->untracked);
+		return TT_NO_ENTRY;
+	}
+	if (entry / TT_SOCK_WAYS != home) {
+		h = bpf_map_lookup_elem(&sock_table, &home);
+		if (h)
+			__sync_fetch_and_add(&h->spilled, 1);
+		__sync_fetch_and_add(&sockets_spilled, 1);
+	}
+	__sync_fetch_and_add(&tracked_slots[filter], 1);
+	if (awaits_touch(&value)) {
+		__sync_fetch_and_add(&untouched_slots[filter], 1);
+		count_awaiting(value.flags, 1);
+	}
+	count_slot_sockets(slot, 1);
+	return entry;
+}
+
 static __always_inline struct tt_sock *track(const struct sock *sk, __u32 tgid, __u32 slot,
 					     __u8 side, __u16 flags)
 {
-	struct tt_sock value = { .tgid = tgid, .slot = slot, .side = side, .flags = flags };
-	struct sock_bucket *b = bucket_of(sk);
-	struct tt_proc_counters *c;
-	__u64 key = (__u64)sk;
-	struct tt_sock *s;
-	int w;
-
-	if (!b)
-		goto full;
-	/* Left by an earlier socket at this address whose destruction went
-	 * unseen: its connection cannot be counted any more. */
-	s = find(sk);
-	if (s)
-		forget(sk, s);
-	s = NULL;
-	for (w = 0; w < TT_SOCK_WAYS; w++) {
-		if (claim(b, w)) {
-			b->s[w] = value;
-			b->sk[w] = key;
-			s = &b->s[w];
-			break;
-		}
-	}
-	if (!s) {
-		if (bpf_map_update_elem(&sock_spill, &key, &value, BPF_NOEXIST))
-			goto full;
-		__sync_fetch_and_add(&b->spilled, 1);
-		s = bpf_map_lookup_elem(&sock_spill, &key);
-	}
-	__sync_fetch_and_add(&tracked_slots[slot_of(sk)], 1);
-	if (awaits_touch(&value)) {
-		__sync_fetch_and_add(&untouched_slots[slot_of(sk)], 1);
-		count_awaiting(flags, 1);
-	}
-	count_slot_sockets(slot, 1);
-	return s;
-full:
-	count_drop(TT_DROP_SOCK_MAP_FULL);
-	c = counters_of(tgid);
-	if (c)
-		bump(&c->untracked);
-	return NULL;
+	return entry_at(sock_track(addr_of(sk), tgid, slot, side | (__u32)flags << 16));
 }
 
-/* A socket that existed before start-up, known to user space by cookie. */
-static __always_inline struct tt_sock *adopt_seed(const struct sock *sk)
+/* A socket that existed before start-up, known to user space by its
+ * cookie: its entry, or TT_NO_ENTRY. */
+__noinline __u32 sock_adopt_seed(__u64 key, __u64 cookie)
 {
-	struct tt_seed *seed;
-	__u64 cookie;
+	struct tt_seed *seed = bpf_map_lookup_elem(&seeds, &cookie);
+	__u32 slot, entry;
 
-	if (!seeds_pending)
-		return NULL;
-	cookie = sk->__sk_common.skc_cookie.counter;
-	if (!cookie)
-		return NULL;
-	seed = bpf_map_lookup_elem(&seeds, &cookie);
 	if (!seed)
-		return NULL;
-	__u32 slot = seed->flags & TT_SK_PROVISIONAL ? TT_NO_SLOT : slot_of_process(seed->tgid);
-	struct tt_sock *s = track(sk, seed->tgid, slot, seed->side, seed->flags);
-
+		return TT_NO_ENTRY;
+	slot = seed->flags & TT_SK_PROVISIONAL ? TT_NO_SLOT : slot_of_process(seed->tgid);
+	entry = sock_track(key, seed->tgid, slot, seed->side | (__u32)seed->flags << 16);
 	bpf_map_delete_elem(&seeds, &cookie);
 	__sync_fetch_and_add(&seeds_pending, -1);
-	return s;
+	return entry;
 }
 
 /* Open connections: opened[] when a counted connection is ESTABLISHED,
@@ -382,11 +463,21 @@ static __always_inline void drop_seed(const struct sock *sk)
 		bump(&c->open_ended[side]);
 }
 
+/* The entry of a followed socket, or of one from before start-up met for
+ * the first time. */
 static __always_inline struct tt_sock *lookup_sock(const struct sock *sk)
 {
-	struct tt_sock *s = find(sk);
+	__u64 key = addr_of(sk), cookie;
+	__u32 entry = TT_NO_ENTRY;
 
-	return s ? s : adopt_seed(sk);
+	if (tracked_slots[filter_slot(key)])
+		entry = sock_entry_find(key);
+	if (entry == TT_NO_ENTRY && seeds_pending) {
+		cookie = sk->__sk_common.skc_cookie.counter;
+		if (cookie)
+			entry = sock_adopt_seed(key, cookie);
+	}
+	return entry_at(entry);
 }
 
 /* A new socket is followed only if it is TCP over IPv4 or IPv6 (the

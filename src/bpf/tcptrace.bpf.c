@@ -45,10 +45,10 @@ const volatile bool acceptors_at_accept = false;
 /* Count how a connection ended, once, when its socket goes away (or is
  * reused by a new connect). Not at the move to CLOSE: an abort (close with
  * unread data, SO_LINGER 0) sends its RST after the state change. */
-static __always_inline void finish(const struct sock *sk, struct tt_sock *s)
+static __always_inline void finish(const struct sock *sk, struct net *net, struct tt_sock *s)
 {
-	struct tt_dest_counters *d, scratch = {}; /* d's target when not counted */
 	struct tt_proc_counters *c;
+	struct tt_dest_counters *d;
 	__u8 side = s->side & 1;
 
 	open_ends(s);
@@ -57,35 +57,40 @@ static __always_inline void finish(const struct sock *sk, struct tt_sock *s)
 	c = counters_of_sock(s);
 	if (!c)
 		return;
-	d = dest_of(sk, s);
-	if (!d)
-		d = &scratch;
+	d = dest_of(sk, net, s);
 	if (!(s->flags & TT_SK_COUNTED)) {
 		bump(&c->conn[side]);
-		bump(&d->conn);
+		if (d)
+			bump(&d->conn);
 	}
 	/* An RST we send wins: on data arriving after shutdown the kernel
 	 * runs its RST-received path and then sends the RST itself. */
 	if (s->flags & TT_SK_RST_SENT) {
 		bump(&c->rst_sent[side]);
-		bump(&d->rst_sent);
+		if (d)
+			bump(&d->rst_sent);
 		count_reason(s);
 	} else if (s->flags & TT_SK_RST_RECV) {
 		bump(&c->rst_recv[side]);
-		bump(&d->rst_recv);
+		if (d)
+			bump(&d->rst_recv);
 	} else if (s->flags & TT_SK_FIN_FIRST) {
 		bump(&c->fin_active[side]);
-		bump(&d->fin_active);
+		if (d)
+			bump(&d->fin_active);
 		if (s->flags & TT_SK_TW) {
 			bump(&c->tw[side]);
-			bump(&d->tw);
+			if (d)
+				bump(&d->tw);
 		}
 	} else if (s->flags & TT_SK_FIN_PEER) {
 		bump(&c->fin_passive[side]);
-		bump(&d->fin_passive);
+		if (d)
+			bump(&d->fin_passive);
 	} else {
 		bump(&c->timeout[side]);
-		bump(&d->timeout);
+		if (d)
+			bump(&d->timeout);
 	}
 }
 
@@ -105,15 +110,15 @@ static __always_inline void count_syn_retrans(const struct sock *sk, struct tt_s
 		__sync_fetch_and_add(&c->syn_retrans, n);
 }
 
-static __always_inline void on_connect(const struct sock *sk)
+static __always_inline void on_connect(const struct sock *sk, struct net *net)
 {
 	__u32 tgid = current_tgid();
 	struct tt_sock *old = find(sk);
 
 	if (old) {
 		touch(sk, old); /* connect() after connect(AF_UNSPEC) by its owner */
-		finish(sk, old);
-		forget(sk, old);
+		finish(sk, net, old);
+		forget(sk);
 	}
 	/* Most connects on a machine are of processes not traced: the
 	 * verdict, one lookup, comes before the socket's two reads. */
@@ -144,44 +149,48 @@ static __always_inline void note_who_closed_first(struct tt_sock *s, int oldstat
 /* The active closer's socket moves to CLOSE when the kernel hands the
  * connection to a timewait socket, which never shows up as a state change
  * of its own: look for it, and tell user space its owner. */
-static __always_inline bool left_timewait(const struct sock *sk, struct tt_sock *s,
-					  struct inet_timewait_death_row *dr)
+static __always_inline bool left_timewait(const struct sock *sk, struct net *net,
+					  struct tt_sock *s)
 {
+	struct inet_timewait_death_row *dr = death_row_of(net);
 	const struct sock_common *me = &sk->__sk_common;
+	struct inet_hashinfo *hinfo = dr->hashinfo;
 	__u16 lport = sk_local_port_of(sk);
-	__u32 snd_nxt = 0;
 	struct tt_tw_key key = {};
+	__u64 found;
 
-	if (!timewait_replaced(me, lport, dr, &snd_nxt))
+	found = timewait_find(addr_of(sk), addr_of(hinfo->ehash), hinfo->ehash_mask, me->skc_hash,
+			      lport);
+	if (!found)
 		return false;
 	s->flags |= TT_SK_TW;
-	flow_of(me, lport, &key.flow);
-	key.snd_nxt = snd_nxt;
+	flow_of(me, net_inum(net), lport, &key.flow);
+	key.snd_nxt = (__u32)found;
 	record_tw_owner(&key, s);
 	return true;
 }
 
-static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, int oldstate)
+static __always_inline void on_close(const struct sock *sk, struct net *net,
+				     struct tt_sock *s, int oldstate)
 {
-	struct inet_timewait_death_row *dr;
 	int err;
 
 	if (oldstate == TCP_SYN_SENT) {
 		struct tt_proc_counters *c = counters_of_sock(s);
-		struct tt_dest_counters *d = dest_of(sk, s), scratch = {};
+		struct tt_dest_counters *d = dest_of(sk, net, s);
 
 		if (!c)
 			return;
-		if (!d)
-			d = &scratch;
 		/* No local port was ever assigned: inet_hash_connect found
 		 * none free and connect() returns EADDRNOTAVAIL. */
 		if (sk_local_port_of(sk) == 0) {
 			bump(&c->eaddrnotavail);
-			bump(&d->eaddrnotavail);
+			if (d)
+				bump(&d->eaddrnotavail);
 		} else {
 			bump(&c->connfail);
-			bump(&d->connfail);
+			if (d)
+				bump(&d->connfail);
 		}
 		return;
 	}
@@ -189,15 +198,14 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 		return;
 	if (oldstate != TCP_FIN_WAIT1 && oldstate != TCP_FIN_WAIT2 && oldstate != TCP_CLOSING)
 		return;
-	dr = death_row_of(sk->__sk_common.skc_net.net);
-	if (left_timewait(sk, s, dr))
+	if (left_timewait(sk, net, s))
 		return;
 	/* No timewait socket: either the kernel's timewait table is full
 	 * (tcp_max_tw_buckets), or data reached the socket after close(),
 	 * which the kernel answers with an RST once the socket is destroyed,
 	 * too late for the socket table (see rsts_after_end). A timeout sets sk_err. */
 	err = sk->sk_err;
-	if (oldstate != TCP_CLOSING && !err && !death_row_full(dr)) {
+	if (oldstate != TCP_CLOSING && !err && !death_row_full(death_row_of(net))) {
 		s->flags |= TT_SK_RST_SENT | TT_SK_RST_AHEAD;
 		s->rst_reason = reason_abort_on_data();
 	}
@@ -205,25 +213,27 @@ static __always_inline void on_close(const struct sock *sk, struct tt_sock *s, i
 
 static __always_inline void on_set_state(struct sock *sk, int oldstate, int newstate)
 {
+	struct net *net;
 	struct tt_sock *s;
 
 	/* Half of all changes say nothing tcptrace counts: leave at once. */
 	if (newstate == TCP_FIN_WAIT2 || newstate == TCP_CLOSING || newstate == TCP_SYN_RECV)
 		return;
+	net = sk_net_of(sk);
 
 	/* These three run in the syscall of the process that owns the socket. */
 	if (newstate == TCP_SYN_SENT) {
-		on_connect(sk);
+		on_connect(sk, net);
 		return;
 	}
 	if (newstate == TCP_LISTEN) {
 		if (is_inet_tcp(sk))
-			on_listen(sk);
+			on_listen(sk, net);
 		return;
 	}
 	if (oldstate == TCP_LISTEN) {
 		if (newstate == TCP_CLOSE)
-			on_unlisten(sk);
+			on_unlisten(sk, net);
 		return;
 	}
 
@@ -232,19 +242,19 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 	 * was left at this address by a socket whose end went unseen, and
 	 * the new one must not take its owner. */
 	if (s && oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED && !made_at_accept(s)) {
-		forget(sk, s);
+		forget(sk);
 		s = NULL;
 	}
 	if (!s) {
 		if (oldstate != TCP_SYN_RECV)
 			return;
 		if (newstate == TCP_ESTABLISHED) {
-			adopt_child(sk);
+			adopt_child(sk, net);
 			return;
 		}
 		/* Closed before the handshake ended: handled below as a
 		 * followed socket's same move would be. */
-		s = adopt_fastopen_child(sk, newstate);
+		s = adopt_fastopen_child(sk, net, newstate);
 		if (!s)
 			return;
 	}
@@ -257,7 +267,7 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 		s->flags |= TT_SK_ESTABLISHED;
 		if (!(s->flags & TT_SK_PROVISIONAL)) {
 			struct tt_proc_counters *c = counters_of_sock(s);
-			struct tt_dest_counters *d = dest_of(sk, s);
+			struct tt_dest_counters *d = dest_of(sk, net, s);
 
 			if (c)
 				bump(&c->conn[s->side & 1]);
@@ -274,7 +284,7 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 		break;
 	case TCP_CLOSE:
 		s->flags |= TT_SK_CLOSED;
-		on_close(sk, s, oldstate);
+		on_close(sk, net, s, oldstate);
 		break;
 	}
 	if (oldstate == TCP_ESTABLISHED)
@@ -419,13 +429,12 @@ int BPF_PROG(handle_accept, struct sock *listener)
 SEC("tp_btf/tcp_rcv_space_adjust")
 int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 {
-	struct sock_bucket *b;
+	__u64 key = addr_of(sk);
 	struct tt_sock *s;
 
-	if (!untouched_slots[slot_of(sk)])
+	if (!untouched_slots[filter_slot(key)])
 		return 0;
-	b = bucket_of(sk);
-	s = b ? find_in(b, sk) : NULL;
+	s = entry_at(sock_entry_find(key));
 	if (s)
 		touch(sk, s);
 	return 0;
@@ -493,6 +502,7 @@ int BPF_PROG(handle_process_free, struct task_struct *task)
 
 static __always_inline void on_destroy_sock(struct sock *sk)
 {
+	struct net *net = sk_net_of(sk);
 	struct tt_sock *s = lookup_sock(sk);
 
 	drop_seed(sk);
@@ -503,7 +513,7 @@ static __always_inline void on_destroy_sock(struct sock *sk)
 	}
 	/* Untouched, the socket is not orphaned: only its holder's close()
 	 * destroys it, in that process (see on_touch). */
-	if (awaits_touch(s) && !is_unaccepted_child(sk))
+	if (awaits_touch(s) && !is_unaccepted_child(sk, net))
 		touch(sk, s);
 	if (s->flags & TT_SK_RST_AHEAD)
 		expect_rst_after_end(sk);
@@ -511,9 +521,9 @@ static __always_inline void on_destroy_sock(struct sock *sk)
 	 * timewait socket it would have found is there still. */
 	if ((s->flags & (TT_SK_CLOSED | TT_SK_FIN_FIRST | TT_SK_RST_SENT | TT_SK_RST_RECV)) ==
 	    TT_SK_FIN_FIRST)
-		left_timewait(sk, s, death_row_of(sk->__sk_common.skc_net.net));
-	finish(sk, s);
-	forget(sk, s);
+		left_timewait(sk, net, s);
+	finish(sk, net, s);
+	forget(sk);
 }
 
 /* A connection's end is counted at its socket's destruction, after any

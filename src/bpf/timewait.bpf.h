@@ -30,13 +30,13 @@ static __always_inline void record_tw_owner(const struct tt_tw_key *key, struct 
 
 /* The flow key of a socket from its head; lport is given because where
  * to read it depends on the kind of socket (see sk_local_port_of). */
-static __always_inline void flow_of(const struct sock_common *c, __u16 lport,
+static __always_inline void flow_of(const struct sock_common *c, __u32 netns, __u16 lport,
 				    struct tt_flow_key *k)
 {
 	__u16 family = c->skc_family;
 
 	__builtin_memset(k, 0, sizeof(*k));
-	k->netns = c->skc_net.net->ns.inum;
+	k->netns = netns;
 	k->family = family;
 	k->lport = lport;
 	k->rport = bpf_ntohs(c->skc_dport);
@@ -54,66 +54,97 @@ static __always_inline void flow_of(const struct sock_common *c, __u16 lport,
  * is room for restarts. */
 #define TT_EHASH_STEPS 24
 
-/* a is a copy (read_skc), b a socket's head; b's family decides which
- * addresses. */
+/* Whether two copies of socket heads (read_skc) have the same addresses,
+ * those of a's family: compared without a branch per word, so that the
+ * verifier walks the timewait walk's steps as one path each. */
 static __always_inline bool same_addresses(const struct sock_common *a,
 					   const struct sock_common *b)
 {
-	if (b->skc_family == AF_INET)
+	const __u64 *a6 = (const __u64 *)&a->skc_v6_daddr, *b6 = (const __u64 *)&b->skc_v6_daddr;
+	const __u64 *a6s = (const __u64 *)&a->skc_v6_rcv_saddr;
+	const __u64 *b6s = (const __u64 *)&b->skc_v6_rcv_saddr;
+
+	if (a->skc_family == AF_INET)
 		return a->skc_addrpair == b->skc_addrpair;
-	for (int i = 0; i < 4; i++)
-		if (a->skc_v6_daddr.in6_u.u6_addr32[i] != b->skc_v6_daddr.in6_u.u6_addr32[i] ||
-		    a->skc_v6_rcv_saddr.in6_u.u6_addr32[i] !=
-			    b->skc_v6_rcv_saddr.in6_u.u6_addr32[i])
-			return false;
-	return true;
+	return ((a6[0] ^ b6[0]) | (a6[1] ^ b6[1]) | (a6s[0] ^ b6s[0]) | (a6s[1] ^ b6s[1])) == 0;
+}
+
+/* The head of a socket up to its IPv6 addresses: what tells its
+ * connection from another's, read into a smaller object than a whole
+ * struct sock_common (the stack of a chain of calls holds 512 bytes). */
+struct skc_head {
+	__u64 bytes[12];
+};
+
+static __always_inline bool read_skc_head(struct skc_head *h, __u64 sk)
+{
+	__u32 len = bpf_core_field_offset(struct sock_common, skc_v6_rcv_saddr) +
+		    bpf_core_field_size(struct sock_common, skc_v6_rcv_saddr);
+
+	return len <= sizeof(*h) && bpf_probe_read_kernel(h, len, (const void *)sk) == 0;
+}
+
+/* The walk below, and each of its steps, are global functions, verified
+ * once on their own rather than in every path that reaches them: their
+ * arguments are plain numbers (addresses included), as Linux before 5.12
+ * requires of a global function's, and what lies behind them is read with
+ * probe reads. */
+#define TT_TW_FOUND (1ull << 62) /* above a nulls marker, below an address */
+
+/* One step of the walk: whether the socket head at address node is the
+ * timewait socket that replaced the socket at address sk (its local port,
+ * lport, given: see timewait_find). Returns TT_TW_FOUND with its
+ * tw_snd_nxt if it is, else the next node in its chain (0 when it cannot
+ * be read). */
+__noinline __u64 timewait_step(__u64 node, __u64 sk, __u32 lport)
+{
+	__u64 node_offset = bpf_core_field_offset(struct sock_common, skc_nulls_node);
+	const struct sock_common *me;
+	struct sock_common other;
+	struct skc_head head;
+
+	if (!read_skc(&other, (const void *)(node - node_offset)) || !read_skc_head(&head, sk))
+		return 0;
+	me = (const struct sock_common *)&head;
+	if (!((other.skc_state ^ TCP_TIME_WAIT) | (other.skc_hash ^ me->skc_hash) |
+	      (other.skc_dport ^ me->skc_dport) | (other.skc_num ^ lport) |
+	      ((__u64)other.skc_net.net ^ (__u64)me->skc_net.net)) &&
+	    other.skc_family == me->skc_family && same_addresses(&other, me))
+		return TT_TW_FOUND | other.skc_tw_snd_nxt;
+	return (__u64)other.skc_nulls_node.next;
 }
 
 /* Whether the kernel has just put a timewait socket in the place of the
- * socket whose head is me: one with the same addresses in the same
- * connection hash chain; its tw_snd_nxt goes to *snd_nxt. The full
- * socket's own port was already released (skc_num is 0), so the local
- * port is given (see sk_local_port_of). The new timewait socket is added
- * at the head of its chain: one step of the walk usually finds it. */
-static __always_inline bool timewait_replaced(const struct sock_common *me, __u16 lport,
-					      struct inet_timewait_death_row *dr, __u32 *snd_nxt)
+ * socket at address sk: one with the same addresses in the same
+ * connection hash chain (whose bucket hash gives). Returns its
+ * tw_snd_nxt with TT_TW_FOUND, or 0. The full socket's own port was
+ * already released (skc_num is 0), so the local port is given (see
+ * sk_local_port_of). The new timewait socket is added at the head of its
+ * chain: one step of the walk usually finds it. */
+__noinline __u64 timewait_find(__u64 sk, __u64 ehash, __u32 ehash_mask, __u32 hash, __u32 lport)
 {
-	struct inet_hashinfo *hinfo = dr->hashinfo;
-	__u64 node_offset = bpf_core_field_offset(struct sock_common, skc_nulls_node);
-	struct hlist_nulls_node *node = NULL;
-	struct inet_ehash_bucket *ehash;
-	struct sock_common other;
-	__u32 slot;
+	struct inet_ehash_bucket *buckets = (struct inet_ehash_bucket *)ehash;
+	__u32 slot = hash & ehash_mask;
+	__u64 node = 0;
 
-	/* A bucket at a variable index and the sockets found from their
-	 * links are plain addresses: probe reads. */
-	ehash = (struct inet_ehash_bucket *)addr_of(hinfo->ehash);
-	slot = me->skc_hash & hinfo->ehash_mask;
-
-	bpf_probe_read_kernel(&node, sizeof(node), &ehash[slot].chain.first);
+	bpf_probe_read_kernel(&node, sizeof(node), &buckets[slot].chain.first);
 	for (int i = 0; i < TT_EHASH_STEPS; i++) {
 		if (!node)
-			return false;
+			return 0;
 		/* The chain ends in a "nulls" marker carrying its bucket. Sockets
 		 * are freed and reused under RCU, so a walk can drift into
 		 * another chain: like the kernel's own lookup, start again. */
-		if ((unsigned long)node & 1) {
-			if (((unsigned long)node >> 1) == slot)
-				return false;
-			bpf_probe_read_kernel(&node, sizeof(node), &ehash[slot].chain.first);
+		if (node & 1) {
+			if ((node >> 1) == slot)
+				return 0;
+			bpf_probe_read_kernel(&node, sizeof(node), &buckets[slot].chain.first);
 			continue;
 		}
-		if (!read_skc(&other, (const void *)node - node_offset))
-			return false;
-		if (other.skc_state == TCP_TIME_WAIT && other.skc_hash == me->skc_hash &&
-		    other.skc_dport == me->skc_dport && other.skc_num == lport &&
-		    other.skc_net.net == me->skc_net.net && same_addresses(&other, me)) {
-			*snd_nxt = other.skc_tw_snd_nxt;
-			return true;
-		}
-		node = other.skc_nulls_node.next;
+		node = timewait_step(node, sk, lport);
+		if (node >> 62 == TT_TW_FOUND >> 62)
+			return node;
 	}
-	return false;
+	return 0;
 }
 
 #endif /* TT_TIMEWAIT_BPF_H */

@@ -153,7 +153,7 @@ echo 1 >/proc/sys/kernel/bpf_stats_enabled && say bpf_stats on || say bpf_stats 
 # With the twins of --catch-nested: every kernel must load them too, and
 # the counts below must come out the same with them attached.
 started=$(date +%s)
-/opt/tt/tcptrace -p "$NAME" --csv t.csv -i 0.5 --catch-nested >tracer.out 2>tracer.err &
+/opt/tt/tcptrace -p "$NAME" --csv t.csv -i 0.5 --catch-nested --verbose >tracer.out 2>tracer.err &
 tracer=$!
 i=0
 while ! grep -q '^tcptrace: tracing' tracer.err && kill -0 $tracer 2>/dev/null && [ $i -lt 1200 ]; do

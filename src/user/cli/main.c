@@ -296,10 +296,10 @@ static void startup_mark(struct startup_clock *clock, enum startup_step step)
 	clock->ended_ns[step] = monotonic_ns();
 }
 
-static void print_startup(const struct startup_clock *clock, const struct tracer *t)
+static void print_startup(const struct startup_clock *clock)
 {
 	static const char *const names[STEPS] = { "open", "load", "attach", "seed", "self-check" };
-	uint64_t from = clock->begun_ns, verifier_us = 0;
+	uint64_t from = clock->begun_ns;
 
 	fprintf(stderr, "tcptrace: start-up %.1f ms:",
 		(double)(monotonic_ns() - clock->begun_ns) / 1e6);
@@ -309,15 +309,22 @@ static void print_startup(const struct startup_clock *clock, const struct tracer
 		from = clock->ended_ns[step];
 	}
 	fputs(" ms\n", stderr);
+}
+
+static void print_verifier_stats(const struct tracer *t)
+{
+	uint64_t insns = 0, usec = 0;
+
 	for (size_t i = 0; i < t->n_prog_stats; i++) {
 		const struct tracer_prog_stats *p = &t->prog_stats[i];
 
 		fprintf(stderr, "tcptrace: verifier: %-26s %7llu insns %8.2f ms\n", p->name,
 			(unsigned long long)p->verifier.insns, (double)p->verifier.usec / 1e3);
-		verifier_us += p->verifier.usec;
+		insns += p->verifier.insns;
+		usec += p->verifier.usec;
 	}
-	fprintf(stderr, "tcptrace: verifier: %-26s %13s %8.2f ms\n", "all programs", "",
-		(double)verifier_us / 1e3);
+	fprintf(stderr, "tcptrace: verifier: %-26s %7llu insns %8.2f ms\n", "all programs",
+		(unsigned long long)insns, (double)usec / 1e3);
 }
 
 static void print_summary(struct tracer *t, struct report *rep, const struct tt_snapshot *first,
@@ -484,6 +491,8 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	startup_mark(&clock, STEP_LOAD);
+	if (opts.verbose)
+		print_verifier_stats(&t);
 	ret = TT_EXIT_RUNTIME;
 	if (tracer_set_targets(&t)) {
 		die(ret, "%s", t.err);
@@ -533,7 +542,7 @@ int main(int argc, char **argv)
 		(unsigned long long)t.seeded, tracer_acceptors(&t),
 		opts.command ? "running the command" : "Ctrl-C to stop");
 	if (opts.verbose)
-		print_startup(&clock, &t);
+		print_startup(&clock);
 	if (opts.command && command_start(&cmd, opts.command, err, sizeof(err))) {
 		die(TT_EXIT_RUNTIME, "%s", err);
 		ret = command_finish(&cmd);

@@ -5,6 +5,7 @@
  * memory). Reading the maps is snapshot.c's job. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,25 +49,48 @@ static const char *const drop_sites[] = {
 	"tcp_drop_reason.cold",
 };
 
-/* Whether the drops of a listener that are no connection attempt can be
- * told apart here: kfree_skb passes the receiving socket (Linux 6.11+),
- * and /proc/kallsyms says where tcp_v4_rcv and tcp_rcv_state_process are
- * (tcp_v6_rcv and tcp_drop_reason may be missing: no IPv6, inlined). */
-static bool set_drop_sites(struct tcptrace_bpf *skel, const struct btf *btf)
+/* The drop sites' addresses, read from /proc/kallsyms, which the kernel
+ * writes out as it is read, slowly: on a thread of its own, while the
+ * programs are verified. */
+static void *read_drop_sites(void *arg)
 {
-	uint64_t start[TT_DROP_SITES], end[TT_DROP_SITES];
+	struct drop_sites *sites = arg;
 
 	_Static_assert(sizeof(drop_sites) / sizeof(drop_sites[0]) == TT_DROP_SITES,
 		       "one name per drop site");
-	if (tracepoint_args(btf, "kfree_skb") < 5 ||
-	    kallsyms_ranges("/proc/kallsyms", drop_sites, TT_DROP_SITES, start, end) < 2 ||
-	    !start[0] || !start[4])
+	sites->found = kallsyms_ranges("/proc/kallsyms", drop_sites, TT_DROP_SITES, sites->start,
+				       sites->end);
+	return NULL;
+}
+
+/* Whether the drops of a listener that are no connection attempt can be
+ * told apart here: kfree_skb passes the receiving socket (Linux 6.11+),
+ * and /proc/kallsyms says where tcp_v4_rcv and tcp_rcv_state_process are
+ * (tcp_v6_rcv and tcp_drop_reason may be missing: no IPv6, inlined). The
+ * addresses are looked up meanwhile, and given to the program after its
+ * load (drop_sites_set). */
+static bool drop_sites_look_up(struct tracer *t, const struct btf *btf)
+{
+	if (tracepoint_args(btf, "kfree_skb") < 5)
+		return false;
+	t->sites.looking = !pthread_create(&t->sites.thread, NULL, read_drop_sites, &t->sites);
+	return t->sites.looking;
+}
+
+static bool drop_sites_set(struct tracer *t)
+{
+	struct drop_sites *sites = &t->sites;
+
+	if (!sites->looking)
+		return false;
+	pthread_join(sites->thread, NULL);
+	sites->looking = false;
+	if (sites->found < 2 || !sites->start[0] || !sites->start[4])
 		return false;
 	for (int i = 0; i < TT_DROP_SITES; i++) {
-		skel->rodata->drop_site_start[i] = start[i];
-		skel->rodata->drop_site_end[i] = end[i];
+		t->skel->bss->drop_site_start[i] = sites->start[i];
+		t->skel->bss->drop_site_end[i] = sites->end[i];
 	}
-	skel->rodata->drop_sites_rcv = 4;
 	return true;
 }
 
@@ -169,9 +193,8 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 		return tt_fail(t->err, errno, "cannot open BPF object");
 	}
 	t->skel = skel;
-	t->listen_drops_exact = set_drop_sites(skel, btf);
+	bpf_program__set_autoload(skel->progs.handle_kfree_skb, drop_sites_look_up(t, btf));
 	btf__free(btf);
-	bpf_program__set_autoload(skel->progs.handle_kfree_skb, t->listen_drops_exact);
 	skel->rodata->trace_pids = cfg->n_pids > 0;
 	skel->rodata->trace_comms = cfg->n_comms > 0;
 	skel->rodata->trace_all = !cfg->n_pids && !cfg->n_comms;
@@ -193,8 +216,8 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 
 	/* The socket table's buckets: see sock_table in socks.bpf.h. */
 	skel->rodata->sock_buckets = (cfg->max_sockets + 1) / 2;
-	err = bpf_map__set_max_entries(skel->maps.sock_table, skel->rodata->sock_buckets);
-	err = err ?: bpf_map__set_max_entries(skel->maps.sock_spill, cfg->max_sockets / 4);
+	err = bpf_map__set_max_entries(skel->maps.sock_table,
+				       skel->rodata->sock_buckets + TT_SOCK_PROBES - 1);
 	err = err ?: bpf_map__set_max_entries(skel->maps.tw_records,
 					      tw_ring_bytes(cfg->max_sockets));
 	err = err ?: bpf_map__set_max_entries(skel->maps.seeds, cfg->max_sockets);
@@ -261,6 +284,7 @@ int tracer_load(struct tracer *t)
 	if (logs && !err)
 		stats_logs_read(t, logs);
 	free(logs);
+	t->listen_drops_exact = drop_sites_set(t);
 	if (err)
 		return tt_fail(t->err, err, "cannot load BPF programs");
 	for (__u32 slot = 0; slot < slots; slot++)
@@ -333,7 +357,9 @@ int tracer_attach(struct tracer *t)
 			struct bpf_link *link;
 
 			/* The seeding runs the iterator itself (walk_listeners). */
+			/* Without the drop sites' addresses it would count nothing. */
 			if (!bpf_program__autoload(prog) || is_twin(prog) != twins ||
+			    (prog == t->skel->progs.handle_kfree_skb && !t->listen_drops_exact) ||
 			    bpf_program__expected_attach_type(prog) == BPF_TRACE_ITER ||
 			    acceptors_own(&t->acceptors, prog) ||
 			    (skip && !strcmp(skip, bpf_program__name(prog))))
@@ -439,6 +465,9 @@ void tracer_forget_pid(struct tracer *t, uint32_t pid)
 
 void tracer_close(struct tracer *t)
 {
+	if (t->sites.looking)
+		pthread_join(t->sites.thread, NULL);
+	t->sites.looking = false;
 	acceptors_close(&t->acceptors);
 	while (t->n_links)
 		bpf_link__destroy(t->links[--t->n_links]);

@@ -6,6 +6,7 @@
 #ifndef TT_TRACER_H
 #define TT_TRACER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +42,15 @@ struct tracer_prog_stats {
 	struct tt_verifier_stats verifier;
 };
 
+/* Where the kernel functions whose drops kfree_skb tells apart lie
+ * (queues.bpf.h), looked up on a thread while the programs load. */
+struct drop_sites {
+	pthread_t thread;
+	bool looking; /* the thread runs or has not been joined */
+	int found;
+	uint64_t start[TT_DROP_SITES], end[TT_DROP_SITES];
+};
+
 struct tracer {
 	struct tracer_config cfg;
 	struct tcptrace_bpf *skel;
@@ -50,6 +60,7 @@ struct tracer {
 	size_t n_prog_stats;
 	bool reasons_available; /* tcp_send_reset carries enum sk_rst_reason */
 	bool listen_drops_exact; /* drops that were no connection attempt are told apart */
+	struct drop_sites sites;
 	struct tt_reason_names reason_names;
 	struct namespaces netns;
 	struct counters counters;
