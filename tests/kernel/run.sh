@@ -110,6 +110,9 @@ case_boot_and_load() {
 	[ "$CASE_FAILED" -eq 0 ] || log "    guest's tcptrace stderr: $(tail -3 "$GUEST/tracer.err")"
 	grep -q '^@tt tcptrace started in [0-9]* s$' "$WORK/console.log" && GUEST_OK=1
 	log "    $(sed -n 's/^@tt \(tcptrace started in [0-9]* s\)$/\1/p' "$WORK/console.log") in the guest"
+	# --verbose: where the start-up went, and the verifier's total.
+	log "    guest's $(grep -m1 '^tcptrace: start-up' "$GUEST/tracer.err")"
+	log "    guest's $(grep -m1 '^tcptrace: verifier: all programs' "$GUEST/tracer.err" | tr -s ' ')"
 }
 
 # Each case below needs a guest run where tcptrace started; without it, it
