@@ -242,12 +242,14 @@ held_by_port() {
 			END { for (p = lo; p <= hi; p++) print p, srv[p] + 0, cli[p] + 0 }'
 }
 
-# Entries of tcptrace's sock_spill map: the sockets whose bucket was full.
+# tcptrace's sockets_spilled (its .bss): the sockets held outside their
+# home bucket, which was full.
 spilled() {
 	local id
 	for id in $(grep -h '^map_id:' /proc/"$TRACER_PID"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -un); do
-		if bpftool -j map show id "$id" | jq -e '.name == "sock_spill"' >/dev/null; then
-			bpftool -j map dump id "$id" | jq length
+		if bpftool -j map show id "$id" | jq -e '.name == "tcptrace.bss"' >/dev/null; then
+			bpftool -j map dump id "$id" |
+				jq '.[0].formatted.value[".bss"][] | select(.sockets_spilled != null) | .sockets_spilled'
 			return
 		fi
 	done
@@ -275,7 +277,7 @@ check_while_held() {
 	done | matching "$WORK/held-sums" 3)
 	expect_eq "clients whose conn_out = their connections held (ss, by port)" "$PAIRS" "$expected"
 	expect_eq "untracked while held" 0 "$(csv_total untracked)"
-	log "    (sockets in tcptrace's spill map while held: $(spilled))"
+	log "    (sockets held outside their home bucket: $(spilled))"
 }
 
 # Connections in the namespace still closing (a FIN lost on the way is

@@ -42,6 +42,43 @@ case_server_closes_first() {
 	expect_eq "client conn_in (nothing of the server's)" 0 "$(csv_sum "$csv" "$CLI" conn_in)"
 }
 
+# "tracing" means counting: a client started the moment tcptrace's tracing
+# line comes out (its stderr read line by line through a FIFO, not polled)
+# has its connection counted on both ends, the first one's SYN included.
+case_counted_from_the_tracing_line() {
+	local csv=$WORK/t.csv fifo=$WORK/tracer.fifo line fd
+	ns_new && server_start 127.0.0.1 "$PORT" 1 fin-client || return 1
+	rm -f "$fifo"
+	mkfifo "$fifo" || return 1
+	: >"$WORK/tracer.err"
+	"$TCPTRACE" --csv "$csv" -i 0.2 -p "$SCENARIO_NAME" >"$WORK/tracer.out" 2>"$fifo" &
+	TRACER_PID=$!
+	exec {fd}<"$fifo"
+	CLI=""
+	while IFS= read -r -u "$fd" line; do
+		printf '%s\n' "$line" >>"$WORK/tracer.err"
+		if [[ $line == "tcptrace: tracing"* ]]; then
+			ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count 1 \
+				--mode fin-client >"$WORK/client.out" 2>&1 &
+			CLI=$!
+			break
+		fi
+	done
+	# The rest of tcptrace's stderr, to its end.
+	cat <&"$fd" >>"$WORK/tracer.err" &
+	exec {fd}<&-
+	[ -n "$CLI" ] || { log "tcptrace did not start: $(cat "$WORK/tracer.err")"; return 1; }
+	wait "$CLI" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	tracer_stop || return 1
+	expect_eq "client's own count of connections" 1 "$(field "$WORK/client.out" connected)"
+	expect_eq "client conn_out = TcpActiveOpens" "$(nstat_of TcpActiveOpens)" "$(csv_sum "$csv" "$CLI" conn_out)"
+	expect_eq "client fin_active_out" 1 "$(csv_sum "$csv" "$CLI" fin_active_out)"
+	expect_eq "client tw_out = TcpExtTW" "$(nstat_of TcpExtTW)" "$(csv_sum "$csv" "$CLI" tw_out)"
+	expect_eq "server conn_in = TcpPassiveOpens" "$(nstat_of TcpPassiveOpens)" "$(csv_sum "$csv" "$SRV" conn_in)"
+	expect_eq "server fin_passive_in" 1 "$(csv_sum "$csv" "$SRV" fin_passive_in)"
+}
+
 case_client_closes_first() {
 	ns_new && run_pair 127.0.0.1 fin-client || return 1
 	local csv=$WORK/t.csv
@@ -1744,6 +1781,12 @@ case_self_check() {
 		"tcptrace: self-check failed on Linux $(uname -r): its own loopback connection was not counted (connecting end conn_out 0 fin_active_out 0 tw_out 0, accepting end conn_in 0 fin_passive_in 0; 1 each expected)" \
 		"$(cat "$WORK/tracer.err")"
 	expect_eq "state changes not seen: no CSV left" 0 "$(ls "$csv" 2>/dev/null | wc -l)"
+	# Its processes stay until their counters are read: read half a second
+	# late, as by a tcptrace starved of CPU, they are still found (the
+	# connecting end, once reaped at its exit, was read as all zeros).
+	TCPTRACE_TEST_SELFCHECK_LATE_MS=500 "$TCPTRACE" -c 1 -i 0.2 >"$WORK/tracer.out" 2>"$WORK/tracer.err"
+	expect_eq "counters read late: exit status" 0 "$?"
+	expect_eq "counters read late: no self-check line" 0 "$(grep -c 'self-check' "$WORK/tracer.err")"
 	# Passed: its connection was made in a namespace of its own, not in
 	# the one tcptrace runs in (here the test's), whose counters and
 	# sockets the other tests take as ground truth.
@@ -1793,6 +1836,7 @@ case_without_sys_admin() {
 
 run_case "server closes first: TIME_WAIT on the server" case_server_closes_first
 run_case "client closes first: TIME_WAIT on the client" case_client_closes_first
+run_case "a connection made the moment tracing starts is counted" case_counted_from_the_tracing_line
 run_case "IPv6: server closes first" case_ipv6_server_closes_first
 run_case "SO_LINGER 0 abort: RST sent, reason shown" case_linger0_server
 run_case "close with unread data: RST sent" case_close_with_unread_data
