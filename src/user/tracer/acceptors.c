@@ -9,7 +9,6 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 #include "tcptrace.h"
@@ -22,23 +21,22 @@
  * check reads the listeners while the BPF side changes them. */
 #define UNNEEDED_CHECKS 2
 
-bool acceptors_probe(const struct btf *vmlinux)
+bool acceptors_probe(int inet_csk_accept)
 {
 	/* r0 = 0; exit */
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	int id = btf__find_by_name_kind(vmlinux, "inet_csk_accept", BTF_KIND_FUNC);
 	struct bpf_prog_load_opts opts = {
 		.sz = sizeof(opts),
 		.expected_attach_type = BPF_TRACE_FEXIT,
 	};
 	int fd;
 
-	if (id < 0)
+	if (inet_csk_accept < 0)
 		return false;
-	opts.attach_btf_id = (__u32)id;
+	opts.attach_btf_id = (__u32)inet_csk_accept;
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "tt_accept_probe", "Dual BSD/GPL", insns,
 			   sizeof(insns) / sizeof(insns[0]), &opts);
 	if (fd < 0)

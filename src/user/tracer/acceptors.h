@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct btf;
 struct bpf_link;
 struct bpf_program;
 struct ring_buffer;
@@ -38,10 +37,11 @@ struct acceptors {
 	bool watching, stopping;
 };
 
-/* Whether fexit/inet_csk_accept loads on this kernel, found by loading a
- * program of two instructions: a failed skeleton load cannot be tried
+/* Whether fexit/inet_csk_accept (its BTF id given, -1 where the kernel has
+ * no such function) loads on this kernel, found by loading a program of two
+ * instructions: a failed skeleton load cannot be tried
  * again with other programs, and costs seconds. */
-bool acceptors_probe(const struct btf *vmlinux);
+bool acceptors_probe(int inet_csk_accept);
 
 /* Between the skeleton's open and load: the fexit program is loaded only
  * where the probe loaded. */

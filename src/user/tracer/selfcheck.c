@@ -249,7 +249,7 @@ int selfcheck_run(struct tracer *t, char *err, size_t errlen)
 			ret = 0;
 			break;
 		}
-		usleep(2000);
+		usleep(500);
 	} while (now_ms() < deadline);
 	if (ret)
 		describe(err, errlen, &server_c, &client_c);

@@ -20,16 +20,55 @@
 
 #define REASON_PREFIX "SK_RST_REASON_"
 
+/* The kernel's types that tcptrace asks about, found in one pass over its
+ * BTF: a lookup by name walks every type (about a millisecond each here). */
+enum kernel_type {
+	KT_NETNS_IPV4,
+	KT_INET_CSK_ACCEPT,
+	KT_TRACE_SEND_RESET,
+	KT_RST_REASON,
+	KT_TRACE_KFREE_SKB,
+	KERNEL_TYPES
+};
+
+static const struct {
+	const char *name;
+	__u16 kind;
+} kernel_types[KERNEL_TYPES] = {
+	[KT_NETNS_IPV4] = { "netns_ipv4", BTF_KIND_STRUCT },
+	[KT_INET_CSK_ACCEPT] = { "inet_csk_accept", BTF_KIND_FUNC },
+	[KT_TRACE_SEND_RESET] = { "btf_trace_tcp_send_reset", BTF_KIND_TYPEDEF },
+	[KT_RST_REASON] = { "sk_rst_reason", BTF_KIND_ENUM },
+	[KT_TRACE_KFREE_SKB] = { "btf_trace_kfree_skb", BTF_KIND_TYPEDEF },
+};
+
+/* Each kernel type's id, or -1 where the kernel has none. */
+static void find_kernel_types(const struct btf *btf, int ids[KERNEL_TYPES])
+{
+	__u32 n = btf__type_cnt(btf);
+
+	for (int k = 0; k < KERNEL_TYPES; k++)
+		ids[k] = -1;
+	for (__u32 id = 1; id < n; id++) {
+		const struct btf_type *type = btf__type_by_id(btf, id);
+		const char *name = btf__name_by_offset(btf, type->name_off);
+
+		if (!name || !name[0])
+			continue;
+		for (int k = 0; k < KERNEL_TYPES; k++)
+			if (ids[k] < 0 && btf_kind(type) == kernel_types[k].kind &&
+			    !strcmp(name, kernel_types[k].name))
+				ids[k] = (int)id;
+	}
+}
+
 /* How many arguments the kernel passes to a tracepoint's programs, from
- * its raw tracepoint prototype (the context pointer first); 0 if none. */
-static int tracepoint_args(const struct btf *btf, const char *tracepoint)
+ * its raw tracepoint prototype (typedef id, the context pointer first); 0
+ * if none. */
+static int tracepoint_args(const struct btf *btf, int id)
 {
 	const struct btf_type *type;
-	char name[128];
-	int id;
 
-	snprintf(name, sizeof(name), "btf_trace_%s", tracepoint);
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
 	if (id < 0)
 		return 0;
 	type = btf__type_by_id(btf, id);
@@ -69,9 +108,9 @@ static void *read_drop_sites(void *arg)
  * (tcp_v6_rcv and tcp_drop_reason may be missing: no IPv6, inlined). The
  * addresses are looked up meanwhile, and given to the program after its
  * load (drop_sites_set). */
-static bool drop_sites_look_up(struct tracer *t, const struct btf *btf)
+static bool drop_sites_look_up(struct tracer *t, const struct btf *btf, int trace_kfree_skb)
 {
-	if (tracepoint_args(btf, "kfree_skb") < 5)
+	if (tracepoint_args(btf, trace_kfree_skb) < 5)
 		return false;
 	t->sites.looking = !pthread_create(&t->sites.thread, NULL, read_drop_sites, &t->sites);
 	return t->sites.looking;
@@ -95,9 +134,8 @@ static bool drop_sites_set(struct tracer *t)
 }
 
 /* The kernel's own names for its RST reasons; values differ by version. */
-static void load_reason_names(const struct btf *btf, struct tt_reason_names *names)
+static void load_reason_names(const struct btf *btf, int id, struct tt_reason_names *names)
 {
-	int id = btf__find_by_name_kind(btf, "sk_rst_reason", BTF_KIND_ENUM);
 	const struct btf_type *type;
 	const struct btf_enum *e;
 
@@ -118,12 +156,10 @@ static void load_reason_names(const struct btf *btf, struct tt_reason_names *nam
 	names->name[TT_REASON_OTHER] = strdup("OTHER");
 }
 
-/* The type of a struct's member, past typedefs and qualifiers; NULL if
- * either is missing. */
-static const struct btf_type *member_type(const struct btf *btf, const char *type_name,
-					  const char *member_name)
+/* The type of a struct's member (struct id), past typedefs and
+ * qualifiers; NULL if either is missing. */
+static const struct btf_type *member_type(const struct btf *btf, int id, const char *member_name)
 {
-	int id = btf__find_by_name_kind(btf, type_name, BTF_KIND_STRUCT);
 	const struct btf_type *type = id < 0 ? NULL : btf__type_by_id(btf, id);
 	const struct btf_member *m;
 
@@ -139,9 +175,9 @@ static const struct btf_type *member_type(const struct btf *btf, const char *typ
 /* Linux 5.17 to 6.0 allocated a namespace's TCP death row apart from
  * struct netns_ipv4 (see compat.bpf.h), which no kernel of the test
  * matrix does: refused in one line rather than loaded and unproven. */
-static bool death_row_embedded(const struct btf *btf)
+static bool death_row_embedded(const struct btf *btf, int netns_ipv4)
 {
-	const struct btf_type *type = member_type(btf, "netns_ipv4", "tcp_death_row");
+	const struct btf_type *type = member_type(btf, netns_ipv4, "tcp_death_row");
 
 	return type && btf_is_struct(type);
 }
@@ -165,25 +201,26 @@ static __u32 tw_ring_bytes(__u64 max_sockets)
 int tracer_open(struct tracer *t, const struct tracer_config *config)
 {
 	const struct tracer_config *cfg = &t->cfg;
+	int ids[KERNEL_TYPES], err;
 	struct tcptrace_bpf *skel;
 	bool at_accept;
 	struct btf *btf;
-	int err;
 
 	t->cfg = *config;
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		return tt_fail(t->err, errno, "cannot read kernel BTF (/sys/kernel/btf/vmlinux)");
-	if (!death_row_embedded(btf)) {
+	find_kernel_types(btf, ids);
+	if (!death_row_embedded(btf, ids[KT_NETNS_IPV4])) {
 		btf__free(btf);
 		return tt_fail(t->err, ENOTSUP, "this kernel keeps a network namespace's timewait "
 				   "accounting (tcp_death_row) apart, as Linux 5.17 to 6.0 did; "
 				   "tcptrace supports 5.10 to 5.16 and 6.1 or later");
 	}
-	at_accept = acceptors_probe(btf);
-	t->reasons_available = tracepoint_args(btf, "tcp_send_reset") >= 4;
+	at_accept = acceptors_probe(ids[KT_INET_CSK_ACCEPT]);
+	t->reasons_available = tracepoint_args(btf, ids[KT_TRACE_SEND_RESET]) >= 4;
 	if (t->reasons_available)
-		load_reason_names(btf, &t->reason_names);
+		load_reason_names(btf, ids[KT_RST_REASON], &t->reason_names);
 	else
 		t->reason_names.name[TT_REASON_OTHER] = strdup("UNKNOWN");
 
@@ -193,7 +230,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 		return tt_fail(t->err, errno, "cannot open BPF object");
 	}
 	t->skel = skel;
-	bpf_program__set_autoload(skel->progs.handle_kfree_skb, drop_sites_look_up(t, btf));
+	bpf_program__set_autoload(skel->progs.handle_kfree_skb, drop_sites_look_up(t, btf, ids[KT_TRACE_KFREE_SKB]));
 	btf__free(btf);
 	skel->rodata->trace_pids = cfg->n_pids > 0;
 	skel->rodata->trace_comms = cfg->n_comms > 0;
