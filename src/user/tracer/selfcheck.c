@@ -160,39 +160,49 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static bool seen_as_expected(const struct tt_proc_counters *server,
-			     const struct tt_proc_counters *client)
+static bool seen_as_expected(const struct tt_proc_counters *server_seen,
+			     const struct tt_proc_counters *client_seen)
 {
 	struct tt_proc_counters want_server = {}, want_client = {};
+	struct tt_proc_counters server = *server_seen, client = *client_seen;
 
+	/* A SYN or SYN-ACK sent again is the machine's timing, not a fault:
+	 * on a busy machine (an emulated guest beside other work) the first
+	 * one's answer may take a second. */
+	server.synack_retrans = client.syn_retrans = 0;
 	want_server.conn[TT_SIDE_IN] = want_server.fin_passive[TT_SIDE_IN] = 1;
 	want_server.opened[TT_SIDE_IN] = want_server.open_ended[TT_SIDE_IN] = 1;
 	want_client.conn[TT_SIDE_OUT] = want_client.fin_active[TT_SIDE_OUT] = 1;
 	want_client.opened[TT_SIDE_OUT] = want_client.open_ended[TT_SIDE_OUT] = 1;
 	want_client.tw[TT_SIDE_OUT] = 1;
-	return !memcmp(server, &want_server, sizeof(*server)) &&
-	       !memcmp(client, &want_client, sizeof(*client));
+	return !memcmp(&server, &want_server, sizeof(server)) &&
+	       !memcmp(&client, &want_client, sizeof(client));
 }
 
 static void describe(char *err, size_t errlen, const struct tt_proc_counters *server,
 		     const struct tt_proc_counters *client)
 {
+	bool shown_right = client->conn[TT_SIDE_OUT] == 1 && client->fin_active[TT_SIDE_OUT] == 1 &&
+			   client->tw[TT_SIDE_OUT] == 1 && server->conn[TT_SIDE_IN] == 1 &&
+			   server->fin_passive[TT_SIDE_IN] == 1;
 	struct utsname u = {};
 
 	uname(&u);
 	snprintf(err, errlen,
 		 "self-check failed on Linux %s: its own loopback connection was not counted "
 		 "(connecting end conn_out %llu fin_active_out %llu tw_out %llu, accepting end "
-		 "conn_in %llu fin_passive_in %llu; 1 each expected)",
+		 "conn_in %llu fin_passive_in %llu; 1 each expected%s)",
 		 u.release, (unsigned long long)client->conn[TT_SIDE_OUT],
 		 (unsigned long long)client->fin_active[TT_SIDE_OUT],
 		 (unsigned long long)client->tw[TT_SIDE_OUT],
 		 (unsigned long long)server->conn[TT_SIDE_IN],
-		 (unsigned long long)server->fin_passive[TT_SIDE_IN]);
+		 (unsigned long long)server->fin_passive[TT_SIDE_IN],
+		 shown_right ? ", and so they were, but other counts of theirs were not" : "");
 }
 
 int selfcheck_run(struct tracer *t, char *err, size_t errlen)
 {
+	const char *late = getenv("TCPTRACE_TEST_SELFCHECK_LATE_MS");
 	struct tt_proc_counters server_c = {}, client_c = {};
 	int go[2], report[2], status, ret = -1;
 	uint32_t server = 0, client = 0;
@@ -237,8 +247,8 @@ int selfcheck_run(struct tracer *t, char *err, size_t errlen)
 	}
 	/* For tcptrace's own tests: the counters read late, as by a tcptrace
 	 * that gets little CPU, once the connection has long ended. */
-	if (getenv("TCPTRACE_TEST_SELFCHECK_LATE_MS"))
-		usleep(1000 * (useconds_t)strtoul(getenv("TCPTRACE_TEST_SELFCHECK_LATE_MS"), NULL, 10));
+	if (late)
+		usleep(1000 * (useconds_t)strtoul(late, NULL, 10));
 	deadline = now_ms() + SELFCHECK_WAIT_MS;
 	do {
 		if (tracer_counters_of(t, server, &server_c) || tracer_counters_of(t, client, &client_c)) {
