@@ -26,10 +26,19 @@ struct {
 	__type(value, __u32);
 } free_slots SEC(".maps");
 
+/* The slots of proc_counters and slot_sockets, which hold a block per slot
+ * and CPU, CPU after CPU (a CPU's blocks share no cache line with
+ * another's): one array each, which user space maps and reads in place.
+ * A per-CPU array would allocate each slot's blocks apart at start, a
+ * few thousand allocations. User space sizes both: slots_per_cpu, times
+ * the possible CPUs. */
+const volatile __u32 slots_per_cpu = TT_DEFAULT_MAX_PROCS;
+
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
-	__type(key, __u32); /* slot */
+	__type(key, __u32); /* CPU * slots_per_cpu + slot */
 	__type(value, struct tt_proc_counters);
 } proc_counters SEC(".maps");
 
@@ -54,9 +63,10 @@ struct {
  * process is gone a slot's sum only goes down, so a sum of zero read one
  * CPU at a time is a true zero. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
-	__type(key, __u32); /* slot */
+	__type(key, __u32); /* CPU * slots_per_cpu + slot */
 	__type(value, __s64);
 } slot_sockets SEC(".maps");
 
@@ -217,10 +227,19 @@ __noinline __u32 slot_of_process(__u32 tgid)
 	return slot;
 }
 
+/* This CPU's block of slot in proc_counters or slot_sockets. */
+static __always_inline __u32 block_of(__u32 slot)
+{
+	return bpf_get_smp_processor_id() * slots_per_cpu + slot;
+}
+
 static __always_inline struct tt_proc_counters *counters_at(__u32 slot)
 {
-	struct tt_proc_counters *c = bpf_map_lookup_elem(&proc_counters, &slot);
+	struct tt_proc_counters *c = NULL;
+	__u32 block = block_of(slot);
 
+	if (slot < slots_per_cpu)
+		c = bpf_map_lookup_elem(&proc_counters, &block);
 	if (!c)
 		count_drop(TT_DROP_PROC_MAP_FULL);
 	return c;
@@ -228,11 +247,12 @@ static __always_inline struct tt_proc_counters *counters_at(__u32 slot)
 
 static __always_inline void count_slot_sockets(__u32 slot, __s64 n)
 {
+	__u32 block = block_of(slot);
 	__s64 *count;
 
-	if (slot == TT_NO_SLOT)
+	if (slot >= slots_per_cpu)
 		return;
-	count = bpf_map_lookup_elem(&slot_sockets, &slot);
+	count = bpf_map_lookup_elem(&slot_sockets, &block);
 	if (count)
 		__sync_fetch_and_add(count, n);
 }

@@ -258,15 +258,19 @@ static __always_inline bool awaits_touch(const struct tt_sock *s)
  * address at once. Returns 0, or -1 when key has no entry. */
 __noinline int sock_forget(__u64 key)
 {
-	__u32 entry = sock_entry_find(key), i = entry / TT_SOCK_WAYS, w = entry % TT_SOCK_WAYS;
-	__u32 home = home_bucket(key), filter = filter_slot(key);
+	__u32 home = home_bucket(key), filter = filter_slot(key), entry, i, w;
 	struct sock_bucket *b, *h;
 	bool untouched;
 	__u16 flags;
 	__u32 slot;
 
+	if (!tracked_slots[filter])
+		return -1;
+	entry = sock_entry_find(key);
 	if (entry == TT_NO_ENTRY)
 		return -1;
+	i = entry / TT_SOCK_WAYS;
+	w = entry % TT_SOCK_WAYS;
 	b = bpf_map_lookup_elem(&sock_table, &i);
 	if (!b)
 		return -1;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common/fail.h"
@@ -18,6 +19,9 @@ _Static_assert(sizeof(struct tt_dest_counters) <= MAX_PERCPU_VALUE, "per-CPU buf
 
 int counters_open(struct counters *c, struct tcptrace_bpf *skel, char *err)
 {
+	struct bpf_map *map = skel->maps.proc_counters;
+	void *blocks;
+
 	c->skel = skel;
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0)
@@ -25,6 +29,12 @@ int counters_open(struct counters *c, struct tcptrace_bpf *skel, char *err)
 	c->percpu = calloc((size_t)c->ncpus, MAX_PERCPU_VALUE);
 	if (!c->percpu)
 		return tt_fail(err, ENOMEM, "cannot read counters");
+	c->slots = bpf_map__max_entries(map) / (size_t)c->ncpus;
+	c->blocks_bytes = bpf_map__max_entries(map) * sizeof(struct tt_proc_counters);
+	blocks = mmap(NULL, c->blocks_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+	if (blocks == MAP_FAILED)
+		return tt_fail(err, errno, "cannot map the counters");
+	c->blocks = blocks;
 	return 0;
 }
 
@@ -32,6 +42,9 @@ void counters_close(struct counters *c)
 {
 	free(c->percpu);
 	c->percpu = NULL;
+	if (c->blocks)
+		munmap(c->blocks, c->blocks_bytes);
+	c->blocks = NULL;
 }
 
 /* Add the per-CPU copies in c->percpu of a struct of __u64 words (size
@@ -48,10 +61,17 @@ static void sum_percpu_words(const struct counters *c, void *dst, size_t size)
 
 int counters_of_slot(struct counters *c, uint32_t slot, struct tt_proc_counters *out)
 {
+	__u64 *sum = (__u64 *)out;
+
 	memset(out, 0, sizeof(*out));
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.proc_counters), &slot, c->percpu))
-		return -errno;
-	sum_percpu_words(c, out, sizeof(*out));
+	if (slot >= c->slots)
+		return -ENOENT;
+	for (int cpu = 0; cpu < c->ncpus; cpu++) {
+		const __u64 *block = (const __u64 *)&c->blocks[(size_t)cpu * c->slots + slot];
+
+		for (size_t i = 0; i < sizeof(*out) / sizeof(__u64); i++)
+			sum[i] += __atomic_load_n(&block[i], __ATOMIC_RELAXED);
+	}
 	return 0;
 }
 
@@ -219,9 +239,11 @@ int counters_clear_slot(struct counters *c, uint32_t slot)
 {
 	struct tcptrace_bpf *skel = c->skel;
 
-	memset(c->percpu, 0, (size_t)c->ncpus * sizeof(struct tt_proc_counters));
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.proc_counters), &slot, c->percpu, BPF_ANY))
-		return -errno;
+	if (slot >= c->slots)
+		return -ENOENT;
+	/* Nothing counts there now: its process is gone and no socket holds it. */
+	for (int cpu = 0; cpu < c->ncpus; cpu++)
+		memset(&c->blocks[(size_t)cpu * c->slots + slot], 0, sizeof(struct tt_proc_counters));
 	delete_entries_of(bpf_map__fd(skel->maps.rst_reasons), sizeof(struct tt_reason_key), slot);
 	delete_entries_of(bpf_map__fd(skel->maps.dest_counters), sizeof(struct tt_dest_key), slot);
 	return 0;

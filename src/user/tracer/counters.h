@@ -17,6 +17,9 @@ struct counters {
 	struct tcptrace_bpf *skel;
 	int ncpus;
 	void *percpu; /* one value of the largest per-CPU map, for each CPU */
+	struct tt_proc_counters *blocks; /* proc_counters, mapped: CPU after CPU */
+	size_t blocks_bytes;
+	size_t slots; /* blocks per CPU */
 };
 
 /* RSTs sent by the processes' connections, per slot, side and reason. */

@@ -31,6 +31,15 @@ int slots_open(struct slots *s, struct tcptrace_bpf *skel, char *err)
 		return tt_fail(err, errno, "cannot map the process slots");
 	s->owners = owners;
 	s->n = n;
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0)
+		return tt_fail(err, s->ncpus ? s->ncpus : -EINVAL, "cannot count CPUs");
+	s->sockets_bytes = n * (size_t)s->ncpus * sizeof(*s->sockets);
+	owners = mmap(NULL, s->sockets_bytes, PROT_READ, MAP_SHARED,
+		      bpf_map__fd(skel->maps.slot_sockets), 0);
+	if (owners == MAP_FAILED)
+		return tt_fail(err, errno, "cannot map the process slots");
+	s->sockets = owners;
 	return 0;
 }
 
@@ -38,6 +47,9 @@ void slots_close(struct slots *s)
 {
 	if (s->owners)
 		munmap(s->owners, s->owners_bytes);
+	if (s->sockets)
+		munmap((void *)s->sockets, s->sockets_bytes);
+	s->sockets = NULL;
 	s->owners = NULL;
 	free(s->views);
 	s->views = NULL;
@@ -131,34 +143,24 @@ void slots_name(struct slots *s, uint32_t slot, char comm[TT_COMM_LEN])
 		memcpy(comm, "?", 2);
 }
 
-/* How many entries of the socket table hold slot, over every CPU; -1 when
- * unreadable. */
-static int64_t sockets_holding(const struct slots *s, uint32_t slot, int64_t *percpu, int ncpus)
+/* How many entries of the socket table hold slot, over every CPU. */
+static int64_t sockets_holding(const struct slots *s, uint32_t slot)
 {
 	int64_t sum = 0;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.slot_sockets), &slot, percpu))
-		return -1;
-	for (int cpu = 0; cpu < ncpus; cpu++)
-		sum += percpu[cpu];
+	for (int cpu = 0; cpu < s->ncpus; cpu++)
+		sum += __atomic_load_n(&s->sockets[(size_t)cpu * s->n + slot], __ATOMIC_RELAXED);
 	return sum;
 }
 
 size_t slots_reclaimable(struct slots *s, uint32_t *out, size_t max)
 {
-	int ncpus = libbpf_num_possible_cpus();
 	size_t in_use = 0, n = 0;
-	int64_t *percpu;
 	bool low;
 
-	if (ncpus <= 0)
-		return 0;
 	for (size_t slot = 0; slot < s->n; slot++)
 		in_use += s->owners[slot].state != TT_SLOT_FREE;
 	low = s->n - in_use < (s->n + 3) / 4;
-	percpu = calloc((size_t)ncpus, sizeof(*percpu));
-	if (!percpu)
-		return 0;
 	for (uint32_t slot = 0; slot < s->n && n < max; slot++) {
 		uint32_t state = state_of(s, slot);
 		struct slot_view *view = &s->views[slot];
@@ -169,11 +171,10 @@ size_t slots_reclaimable(struct slots *s, uint32_t *out, size_t max)
 			view->gone_seen = true;
 			continue;
 		}
-		if ((state == TT_SLOT_GONE && !low) || sockets_holding(s, slot, percpu, ncpus))
+		if ((state == TT_SLOT_GONE && !low) || sockets_holding(s, slot))
 			continue;
 		out[n++] = slot;
 	}
-	free(percpu);
 	return n;
 }
 

@@ -29,6 +29,9 @@ struct slots {
 	size_t owners_bytes;
 	struct slot_view *views;
 	size_t n;      /* --max-procs */
+	const int64_t *sockets; /* slot_sockets, mapped: n per CPU, CPU after CPU */
+	size_t sockets_bytes;
+	int ncpus;
 	uint32_t gens; /* slots given back so far */
 };
 

@@ -198,6 +198,21 @@ static __u32 tw_ring_bytes(__u64 max_sockets)
 	return bytes;
 }
 
+/* proc_counters and slot_sockets: a block per slot and CPU (procs.bpf.h). */
+static int set_blocks(struct tcptrace_bpf *skel, __u32 slots)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u64 blocks = (__u64)slots * (__u64)(ncpus > 0 ? ncpus : 0);
+
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	if (blocks > UINT32_MAX)
+		return -E2BIG;
+	skel->rodata->slots_per_cpu = slots;
+	return bpf_map__set_max_entries(skel->maps.proc_counters, (__u32)blocks) ?:
+	       bpf_map__set_max_entries(skel->maps.slot_sockets, (__u32)blocks);
+}
+
 int tracer_open(struct tracer *t, const struct tracer_config *config)
 {
 	const struct tracer_config *cfg = &t->cfg;
@@ -258,12 +273,11 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	err = err ?: bpf_map__set_max_entries(skel->maps.tw_records,
 					      tw_ring_bytes(cfg->max_sockets));
 	err = err ?: bpf_map__set_max_entries(skel->maps.seeds, cfg->max_sockets);
-	err = err ?: bpf_map__set_max_entries(skel->maps.proc_counters, cfg->max_procs);
+	err = err ?: set_blocks(skel, cfg->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_slots, cfg->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.free_slots, cfg->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_comms, cfg->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.slot_owners, cfg->max_procs);
-	err = err ?: bpf_map__set_max_entries(skel->maps.slot_sockets, cfg->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.verdicts,
 					      skel->rodata->trace_comms ? 4 * cfg->max_procs : 64);
 	err = err ?: bpf_map__set_max_entries(skel->maps.rst_reasons, cfg->max_procs);
