@@ -91,18 +91,27 @@ static __always_inline bool read_skc_head(struct skc_head *h, __u64 sk)
  * probe reads. */
 #define TT_TW_FOUND (1ull << 62) /* above a nulls marker, below an address */
 
-/* One step of the walk: whether the socket head at address node is the
- * timewait socket that replaced the socket at address sk (its local port,
- * lport, given: see timewait_find). Returns TT_TW_FOUND with its
- * tw_snd_nxt if it is, else the next node in its chain (0 when it cannot
- * be read). */
-__noinline __u64 timewait_step(__u64 node, __u64 sk, __u32 lport)
+/* One step of the walk, at node in the chain whose head is at address
+ * chain: whether the socket head there is the timewait socket that
+ * replaced the socket at address sk (its local port, lport, given: see
+ * timewait_find). Returns TT_TW_FOUND with its tw_snd_nxt if it is, else
+ * where to go next: the next node, the chain's first again when node is
+ * another chain's end, or 0 at the chain's own end or when unreadable.
+ * The chain ends in a "nulls" marker carrying its bucket: sockets are
+ * freed and reused under RCU, so a walk can drift into another chain, and
+ * starts again, as the kernel's own lookup does. */
+__noinline __u64 timewait_step(__u64 node, __u64 sk, __u32 lport, __u64 chain, __u32 slot)
 {
 	__u64 node_offset = bpf_core_field_offset(struct sock_common, skc_nulls_node);
 	const struct sock_common *me;
 	struct sock_common other;
 	struct skc_head head;
 
+	if (node & 1) {
+		if ((node >> 1) == slot || bpf_probe_read_kernel(&node, sizeof(node), (void *)chain))
+			return 0;
+		return node;
+	}
 	if (!read_skc(&other, (const void *)(node - node_offset)) || !read_skc_head(&head, sk))
 		return 0;
 	me = (const struct sock_common *)&head;
@@ -125,22 +134,11 @@ __noinline __u64 timewait_find(__u64 sk, __u64 ehash, __u32 ehash_mask, __u32 ha
 {
 	struct inet_ehash_bucket *buckets = (struct inet_ehash_bucket *)ehash;
 	__u32 slot = hash & ehash_mask;
-	__u64 node = 0;
+	__u64 chain = (__u64)&buckets[slot].chain.first, node = 0;
 
-	bpf_probe_read_kernel(&node, sizeof(node), &buckets[slot].chain.first);
-	for (int i = 0; i < TT_EHASH_STEPS; i++) {
-		if (!node)
-			return 0;
-		/* The chain ends in a "nulls" marker carrying its bucket. Sockets
-		 * are freed and reused under RCU, so a walk can drift into
-		 * another chain: like the kernel's own lookup, start again. */
-		if (node & 1) {
-			if ((node >> 1) == slot)
-				return 0;
-			bpf_probe_read_kernel(&node, sizeof(node), &buckets[slot].chain.first);
-			continue;
-		}
-		node = timewait_step(node, sk, lport);
+	bpf_probe_read_kernel(&node, sizeof(node), (void *)chain);
+	for (int i = 0; i < TT_EHASH_STEPS && node; i++) {
+		node = timewait_step(node, sk, lport, chain, slot);
 		if (node >> 62 == TT_TW_FOUND >> 62)
 			return node;
 	}
