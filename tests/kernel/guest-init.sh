@@ -133,6 +133,10 @@ held_spid=$spid
 client_start 8080 "$HELD" hold --hold held.8080
 held_cpid=$cpid
 wait_for held.8080 || say held connections not made: "$(cat client.8080)"
+# A server of one connection, listening before tcptrace starts, whose client
+# starts the moment tcptrace says it is tracing: "tracing" means counting.
+server_start 8093 1 fin-client
+moment_spid=$spid
 i=0
 while [ "$(sockets_in 0A)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 say existing "$(sockets_in '01|0A')"
@@ -156,10 +160,12 @@ started=$(date +%s)
 /opt/tt/tcptrace -p "$NAME" --csv t.csv -i 0.5 --catch-nested --verbose >tracer.out 2>tracer.err &
 tracer=$!
 i=0
-while ! grep -q '^tcptrace: tracing' tracer.err && kill -0 $tracer 2>/dev/null && [ $i -lt 1200 ]; do
-	sleep 0.1
+while ! grep -q '^tcptrace: tracing' tracer.err && kill -0 $tracer 2>/dev/null && [ $i -lt 6000 ]; do
+	sleep 0.02
 	i=$((i + 1))
 done
+grep -q '^tcptrace: tracing' tracer.err && client_start 8093 1 fin-client
+moment_cpid=$cpid
 if ! grep -q '^tcptrace: tracing' tracer.err; then
 	say tcptrace did not start
 	kill -KILL $tracer 2>/dev/null
@@ -175,6 +181,8 @@ spid=$held_spid cpid=$held_cpid
 sleep 1 # two intervals with the connections from before start still open
 kill -USR1 "$cpid"
 pair_end held 8080
+spid=$moment_spid cpid=$moment_cpid
+pair_end moment 8093
 pair 8081 fin-server "$N"
 pair 8082 fin-client "$N"
 pair 8083 linger0-server "$N"

@@ -114,7 +114,7 @@ case_boot_and_load() {
 	expect_eq "tcptrace exit status" 0 "$(guest tcptrace-exit)"
 	local mode
 	for mode in fin-server fin-client linger0-server linger0-client linger2-server tw-overflow held \
-		listen-queue defer exhaust shared fastopen keepalive; do
+		moment listen-queue defer exhaust shared fastopen keepalive; do
 		expect_eq "$mode scenario went as expected" "0 0" "$(pair_field "$mode" server_rc) $(pair_field "$mode" client_rc)"
 	done
 	[ "$CASE_FAILED" -eq 0 ] || log "    guest's tcptrace stderr: $(tail -3 "$GUEST/tracer.err")"
@@ -141,6 +141,21 @@ case_fin_server_first() {
 	expect_eq "client conn_out" "$N" "$(csv_sum "$csv" "$cli" conn_out)"
 	expect_eq "client fin_passive_out" "$N" "$(csv_sum "$csv" "$cli" fin_passive_out)"
 	expect_eq "client tw_out" 0 "$(csv_sum "$csv" "$cli" tw_out)"
+}
+
+# "tracing" means counting: a client started the moment the guest saw the
+# tracing line (it looks every 20 ms) has its one connection counted on both
+# ends, its server listening since before tcptrace started.
+case_counted_from_the_tracing_line() {
+	guest_ran || return 1
+	local csv=$GUEST/t.csv srv cli
+	srv=$(pair_field moment server) cli=$(pair_field moment client)
+	expect_eq "server saw EOF (its own count)" 1 "$(scenario_field moment server eof)"
+	expect_eq "server conn_in" 1 "$(csv_sum "$csv" "$srv" conn_in)"
+	expect_eq "server fin_passive_in" 1 "$(csv_sum "$csv" "$srv" fin_passive_in)"
+	expect_eq "client conn_out" 1 "$(csv_sum "$csv" "$cli" conn_out)"
+	expect_eq "client fin_active_out" 1 "$(csv_sum "$csv" "$cli" fin_active_out)"
+	expect_eq "client tw_out" 1 "$(csv_sum "$csv" "$cli" tw_out)"
 }
 
 case_fin_client_first() {
@@ -194,7 +209,9 @@ case_connected_before_start() {
 	guest_ran || return 1
 	local csv=$GUEST/t.csv srv cli
 	srv=$(pair_field held server) cli=$(pair_field held client)
-	expect_eq "sockets found at start (both ends)" "$((2 * HELD))" "$(guest existing)"
+	# Both ends of each, and the listener whose client starts at the
+	# tracing line (case_counted_from_the_tracing_line).
+	expect_eq "sockets found at start (both ends, and a listener)" "$((2 * HELD + 1))" "$(guest existing)"
 	expect_eq "client conn_out (established before start)" 0 "$(csv_sum "$csv" "$cli" conn_out)"
 	expect_eq "client fin_active_out" "$HELD" "$(csv_sum "$csv" "$cli" fin_active_out)"
 	expect_eq "client tw_out" "$HELD" "$(csv_sum "$csv" "$cli" tw_out)"
@@ -295,7 +312,7 @@ other_rsts() {
 
 case_totals_equal_kernel_counters() {
 	guest_ran || return 1
-	local opened=$((8 * N + EXHAUST_PORTS + KA_CONNS + 5 + 3)) # + the listen queue's 5 and defer's 3
+	local opened=$((8 * N + EXHAUST_PORTS + KA_CONNS + 5 + 3 + 1)) # + the listen queue's 5, defer's 3, the moment's 1
 	expect_eq "TcpPassiveOpens = connections the scenario opened" "$opened" "$(counter_delta TcpPassiveOpens)"
 	expect_eq "conn_in = TcpPassiveOpens" "$(counter_delta TcpPassiveOpens)" "$(csv_total conn_in)"
 	expect_eq "conn_out + connfail_out = TcpActiveOpens" "$(counter_delta TcpActiveOpens)" "$(csv_total conn_out connfail_out)"
@@ -411,6 +428,7 @@ run_case "$SERIES: RST sent by the server (SO_LINGER 0)" case_rst_sent_by_server
 run_case "$SERIES: RST sent by the client (SO_LINGER 0)" case_rst_sent_by_client
 run_case "$SERIES: RST after the socket's end (TCP_LINGER2 -1), counted once" case_rst_after_destroy
 run_case "$SERIES: connected before tcptrace started" case_connected_before_start
+run_case "$SERIES: a connection made the moment tracing starts is counted" case_counted_from_the_tracing_line
 run_case "$SERIES: past tcp_max_tw_buckets, no timewait and no RST" case_timewait_overflow
 run_case "$SERIES: port exhaustion" case_port_exhaustion
 run_case "$SERIES: listen queue full at the SYN: listen_drops = ListenDrops, SYN retries = TCPSynRetrans" case_listen_queue_syn_time
