@@ -212,6 +212,40 @@ static void test_proxy_and_backend_of_one_name_apart(void **state)
 	free(text);
 }
 
+/* The same two, the instances known: a proxy worker that only accepted (a
+ * client connection that never sent a request) stays with its own
+ * instance, not with the backend's workers that only accept. */
+static void test_instances_keep_a_worker_that_only_accepted(void **state)
+{
+	struct tt_row rows[5] = { make_row(21, "nginx"), make_row(22, "nginx"), make_row(31, "nginx"),
+				  make_row(32, "nginx"), make_row(40, "wrk") };
+	struct findings_input in = { .rows = rows, .n = 5 };
+	struct tt_finding v[4];
+	char *text;
+
+	(void)state;
+	rows[0].instance = rows[1].instance = 20;
+	rows[2].instance = rows[3].instance = 30;
+	rows[0].c.conn[TT_SIDE_IN] = rows[1].c.conn[TT_SIDE_IN] = 1000;
+	rows[0].c.tw[TT_SIDE_IN] = rows[1].c.tw[TT_SIDE_IN] = 980;
+	rows[2].c.conn[TT_SIDE_IN] = 10;
+	rows[2].c.conn[TT_SIDE_OUT] = 2000;
+	rows[2].c.tw[TT_SIDE_IN] = 150;
+	rows[3].c.conn[TT_SIDE_IN] = 1;
+	rows[3].c.tw[TT_SIDE_IN] = 1;
+	rows[4].c.conn[TT_SIDE_OUT] = 11;
+	assert_int_equal(findings_collect(&in, v, 4), 2);
+	assert_int_equal(v[0].kind, TT_FINDING_TIMEWAIT);
+	assert_int_equal(v[0].count, 1960);
+	assert_int_equal(v[1].count, 151);
+	assert_int_equal(v[1].n_pids, 2);
+	assert_true(v[1].proxy);
+	text = text_of(v, 2, NULL);
+	assert_non_null(strstr(text, "finding: nginx 21, 22: it closed 1960 client connections first"));
+	assert_non_null(strstr(text, "finding: nginx 31, 32: it closed 151 client connections first"));
+	free(text);
+}
+
 /* Below the threshold, the TIME_WAIT of a process that ran out of ports
  * is a finding all the same: it holds them. Five PIDs are named, more
  * are counted. */
@@ -327,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_drops_with_the_queue_never_full),
 		cmocka_unit_test(test_timewait_per_name_and_side),
 		cmocka_unit_test(test_proxy_and_backend_of_one_name_apart),
+		cmocka_unit_test(test_instances_keep_a_worker_that_only_accepted),
 		cmocka_unit_test(test_timewait_that_holds_the_ports),
 		cmocka_unit_test(test_rsts_with_what_their_reason_means),
 		cmocka_unit_test(test_json_objects),

@@ -123,6 +123,49 @@ static void run_match(const char *root, const struct tt_target *targets, size_t 
 			    sizeof(m->err));
 }
 
+/* A tree of its own for proc_instance: a shell (900) that started an
+ * nginx master (5000) with two workers, and a haproxy (6000). */
+static void test_instance_is_the_farthest_parent_of_the_name(void **state)
+{
+	static const struct {
+		uint32_t pid, ppid;
+		const char *comm;
+	} procs[] = {
+		{ 900, 1, "bash\n" },      { 5000, 900, "nginx\n" }, { 5001, 5000, "nginx\n" },
+		{ 5002, 5000, "nginx\n" }, { 6000, 900, "haproxy\n" },
+	};
+	char root[PATH_MAX], path[PATH_MAX + 32], text[64];
+	size_t n = sizeof(procs) / sizeof(procs[0]);
+
+	snprintf(root, sizeof(root), "%s/instance_XXXXXX", (const char *)*state);
+	assert_non_null(mkdtemp(root));
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%u", root, procs[i].pid);
+		assert_int_equal(mkdir(path, 0755), 0);
+		snprintf(path, sizeof(path), "%s/%u/comm", root, procs[i].pid);
+		write_file(path, procs[i].comm);
+		snprintf(path, sizeof(path), "%s/%u/status", root, procs[i].pid);
+		snprintf(text, sizeof(text), "Name:\tx\nPPid:\t%u\n", procs[i].ppid);
+		write_file(path, text);
+	}
+	assert_int_equal(proc_instance(root, 5002, "nginx"), 5000);
+	assert_int_equal(proc_instance(root, 5000, "nginx"), 5000);
+	assert_int_equal(proc_instance(root, 6000, "haproxy"), 6000);
+	/* Gone, or another name now (a PID used again): not known. */
+	assert_int_equal(proc_instance(root, 5003, "nginx"), 0);
+	assert_int_equal(proc_instance(root, 6000, "nginx"), 0);
+	assert_int_equal(proc_instance(root, 0, "nginx"), 0);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%u/comm", root, procs[i].pid);
+		assert_int_equal(unlink(path), 0);
+		snprintf(path, sizeof(path), "%s/%u/status", root, procs[i].pid);
+		assert_int_equal(unlink(path), 0);
+		snprintf(path, sizeof(path), "%s/%u", root, procs[i].pid);
+		assert_int_equal(rmdir(path), 0);
+	}
+	assert_int_equal(rmdir(root), 0);
+}
+
 static void test_read_comm_strips_newline(void **state)
 {
 	char comm[TT_COMM_LEN];
@@ -413,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_match_no_targets),
 		cmocka_unit_test(test_match_more_processes_than_room),
 		cmocka_unit_test(test_match_unreadable_root),
+		cmocka_unit_test(test_instance_is_the_farthest_parent_of_the_name),
 	};
 
 	return cmocka_run_group_tests(tests, make_tree, remove_tree);

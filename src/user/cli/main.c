@@ -355,6 +355,8 @@ static void print_summary(struct tracer *t, struct report *rep, const struct tt_
 	}
 	found.rows = totals;
 	found.n = n = snapshot_diff(first, last, totals, last->n);
+	for (size_t i = 0; i < n; i++)
+		totals[i].instance = proc_instance("/proc", totals[i].pid, totals[i].comm);
 	found.listeners = listeners;
 	found.n_listeners = listeners_diff(first, last, listeners, last->n_listeners);
 	report_summary(f, totals, n, (double)(last->mono_ns - first->mono_ns) / 1e9,

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Small reads of /proc files: a process's name, one numeric field. */
+/* Small reads of /proc files: a process's name, one numeric field, the
+ * instance of a server it belongs to. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,4 +68,29 @@ int proc_read_field(const char *path, const char *label, uint64_t *value)
 	}
 	fclose(f);
 	return ret;
+}
+
+static bool named(const char *proc_root, uint32_t pid, const char *comm)
+{
+	char now[64];
+
+	return !proc_read_comm(proc_root, pid, now, sizeof(now)) && !strcmp(now, comm);
+}
+
+uint32_t proc_instance(const char *proc_root, uint32_t pid, const char *comm)
+{
+	char path[PATH_MAX];
+	uint64_t parent;
+
+	if (!pid || !named(proc_root, pid, comm))
+		return 0;
+	/* Bounded: a line of names is short, and /proc may change under us. */
+	for (int depth = 0; depth < 64; depth++) {
+		if (snprintf(path, sizeof(path), "%s/%u/status", proc_root, pid) >= (int)sizeof(path) ||
+		    proc_read_field(path, "PPid:", &parent) || !parent || parent > UINT32_MAX ||
+		    !named(proc_root, (uint32_t)parent, comm))
+			break;
+		pid = (uint32_t)parent;
+	}
+	return pid;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Small reads of /proc files: a process's name, one numeric field. */
+/* Small reads of /proc files: a process's name, one numeric field, the
+ * instance of a server it belongs to. */
 #ifndef TT_PROCFS_H
 #define TT_PROCFS_H
 
@@ -13,5 +14,11 @@ int proc_read_comm(const char *proc_root, uint32_t pid, char *buf, size_t len);
  * it ("VmHWM:" in /proc/self/status, "memlock:" in fdinfo). Returns 0, or
  * -1 when the file, the line or a valid number is missing. */
 int proc_read_field(const char *path, const char *label, uint64_t *value);
+
+/* The instance a running process named comm belongs to: its farthest
+ * ancestor of an unbroken line of that name (nginx's master for its
+ * workers, the process itself when its parent has another name); 0 when
+ * pid is not a process named comm now. */
+uint32_t proc_instance(const char *proc_root, uint32_t pid, const char *comm);
 
 #endif /* TT_PROCFS_H */

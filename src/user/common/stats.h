@@ -25,6 +25,7 @@ struct tt_row {
 	uint64_t id; /* which of the processes that had pid (tracer: slot and give-back) */
 	uint32_t pid;
 	char comm[TT_COMM_LEN];
+	uint32_t instance; /* its server's instance (proc_instance); 0: not known */
 	bool selected; /* named by --pid: shown every interval, zeros included */
 	struct tt_proc_counters c;
 	uint64_t tw_now; /* a gauge: timewait sockets held now, never a difference */

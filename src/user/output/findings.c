@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* What went wrong in a run, from its totals: findings per process name
- * (its processes added, as compare groups them; those that open
- * connections apart from those that only accept them) or per listener,
- * each written as a line for an operator and as a JSON object. */
+ * and instance (its processes added) or per listener, each written as a
+ * line for an operator and as a JSON object. */
 #include <inttypes.h>
 #include <string.h>
 #include <netinet/in.h>
@@ -32,10 +31,10 @@ const char *finding_anchor(enum tt_finding_kind kind)
 	return kind < TT_FINDING_KINDS ? kinds[kind].anchor : "";
 }
 
-/* The rows of one process name added up: those of processes that open
- * connections, or those of processes that only accept them. */
+/* The rows of one process name and instance added up. */
 struct name_totals {
 	char comm[TT_COMM_LEN];
+	uint32_t instance;
 	bool connects;
 	size_t n_pids;
 	uint32_t pids[TT_FINDING_PIDS];
@@ -59,9 +58,19 @@ static bool connects(const struct tt_proc_counters *c)
 	return c->conn[TT_SIDE_OUT] || c->connfail || c->eaddrnotavail || c->syn_retrans;
 }
 
-/* Groups by name and by whether the process connects, so that an nginx in
- * front of an nginx on the same host is two groups, not one. A process
- * that counted nothing (nginx's master) is in none. */
+/* One group of a name: the processes of one instance (nginx's master and
+ * workers); those whose instance is not known (gone), by whether they
+ * connect. So an nginx in front of an nginx on the same host is two
+ * groups, a worker of the proxy that only accepted included. */
+static bool same_group(const struct name_totals *t, const struct tt_row *row, bool conn_out)
+{
+	if (strncmp(t->comm, row->comm, TT_COMM_LEN))
+		return false;
+	return t->instance ? t->instance == row->instance
+			   : !row->instance && t->connects == conn_out;
+}
+
+/* A process that counted nothing (nginx's master) is in no group. */
 static size_t totals_by_name(const struct tt_row *rows, size_t n, struct name_totals *out)
 {
 	size_t n_out = 0;
@@ -76,15 +85,16 @@ static size_t totals_by_name(const struct tt_row *rows, size_t n, struct name_to
 		if (counted_nothing(&row->c))
 			continue;
 		for (size_t j = 0; j < n_out && !t; j++)
-			if (!strncmp(out[j].comm, row->comm, TT_COMM_LEN) && out[j].connects == conn_out)
+			if (same_group(&out[j], row, conn_out))
 				t = &out[j];
 		if (!t) {
 			t = &out[n_out++];
 			memset(t, 0, sizeof(*t));
 			memcpy(t->comm, row->comm, TT_COMM_LEN);
 			t->comm[TT_COMM_LEN - 1] = '\0';
-			t->connects = conn_out;
+			t->instance = row->instance;
 		}
+		t->connects |= conn_out;
 		if (t->n_pids < TT_FINDING_PIDS)
 			t->pids[t->n_pids] = row->pid;
 		t->n_pids++;

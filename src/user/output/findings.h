@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* What went wrong in a run, from its totals alone: one finding per problem
- * and process name (or listener), with its numbers, the knob to look at
- * (nginx's and haproxy's own directives where the name says which) and
- * the section of docs/diagnosing.md that explains it. Nothing when
- * nothing is wrong. Pure: no libbpf, no globals. */
+ * and process name and instance (or listener), with its numbers, the knob
+ * to look at (nginx's and haproxy's own directives where the name says
+ * which) and the section of docs/diagnosing.md that explains it. Nothing
+ * when nothing is wrong. Pure: no libbpf, no globals. */
 #ifndef TT_FINDINGS_H
 #define TT_FINDINGS_H
 
