@@ -64,7 +64,7 @@ static bool connects(const struct tt_proc_counters *c)
  * groups, a worker of the proxy that only accepted included. */
 static bool same_group(const struct name_totals *t, const struct tt_row *row, bool conn_out)
 {
-	if (strncmp(t->comm, row->comm, TT_COMM_LEN))
+	if (strncmp(t->comm, row->comm, TT_COMM_LEN) != 0)
 		return false;
 	return t->instance ? t->instance == row->instance
 			   : !row->instance && t->connects == conn_out;
