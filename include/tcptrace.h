@@ -280,14 +280,15 @@ enum tt_hook {
 	TT_HOOKS,
 };
 
-/* Per CPU: the last events the primaries began, and how many events the
- * twins handled for them (events the kernel skipped the primary for). */
-#define TT_NESTING_NOTES 4
+/* Per CPU and hook: a stack of the events the primaries began and their
+ * twins have not seen yet (a power of two deep), and how many events the
+ * twins handled (events the kernel skipped the primary for). */
+#define TT_NESTING_NOTES 8
 
 struct tt_nesting {
 	__u64 object[TT_HOOKS][TT_NESTING_NOTES];
 	__u32 what[TT_HOOKS][TT_NESTING_NOTES];
-	__u32 next[TT_HOOKS];
+	__u32 depth[TT_HOOKS];
 	__u64 caught;
 };
 

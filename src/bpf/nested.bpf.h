@@ -26,10 +26,10 @@ static __always_inline __u32 event_what(int oldstate, int newstate)
 	return (oldstate & 0xff) << 8 | (newstate & 0xff);
 }
 
-/* In a primary, first. Each hook has notes of its own: programs of other
- * hooks may run nested in it and note their events meanwhile. Without
- * --catch-nested it compiles to nothing at load: catch_nested is a
- * constant to the verifier. */
+/* In a primary, first: pushes the event on its hook's stack of this CPU.
+ * Each hook has a stack of its own: programs of other hooks may run
+ * nested in it meanwhile. Without --catch-nested it compiles to nothing
+ * at load: catch_nested is a constant to the verifier. */
 static __always_inline void note_event(enum tt_hook hook, const void *object, __u32 what)
 {
 	struct tt_nesting *n;
@@ -40,28 +40,43 @@ static __always_inline void note_event(enum tt_hook hook, const void *object, __
 	n = bpf_map_lookup_elem(&nesting, &zero);
 	if (!n)
 		return;
-	i = n->next[hook]++ % TT_NESTING_NOTES;
+	i = n->depth[hook]++ % TT_NESTING_NOTES;
 	n->object[hook][i] = addr_of(object);
 	n->what[hook][i] = what;
 }
 
 /* In a twin: whether the primary never began this event, the kernel
- * having skipped it; counted then. */
+ * having skipped it; counted then. Otherwise its note is popped, with any
+ * above it: those are of pairs nested since whose twin the kernel
+ * skipped. A stack, not a ring of the last few: pairs that run whole
+ * between a primary and its twin (a softirq's, or nested in the primary
+ * on kernels that do not skip) push and pop above the note, however many
+ * they are, and never push it out. */
 static __always_inline bool skipped_by_primary(enum tt_hook hook, const void *object,
 					       __u32 what)
 {
 	__u64 addr = addr_of(object);
 	struct tt_nesting *n;
-	__u32 zero = 0;
+	__u32 zero = 0, depth, found = 0;
 
 	n = bpf_map_lookup_elem(&nesting, &zero);
 	if (!n)
 		return false;
-	for (int i = 0; i < TT_NESTING_NOTES; i++)
+	depth = n->depth[hook];
+	for (__u32 k = 1; k <= TT_NESTING_NOTES && !found; k++) {
+		__u32 i = (depth - k) % TT_NESTING_NOTES;
+
 		if (n->object[hook][i] == addr && n->what[hook][i] == what)
-			return false;
-	__sync_fetch_and_add(&n->caught, 1);
-	return true;
+			found = k;
+	}
+	if (!found) {
+		__sync_fetch_and_add(&n->caught, 1);
+		return true;
+	}
+	for (__u32 k = 1; k <= found; k++)
+		n->object[hook][(depth - k) % TT_NESTING_NOTES] = 0;
+	n->depth[hook] = depth - found;
+	return false;
 }
 
 #endif /* TT_NESTED_BPF_H */
