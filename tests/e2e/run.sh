@@ -488,7 +488,8 @@ case_apache_proxy() {
 }
 
 # hitch (TLS) in front of haproxy in front of nginx, ab over HTTPS: one
-# backend connection per client connection at each hop. haproxy closes
+# backend connection per client connection that sent a request, at each
+# hop. haproxy closes
 # first towards hitch (its TIME_WAIT), except on the few connections ab
 # opens and leaves without a request, which hitch ends itself. hitch then
 # closes the client side first, and ab's TLS close_notify, sent when ab
@@ -502,7 +503,10 @@ case_hitch_haproxy() {
 	local conn_in conn_out
 	conn_in=$(sum tls conn_in)
 	conn_out=$(sum tls conn_out)
-	expect_eq "hitch: a backend connection per client connection" "$conn_in" "$conn_out"
+	# ab's extra connections, which send nothing: hitch connects the backend
+	# for most, but not for one that ab has reset before hitch got to it.
+	expect_le "hitch: a backend connection per request at least" "$load_requests" "$conn_out"
+	expect_le "hitch: a backend connection per client connection at most" "$conn_out" "$conn_in"
 	expect_eq "haproxy conn_in = hitch conn_out" "$conn_out" "$(sum proxy conn_in)"
 	expect_eq "backend conn_in = haproxy conn_out" "$(sum proxy conn_out)" "$(sum backend conn_in)"
 	expect_eq "hitch's backend connections of a request ended by haproxy's FIN" "$load_requests" \
