@@ -19,7 +19,7 @@ LIBS := -lbpf -lelf -lz
 # src/user/ by job (docs/layout.md); a folder uses only those before it
 # in this list (tests/lint/layers.sh checks it).
 # Pure modules: unit-tested without root and without libbpf.
-PURE := common/stats common/utf8 common/procfs common/fail \
+PURE := common/stats common/columns common/utf8 common/procfs common/fail \
 	tracer/ports tracer/tw_table tracer/kallsyms tracer/verifier_log \
 	output/table output/csv output/json output/metrics output/http output/findings \
 	offline/csv_read offline/compare offline/timeline offline/html offline/report_page \

@@ -2,6 +2,7 @@
 /* The interval maths over per-process counts: sorting snapshots, turning two
  * cumulative snapshots into per-interval rows, and summing rows for totals. */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include "common/stats.h"
 
@@ -234,4 +235,13 @@ size_t listeners_diff(const struct tt_snapshot *prev, const struct tt_snapshot *
 		out[n_out++].drops = counter_delta(l->drops, before);
 	}
 	return n_out;
+}
+
+const char *reason_label(const struct tt_reason_names *names, size_t slot,
+			 char buf[TT_REASON_LABEL_LEN])
+{
+	if (names && slot < TT_REASON_SLOTS && names->name[slot])
+		return names->name[slot];
+	snprintf(buf, TT_REASON_LABEL_LEN, "reason_%zu", slot);
+	return buf;
 }

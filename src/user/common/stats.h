@@ -118,6 +118,12 @@ bool row_is_zero(const struct tt_row *row);
 /* The row's RSTs sent by reason, both sides added. */
 void row_reasons_total(const struct tt_row *row, uint64_t out[TT_REASON_SLOTS]);
 
+/* A reason slot's label in every output: the kernel's name for it, or
+ * "reason_N" (written into buf) when names has none. */
+#define TT_REASON_LABEL_LEN 32
+const char *reason_label(const struct tt_reason_names *names, size_t slot,
+			 char buf[TT_REASON_LABEL_LEN]);
+
 /* Sort destination rows by pid and id, then destination. */
 void dests_sort(struct tt_dest_row *rows, size_t n);
 

@@ -12,35 +12,6 @@
 /* What next_byte() and take() return when they failed (err filled). */
 #define CSV_FAILED (-2)
 
-const char *const tt_csv_col_names[TT_CSV_COLS] = {
-	[TT_CSV_CONN_IN] = "conn_in",
-	[TT_CSV_CONN_OUT] = "conn_out",
-	[TT_CSV_FIN_ACTIVE_IN] = "fin_active_in",
-	[TT_CSV_FIN_ACTIVE_OUT] = "fin_active_out",
-	[TT_CSV_FIN_PASSIVE_IN] = "fin_passive_in",
-	[TT_CSV_FIN_PASSIVE_OUT] = "fin_passive_out",
-	[TT_CSV_RST_SENT_IN] = "rst_sent_in",
-	[TT_CSV_RST_SENT_OUT] = "rst_sent_out",
-	[TT_CSV_RST_RECV_IN] = "rst_recv_in",
-	[TT_CSV_RST_RECV_OUT] = "rst_recv_out",
-	[TT_CSV_TW_IN] = "tw_in",
-	[TT_CSV_TW_OUT] = "tw_out",
-	[TT_CSV_TW_NOW] = "tw_now",
-	[TT_CSV_EADDRNOTAVAIL] = "eaddrnotavail",
-	[TT_CSV_TIMEOUT_IN] = "timeout_in",
-	[TT_CSV_TIMEOUT_OUT] = "timeout_out",
-	[TT_CSV_CONNFAIL_OUT] = "connfail_out",
-	[TT_CSV_UNTRACKED] = "untracked",
-	[TT_CSV_TW_RST] = "tw_rst",
-	[TT_CSV_OPEN_IN] = "open_in",
-	[TT_CSV_OPEN_OUT] = "open_out",
-	[TT_CSV_LISTEN_DROPS] = "listen_drops",
-	[TT_CSV_ACCEPTQ_PEAK] = "acceptq_peak",
-	[TT_CSV_ACCEPTQ_LIMIT] = "acceptq_limit",
-	[TT_CSV_SYN_RETRANS_OUT] = "syn_retrans_out",
-	[TT_CSV_SYNACK_RETRANS_IN] = "synack_retrans_in",
-};
-
 /* The columns before the counters, which every tcptrace CSV starts with. */
 enum { COL_TIME, COL_ELAPSED, COL_PID, COL_COMM, LEAD_COLS };
 static const char *const lead_names[LEAD_COLS] = { "time", "elapsed_s", "pid", "comm" };
@@ -429,36 +400,6 @@ enum { DEST_PORTS_HELD, DEST_PORTS_FREE, DEST_RUNOUT, DEST_EXTRA_COLS };
 static const char dest_name[] = "dest";
 static const char *const dest_extra_names[DEST_EXTRA_COLS] = { "ports_held", "ports_free",
 							       "runout_s" };
-
-bool csv_dest_has(enum tt_csv_col col)
-{
-	switch (col) {
-	case TT_CSV_CONN_OUT:
-	case TT_CSV_FIN_ACTIVE_OUT:
-	case TT_CSV_FIN_PASSIVE_OUT:
-	case TT_CSV_RST_SENT_OUT:
-	case TT_CSV_RST_RECV_OUT:
-	case TT_CSV_TIMEOUT_OUT:
-	case TT_CSV_TW_OUT:
-	case TT_CSV_TW_NOW:
-	case TT_CSV_CONNFAIL_OUT:
-	case TT_CSV_EADDRNOTAVAIL:
-		return true;
-	default:
-		return false;
-	}
-}
-
-bool csv_col_is_level(enum tt_csv_col col)
-{
-	return col == TT_CSV_TW_NOW || col == TT_CSV_OPEN_IN || col == TT_CSV_OPEN_OUT ||
-	       col == TT_CSV_ACCEPTQ_PEAK || col == TT_CSV_ACCEPTQ_LIMIT;
-}
-
-bool csv_col_optional(enum tt_csv_col col)
-{
-	return col >= TT_CSV_OPEN_IN && col < TT_CSV_COLS;
-}
 
 /* Where each known column sits in the file's header. */
 struct header_map {

@@ -10,71 +10,21 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "common/columns.h"
 
 /* A record (a line, or more when a quoted field holds a line break) longer
  * than this is refused, so a foreign file cannot make us allocate without
  * bound. The writer's rows are a few hundred bytes. */
 #define CSV_MAX_RECORD 65536 /* 64 KiB */
 
-/* The numeric columns after comm, in the writer's order. Levels (tw_now,
- * open_in, open_out, acceptq_peak, acceptq_limit: csv_col_is_level) hold a
- * value at the end of the interval; every other column is a count per
- * interval. */
-enum tt_csv_col {
-	TT_CSV_CONN_IN,
-	TT_CSV_CONN_OUT,
-	TT_CSV_FIN_ACTIVE_IN,
-	TT_CSV_FIN_ACTIVE_OUT,
-	TT_CSV_FIN_PASSIVE_IN,
-	TT_CSV_FIN_PASSIVE_OUT,
-	TT_CSV_RST_SENT_IN,
-	TT_CSV_RST_SENT_OUT,
-	TT_CSV_RST_RECV_IN,
-	TT_CSV_RST_RECV_OUT,
-	TT_CSV_TW_IN,
-	TT_CSV_TW_OUT,
-	TT_CSV_TW_NOW,
-	TT_CSV_EADDRNOTAVAIL,
-	TT_CSV_TIMEOUT_IN,
-	TT_CSV_TIMEOUT_OUT,
-	TT_CSV_CONNFAIL_OUT,
-	TT_CSV_UNTRACKED,
-	TT_CSV_TW_RST,
-	/* Columns CSVs of earlier versions lack (csv_col_optional). */
-	TT_CSV_OPEN_IN,
-	TT_CSV_OPEN_OUT,
-	TT_CSV_LISTEN_DROPS,
-	TT_CSV_ACCEPTQ_PEAK,
-	TT_CSV_ACCEPTQ_LIMIT,
-	TT_CSV_SYN_RETRANS_OUT,
-	TT_CSV_SYNACK_RETRANS_IN,
-	TT_CSV_COLS,
-};
-
-/* Header names of the numeric columns, indexed by enum tt_csv_col. */
-extern const char *const tt_csv_col_names[TT_CSV_COLS];
+/* The numeric columns after comm: enum tt_csv_col and what each is, in
+ * the column table (common/columns.h). */
 
 /* The two layouts tcptrace writes, as bits of a set of accepted kinds. */
 enum tt_csv_kind {
 	TT_CSV_PER_PROCESS = 1, /* the default */
 	TT_CSV_PER_DEST = 2,    /* --by dest: a dest column after comm */
 };
-
-/* Whether a per-destination CSV has the column: it has the out side of a
- * process row, tw_now and eaddrnotavail, but neither untracked nor tw_rst,
- * nor the listen queue, SYN and open connection columns. */
-bool csv_dest_has(enum tt_csv_col col);
-
-/* Whether the column is a level, a value at the end of its interval that
- * is not added up over intervals: tw_now, open_in, open_out, acceptq_peak
- * (the deepest accept queue of the process's listeners in the interval)
- * and acceptq_limit (that listener's limit). */
-bool csv_col_is_level(enum tt_csv_col col);
-
-/* Whether a file may lack the column: one that CSVs of earlier versions
- * do not have (open_in to synack_retrans_in). Absent, it reads as 0, and
- * tt_csv_file.has says so. */
-bool csv_col_optional(enum tt_csv_col col);
 
 /* What went wrong, for "FILE:LINE: MESSAGE". */
 struct csv_error {

@@ -3,19 +3,16 @@
  * complete row per process per interval. */
 #include <stdlib.h>
 #include <string.h>
+#include "common/columns.h"
 #include "output/csv.h"
 #include "output/table.h"
 
-static const char csv_header[] =
-	"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
-	"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,"
-	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"
-	"tw_rst,open_in,open_out,listen_drops,acceptq_peak,acceptq_limit,syn_retrans_out,"
-	"synack_retrans_in,rst_sent_reasons\n";
-
 void csv_write_header(FILE *f)
 {
-	fputs(csv_header, f);
+	fputs("time,elapsed_s,pid,comm", f);
+	for (size_t col = 0; col < TT_CSV_COLS; col++)
+		fprintf(f, ",%s", tt_csv_col_names[col]);
+	fputs(",rst_sent_reasons\n", f);
 }
 
 void csv_put_field(FILE *f, const char *s)
@@ -57,14 +54,12 @@ static char *reasons_field(const struct tt_row *row, const struct tt_reason_name
 		return NULL;
 	row_reasons_total(row, reasons);
 	for (slot = 0; slot < TT_REASON_SLOTS; slot++) {
-		const char *name = names ? names->name[slot] : NULL;
+		char unnamed[TT_REASON_LABEL_LEN];
 
 		if (!reasons[slot])
 			continue;
-		if (name)
-			fprintf(m, "%s%s=%llu", sep, name, (unsigned long long)reasons[slot]);
-		else
-			fprintf(m, "%sreason_%zu=%llu", sep, slot, (unsigned long long)reasons[slot]);
+		fprintf(m, "%s%s=%llu", sep, reason_label(names, slot, unnamed),
+			(unsigned long long)reasons[slot]);
 		sep = ";";
 	}
 	if (memstream_close(m)) {
@@ -77,22 +72,6 @@ static char *reasons_field(const struct tt_row *row, const struct tt_reason_name
 int csv_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct tt_row *row,
 		  const struct tt_reason_names *names)
 {
-	const struct tt_proc_counters *c = &row->c;
-	const uint64_t counts[] = {
-		c->conn[TT_SIDE_IN],        c->conn[TT_SIDE_OUT],
-		c->fin_active[TT_SIDE_IN],  c->fin_active[TT_SIDE_OUT],
-		c->fin_passive[TT_SIDE_IN], c->fin_passive[TT_SIDE_OUT],
-		c->rst_sent[TT_SIDE_IN],    c->rst_sent[TT_SIDE_OUT],
-		c->rst_recv[TT_SIDE_IN],    c->rst_recv[TT_SIDE_OUT],
-		c->tw[TT_SIDE_IN],          c->tw[TT_SIDE_OUT],
-		row->tw_now,                c->eaddrnotavail,
-		c->timeout[TT_SIDE_IN],     c->timeout[TT_SIDE_OUT],
-		c->connfail,                c->untracked,
-		c->tw_rst,                  row->open[TT_SIDE_IN],
-		row->open[TT_SIDE_OUT],     row->listen_drops,
-		row->acceptq_peak,          row->acceptq_limit,
-		c->syn_retrans,             c->synack_retrans,
-	};
 	char comm[TT_COMM_LEN + 1];
 	char *reasons, *text = NULL;
 	size_t len = 0, i;
@@ -115,8 +94,8 @@ int csv_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct 
 	csv_put_field(m, iso_time);
 	fprintf(m, ",%.3f,%u,", elapsed_s, row->pid);
 	csv_put_field(m, comm);
-	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
-		fprintf(m, ",%llu", (unsigned long long)counts[i]);
+	for (i = 0; i < TT_CSV_COLS; i++)
+		fprintf(m, ",%llu", (unsigned long long)tt_column_value(row, (enum tt_csv_col)i));
 	fputc(',', m);
 	csv_put_field(m, reasons);
 	fputc('\n', m);

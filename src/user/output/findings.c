@@ -491,15 +491,12 @@ int findings_write_json(FILE *f, const struct tt_finding *v, size_t n,
 		if (x->kind == TT_FINDING_RSTS) {
 			fputs(",\"reasons\":{", f);
 			for (size_t r = 0; r < TT_REASON_SLOTS; r++) {
-				const char *name = names ? names->name[r] : NULL;
-				char unnamed[32];
+				char unnamed[TT_REASON_LABEL_LEN];
+				const char *name;
 
 				if (!x->reasons[r])
 					continue;
-				if (!name) {
-					snprintf(unnamed, sizeof(unnamed), "reason_%zu", r);
-					name = unnamed;
-				}
+				name = reason_label(names, r, unnamed);
 				fputs(sep, f);
 				json_put_string(f, name, strlen(name));
 				fprintf(f, ":%" PRIu64, x->reasons[r]);

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/columns.h"
 #include "output/json.h"
 #include "output/table.h"
 #include "common/utf8.h"
@@ -108,35 +109,6 @@ static int line_end(FILE *f, FILE *m, char **text, const size_t *len)
 int json_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct tt_row *row,
 		   const struct tt_reason_names *names)
 {
-	const struct tt_proc_counters *c = &row->c;
-	const struct json_field counts[] = {
-		{ "conn_in", c->conn[TT_SIDE_IN] },
-		{ "conn_out", c->conn[TT_SIDE_OUT] },
-		{ "fin_active_in", c->fin_active[TT_SIDE_IN] },
-		{ "fin_active_out", c->fin_active[TT_SIDE_OUT] },
-		{ "fin_passive_in", c->fin_passive[TT_SIDE_IN] },
-		{ "fin_passive_out", c->fin_passive[TT_SIDE_OUT] },
-		{ "rst_sent_in", c->rst_sent[TT_SIDE_IN] },
-		{ "rst_sent_out", c->rst_sent[TT_SIDE_OUT] },
-		{ "rst_recv_in", c->rst_recv[TT_SIDE_IN] },
-		{ "rst_recv_out", c->rst_recv[TT_SIDE_OUT] },
-		{ "tw_in", c->tw[TT_SIDE_IN] },
-		{ "tw_out", c->tw[TT_SIDE_OUT] },
-		{ "tw_now", row->tw_now },
-		{ "eaddrnotavail", c->eaddrnotavail },
-		{ "timeout_in", c->timeout[TT_SIDE_IN] },
-		{ "timeout_out", c->timeout[TT_SIDE_OUT] },
-		{ "connfail_out", c->connfail },
-		{ "untracked", c->untracked },
-		{ "tw_rst", c->tw_rst },
-		{ "open_in", row->open[TT_SIDE_IN] },
-		{ "open_out", row->open[TT_SIDE_OUT] },
-		{ "listen_drops", row->listen_drops },
-		{ "acceptq_peak", row->acceptq_peak },
-		{ "acceptq_limit", row->acceptq_limit },
-		{ "syn_retrans_out", c->syn_retrans },
-		{ "synack_retrans_in", c->synack_retrans },
-	};
 	uint64_t reasons[TT_REASON_SLOTS];
 	const char *sep = "";
 	char *text = NULL;
@@ -145,19 +117,18 @@ int json_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct
 
 	if (!m)
 		return -1;
-	put_fields(m, counts, sizeof(counts) / sizeof(counts[0]));
+	for (i = 0; i < TT_CSV_COLS; i++)
+		fprintf(m, ",\"%s\":%llu", tt_csv_col_names[i],
+			(unsigned long long)tt_column_value(row, (enum tt_csv_col)i));
 	fputs(",\"rst_sent_reasons\":{", m);
 	row_reasons_total(row, reasons);
 	for (i = 0; i < TT_REASON_SLOTS; i++) {
-		const char *name = names ? names->name[i] : NULL;
-		char unnamed[32];
+		char unnamed[TT_REASON_LABEL_LEN];
+		const char *name;
 
 		if (!reasons[i])
 			continue;
-		if (!name) {
-			snprintf(unnamed, sizeof(unnamed), "reason_%zu", i);
-			name = unnamed;
-		}
+		name = reason_label(names, i, unnamed);
 		fputs(sep, m);
 		json_put_string(m, name, strlen(name));
 		fprintf(m, ":%llu", (unsigned long long)reasons[i]);

@@ -401,15 +401,6 @@ static void comm_label(FILE *f, const char *name, const struct tt_comm_series *s
 	metrics_put_label_value(f, s->comm, strlen(s->comm));
 }
 
-static const char *reason_name(const struct tt_reason_names *names, size_t slot, char *buf,
-			       size_t len)
-{
-	if (names && names->name[slot])
-		return names->name[slot];
-	snprintf(buf, len, "reason_%zu", slot);
-	return buf;
-}
-
 /* The series in output order: by name, then the other series if used. */
 static const struct tt_comm_series *nth_series(const struct tt_metrics *m, size_t i)
 {
@@ -488,7 +479,7 @@ static void rst_sent(FILE *f, const struct tt_metrics *m, enum metrics_format fm
 {
 	const char *name = "tcptrace_rst_sent_total";
 	const struct tt_comm_series *s;
-	char buf[32];
+	char buf[TT_REASON_LABEL_LEN];
 
 	family(f, fmt, name, "counter",
 	       "TCP connections ended by an RST this side sent, by the kernel's reason (enum "
@@ -496,7 +487,7 @@ static void rst_sent(FILE *f, const struct tt_metrics *m, enum metrics_format fm
 	for (size_t i = 0; (s = nth_series(m, i)); i++)
 		for (size_t side = 0; side < TT_SIDES; side++)
 			for (size_t slot = 0; slot < TT_REASON_SLOTS; slot++) {
-				const char *reason = reason_name(names, slot, buf, sizeof(buf));
+				const char *reason = reason_label(names, slot, buf);
 
 				if (!s->reasons[side][slot])
 					continue;
@@ -767,13 +758,13 @@ static void dest_families(FILE *f, const struct tt_metrics *m, enum metrics_form
 static void global(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
 		   const struct tt_reason_names *names, const char *version)
 {
-	char buf[32];
+	char buf[TT_REASON_LABEL_LEN];
 
 	family(f, fmt, "tcptrace_unowned_rst_sent_total", "counter",
 	       "RSTs the kernel sent that end no traced connection: no socket, a listener, a "
 	       "half-open socket, an untraced process. By reason, only reasons seen.");
 	for (size_t slot = 0; slot < TT_REASON_SLOTS; slot++) {
-		const char *reason = reason_name(names, slot, buf, sizeof(buf));
+		const char *reason = reason_label(names, slot, buf);
 
 		if (!m->unowned_rsts[slot])
 			continue;

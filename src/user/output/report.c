@@ -16,12 +16,11 @@ static void write_reasons(FILE *f, const uint64_t *reasons, const struct tt_reas
 	const char *sep = "";
 
 	for (size_t slot = 0; slot < TT_REASON_SLOTS; slot++) {
+		char unnamed[TT_REASON_LABEL_LEN];
+
 		if (!reasons[slot])
 			continue;
-		if (names->name[slot])
-			fprintf(f, "%s%s %" PRIu64, sep, names->name[slot], reasons[slot]);
-		else
-			fprintf(f, "%sreason_%zu %" PRIu64, sep, slot, reasons[slot]);
+		fprintf(f, "%s%s %" PRIu64, sep, reason_label(names, slot, unnamed), reasons[slot]);
 		sep = ", ";
 	}
 }
