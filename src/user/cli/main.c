@@ -403,6 +403,9 @@ int main(int argc, char **argv)
 	struct report rep = {};
 	struct command cmd = { .runner = -1 };
 	struct exporter exp = {};
+	struct selfcheck check = { .go = { -1, -1 }, .report = { -1, -1 } };
+	uint32_t hidden[2];
+	size_t n_hidden;
 	bool cmd_prepared = false;
 	FILE *csv_file = NULL, *json_file = NULL;
 	struct tt_snapshot first, last;
@@ -479,6 +482,11 @@ int main(int argc, char **argv)
 		cmd_prepared = true;
 	}
 
+	/* Like the runner, before any BPF object exists. */
+	if (selfcheck_start(&check, err, sizeof(err))) {
+		ret = die(TT_EXIT_RUNTIME, "%s", err);
+		goto cleanup;
+	}
 	ret = TT_EXIT_BPF;
 	tracer_config_of(&opts, &cfg, target_pids, target_comms);
 	if (tracer_open(&t, &cfg)) {
@@ -517,12 +525,13 @@ int main(int argc, char **argv)
 	}
 	t.selected = pids;
 	t.n_selected = n_pids;
-	if (tracer_seed(&t, pids, n_pids, opts.n_targets == 0)) {
+	n_hidden = selfcheck_pids(&check, hidden);
+	if (tracer_seed(&t, pids, n_pids, opts.n_targets == 0, hidden, n_hidden)) {
 		die(ret, "%s", t.err);
 		goto cleanup;
 	}
 	startup_mark(&clock, STEP_SEED);
-	if (selfcheck_run(&t, err, sizeof(err))) {
+	if (selfcheck_run(&check, &t, err, sizeof(err))) {
 		ret = die(TT_EXIT_BPF, "%s", err);
 		goto cleanup;
 	}
@@ -572,6 +581,7 @@ int main(int argc, char **argv)
 	snapshot_free(&first);
 
 cleanup:
+	selfcheck_stop(&check);
 	if (cmd_prepared) {
 		int status = command_finish(&cmd);
 

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -349,7 +350,15 @@ static void store_seeds(struct seed_ctx *ctx)
 	}
 }
 
-static void list_all_pids(uint32_t **pids, size_t *n)
+static bool is_hidden(uint32_t pid, const uint32_t *hidden, size_t n_hidden)
+{
+	for (size_t i = 0; i < n_hidden; i++)
+		if (hidden[i] == pid)
+			return true;
+	return false;
+}
+
+static void list_all_pids(uint32_t **pids, size_t *n, const uint32_t *hidden, size_t n_hidden)
 {
 	DIR *dir = opendir("/proc");
 	struct dirent *de;
@@ -363,7 +372,7 @@ static void list_all_pids(uint32_t **pids, size_t *n)
 		char *end;
 		unsigned long pid = strtoul(de->d_name, &end, 10);
 
-		if (*end || pid == 0 || pid > UINT32_MAX)
+		if (*end || pid == 0 || pid > UINT32_MAX || is_hidden((uint32_t)pid, hidden, n_hidden))
 			continue;
 		if (*n == cap) {
 			uint32_t *v = realloc(*pids, (cap = cap ? cap * 2 : 1024) * sizeof(*v));
@@ -379,14 +388,15 @@ static void list_all_pids(uint32_t **pids, size_t *n)
 #define SEED_STATES (~((1u << TCP_TIME_WAIT) | (1u << TCP_CLOSE) | (1u << 12 /* NEW_SYN_RECV */)))
 
 uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const uint32_t *pids,
-		      size_t n_pids, bool all, struct seed_open *open)
+		      size_t n_pids, bool all, const uint32_t *hidden, size_t n_hidden,
+		      struct seed_open *open)
 {
 	struct inode_table inodes = {};
 	uint32_t *all_pids = NULL;
 	uint64_t listeners = 0, connections = 0;
 
 	if (all) {
-		list_all_pids(&all_pids, &n_pids);
+		list_all_pids(&all_pids, &n_pids, hidden, n_hidden);
 		pids = all_pids;
 	}
 	for (size_t i = 0; i < n_pids; i++)

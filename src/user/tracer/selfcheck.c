@@ -246,23 +246,23 @@ static void describe(char *err, size_t errlen, const struct tt_proc_counters *se
 		 shown_right ? "; but:" : "", shown_right ? others : "");
 }
 
-int selfcheck_run(struct tracer *t, char *err, size_t errlen)
+int selfcheck_start(struct selfcheck *sc, char *err, size_t errlen)
 {
-	const char *late = getenv("TCPTRACE_TEST_SELFCHECK_LATE_MS");
-	struct tt_proc_counters server_c = {}, client_c = {};
-	int go[2], report[2], status, ret = -1;
-	uint32_t server = 0, client = 0;
-	uint64_t deadline;
 	pid_t pid;
 
-	if (pipe2(go, O_CLOEXEC) || pipe2(report, O_CLOEXEC)) {
+	sc->server = 0;
+	sc->client = 0;
+	sc->go[0] = sc->go[1] = sc->report[0] = sc->report[1] = -1;
+	if (pipe2(sc->go, O_CLOEXEC) || pipe2(sc->report, O_CLOEXEC)) {
 		snprintf(err, errlen, "self-check: cannot make a pipe: %s", strerror(errno));
+		selfcheck_stop(sc);
 		return -1;
 	}
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "self-check: cannot fork: %s", strerror(errno));
-		goto out;
+		selfcheck_stop(sc);
+		return -1;
 	}
 	if (pid == 0) {
 		sigset_t unblocked;
@@ -272,14 +272,67 @@ int selfcheck_run(struct tracer *t, char *err, size_t errlen)
 		signal(SIGHUP, SIG_DFL);
 		sigemptyset(&unblocked);
 		sigprocmask(SIG_SETMASK, &unblocked, NULL);
-		close_other_fds(go[0], report[1]);
+		close_other_fds(sc->go[0], sc->report[1]);
 		setpgid(0, 0);
-		_exit(run_server(go[0], report[1]));
+		_exit(run_server(sc->go[0], sc->report[1]));
 	}
-	server = (uint32_t)pid;
-	close(report[1]);
-	report[1] = -1;
-	if (read_full(report[0], &client, sizeof(client))) {
+	sc->server = pid;
+	close(sc->report[1]);
+	sc->report[1] = -1;
+	return 0;
+}
+
+/* The connecting end's PID, which the server says once it has forked it:
+ * read when first needed, not at start, which would wait for it. */
+static uint32_t client_of(struct selfcheck *sc)
+{
+	if (!sc->client && sc->server > 0 &&
+	    read_full(sc->report[0], &sc->client, sizeof(sc->client)))
+		sc->client = 0;
+	return sc->client;
+}
+
+size_t selfcheck_pids(struct selfcheck *sc, uint32_t pids[2])
+{
+	size_t n = 0;
+
+	if (sc->server > 0)
+		pids[n++] = (uint32_t)sc->server;
+	if (client_of(sc))
+		pids[n++] = sc->client;
+	return n;
+}
+
+void selfcheck_stop(struct selfcheck *sc)
+{
+	int status;
+
+	/* Both processes, which wait for it (the client is in the server's
+	 * process group). */
+	if (sc->server > 0) {
+		kill(-sc->server, SIGKILL);
+		while (waitpid(sc->server, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	sc->server = 0;
+	for (int i = 0; i < 2; i++) {
+		if (sc->go[i] >= 0)
+			close(sc->go[i]);
+		if (sc->report[i] >= 0)
+			close(sc->report[i]);
+		sc->go[i] = sc->report[i] = -1;
+	}
+}
+
+int selfcheck_run(struct selfcheck *sc, struct tracer *t, char *err, size_t errlen)
+{
+	const char *late = getenv("TCPTRACE_TEST_SELFCHECK_LATE_MS");
+	struct tt_proc_counters server_c = {}, client_c = {};
+	uint32_t server = (uint32_t)sc->server, client = client_of(sc);
+	uint64_t deadline;
+	int ret = -1;
+
+	if (!server || !client) {
 		snprintf(err, errlen, "self-check: its processes did not start");
 		goto out;
 	}
@@ -287,7 +340,7 @@ int selfcheck_run(struct tracer *t, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", t->err);
 		goto out;
 	}
-	if (write(go[1], "g", 1) != 1) {
+	if (write(sc->go[1], "g", 1) != 1) {
 		snprintf(err, errlen, "self-check: its processes ended early");
 		goto out;
 	}
@@ -310,21 +363,10 @@ int selfcheck_run(struct tracer *t, char *err, size_t errlen)
 	if (ret)
 		describe(err, errlen, &server_c, &client_c);
 out:
-	/* Both processes, which wait for it (the client is in the server's
-	 * process group). */
-	if (pid > 0) {
-		kill(-pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
+	selfcheck_stop(sc);
 	if (server)
 		tracer_forget_pid(t, server);
 	if (client)
 		tracer_forget_pid(t, client);
-	close(go[0]);
-	close(go[1]);
-	close(report[0]);
-	if (report[1] >= 0)
-		close(report[1]);
 	return ret;
 }

@@ -398,11 +398,12 @@ int tracer_set_targets(struct tracer *t)
 	return 0;
 }
 
-int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all)
+int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all,
+		const uint32_t *hidden, size_t n_hidden)
 {
 	struct seed_open open = {};
 
-	t->seeded = seed_sockets(t->skel, &t->netns, pids, n_pids, all, &open);
+	t->seeded = seed_sockets(t->skel, &t->netns, pids, n_pids, all, hidden, n_hidden, &open);
 	for (size_t i = 0; i < open.n; i++) {
 		uint32_t slot = slots_of_tgid(&t->slots, open.v[i].tgid);
 

@@ -80,7 +80,10 @@ struct tracer {
 int tracer_open(struct tracer *t, const struct tracer_config *cfg);
 int tracer_load(struct tracer *t);
 int tracer_set_targets(struct tracer *t);
-int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all);
+/* Sockets already there: of pids, or of every process but the hidden
+ * ones (the self-check's) with all. */
+int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all,
+		const uint32_t *hidden, size_t n_hidden);
 int tracer_attach(struct tracer *t);
 /* Once privileges are dropped: the read hook follows the listeners'
  * sharing from a thread of its own (acceptors.c). */
