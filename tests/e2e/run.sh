@@ -259,10 +259,14 @@ expect_tw_sides() { # proxy name
 		"$(tw_now_total backend)"
 	expect_counted "$load's tw_out - tw_rst = ss TIME_WAIT toward $1" "$ss_tw_toward_proxy" \
 		"$(($(sum load tw_out) - $(sum load tw_rst)))"
-	if [ "$proxy_rst" -eq 0 ]; then
-		expect_counted "$1's tw_out = ss TIME_WAIT toward the backend" "$ss_tw_toward_backend" \
-			"$(sum proxy tw_out)"
-	fi
+	# A timewait socket ends early when it answers a late segment with an
+	# RST (tw_rst) or when an RST reaches it (TcpExtTWKilled: a late
+	# segment on a busy machine that the peer, its socket gone, answered
+	# with one). With neither, the two are equal.
+	expect_le "ss TIME_WAIT toward the backend, held of $1's tw_out" "$ss_tw_toward_backend" \
+		"$(sum proxy tw_out)"
+	expect_le "$1's timewait sockets toward the backend that ended early, at most its tw_rst + TcpExtTWKilled" \
+		"$(($(sum proxy tw_out) - ss_tw_toward_backend))" "$((proxy_rst + TcpExtTWKilled))"
 	expect_le "ss TIME_WAIT on $1's port, held of its tw_in" "$ss_tw_accepted_proxy" "$(sum proxy tw_in)"
 	expect_le "ss TIME_WAIT on the backend's port, held of its tw_in" "$ss_tw_accepted_backend" \
 		"$(sum backend tw_in)"
@@ -606,7 +610,8 @@ case_l4() { # scenario proxy-name [scenario options...]
 	conn_in=$(sum proxy conn_in)
 	expect_eq "$p: an upstream connection per client connection" "$conn_in" "$(sum proxy conn_out)"
 	expect_eq "backend conn_in = $p's conn_out" "$(sum proxy conn_out)" "$(sum backend conn_in)"
-	expect_eq "no RST sent (TcpOutRsts)" 0 "$TcpOutRsts"
+	expect_eq "no process ended a connection with an RST" 0 \
+		"$(($(sum all rst_sent_in) + $(sum all rst_sent_out)))"
 	expect_counted "client hop: $p's first FINs = the backend's first FINs upstream (passed on)" \
 		"$(sum backend fin_active_in)" "$(sum proxy fin_active_in)"
 	expect_counted "upstream hop: $p's first FINs = ab's first FINs toward it (passed on)" \
