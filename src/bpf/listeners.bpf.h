@@ -284,7 +284,6 @@ static __always_inline void on_kfree_skb(const struct sk_buff *skb, __u64 locati
 
 	if (!rx_sk || rx_sk->__sk_common.skc_state != TCP_LISTEN)
 		return;
-	listener_key_of(rx_sk, sk_netns_read(rx_sk), &key);
 	for (int i = 0; i < TT_DROP_SITES; i++) {
 		if (location >= drop_site_start[i] && location < drop_site_end[i]) {
 			site = i;
@@ -296,6 +295,8 @@ static __always_inline void on_kfree_skb(const struct sk_buff *skb, __u64 locati
 	if (site < TT_DROP_SITES_RCV &&
 	    reason == bpf_core_enum_value(enum skb_drop_reason, SKB_DROP_REASON_TCP_CSUM))
 		return;
+	/* Only for a drop at one of the sites: the namespace is a probe read. */
+	listener_key_of(rx_sk, sk_netns_read(rx_sk), &key);
 	if (!bpf_map_lookup_elem(&listeners, &key))
 		return;
 	listen_queue_seen(&key, rx_sk);
