@@ -255,10 +255,12 @@ static __always_inline bool awaits_touch(const struct tt_sock *s)
 
 /* Every followed socket leaves the table here, so that the filters stay
  * exact. Its entry is read before it goes: the kernel may reuse the
- * address at once. Returns 0, or -1 when key has no entry. */
-__noinline int sock_forget(__u64 key)
+ * address at once. found: the entry the caller's lookup gave, which saves
+ * a second search, or TT_NO_ENTRY. Returns 0, or -1 when key has no
+ * entry. */
+__noinline int sock_forget(__u64 key, __u32 found)
 {
-	__u32 home = home_bucket(key), filter = filter_slot(key), entry, i, w;
+	__u32 home, filter = filter_slot(key), entry = found, i, w;
 	struct sock_bucket *b, *h;
 	bool untouched;
 	__u16 flags;
@@ -266,14 +268,19 @@ __noinline int sock_forget(__u64 key)
 
 	if (!tracked_slots[filter])
 		return -1;
-	entry = sock_entry_find(key);
-	if (entry == TT_NO_ENTRY)
-		return -1;
 	i = entry / TT_SOCK_WAYS;
+	b = entry == TT_NO_ENTRY ? NULL : bpf_map_lookup_elem(&sock_table, &i);
+	if (!b || b->sk[entry % TT_SOCK_WAYS] != key) {
+		entry = sock_entry_find(key);
+		if (entry == TT_NO_ENTRY)
+			return -1;
+		i = entry / TT_SOCK_WAYS;
+		b = bpf_map_lookup_elem(&sock_table, &i);
+		if (!b)
+			return -1;
+	}
 	w = entry % TT_SOCK_WAYS;
-	b = bpf_map_lookup_elem(&sock_table, &i);
-	if (!b)
-		return -1;
+	home = home_bucket(key);
 	untouched = awaits_touch(&b->s[w]);
 	flags = b->s[w].flags;
 	slot = b->s[w].slot;
@@ -295,7 +302,13 @@ __noinline int sock_forget(__u64 key)
 
 static __always_inline void forget(const struct sock *sk)
 {
-	sock_forget(addr_of(sk));
+	sock_forget(addr_of(sk), TT_NO_ENTRY);
+}
+
+/* The same for a socket whose entry the caller has just found. */
+static __always_inline void forget_found(const struct sock *sk, __u32 entry)
+{
+	sock_forget(addr_of(sk), entry);
 }
 
 /* The entry of a socket in the table, if it has one. */
@@ -362,7 +375,7 @@ __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 
 	/* Left by an earlier socket at this address whose destruction went
 	 * unseen: its connection cannot be counted any more. */
-	sock_forget(key);
+	sock_forget(key, TT_NO_ENTRY);
 	entry = sock_claim(key, tgid, slot, side_flags);
 	if (entry == TT_NO_ENTRY) {
 		count_drop(TT_DROP_SOCK_MAP_FULL);
@@ -469,7 +482,7 @@ static __always_inline void drop_seed(const struct sock *sk)
 
 /* The entry of a followed socket, or of one from before start-up met for
  * the first time. */
-static __always_inline struct tt_sock *lookup_sock(const struct sock *sk)
+static __always_inline __u32 lookup_entry(const struct sock *sk)
 {
 	__u64 key = addr_of(sk), cookie;
 	__u32 entry = TT_NO_ENTRY;
@@ -481,7 +494,12 @@ static __always_inline struct tt_sock *lookup_sock(const struct sock *sk)
 		if (cookie)
 			entry = sock_adopt_seed(key, cookie);
 	}
-	return entry_at(entry);
+	return entry;
+}
+
+static __always_inline struct tt_sock *lookup_sock(const struct sock *sk)
+{
+	return entry_at(lookup_entry(sk));
 }
 
 /* A new socket is followed only if it is TCP over IPv4 or IPv6 (the

@@ -503,7 +503,8 @@ int BPF_PROG(handle_process_free, struct task_struct *task)
 static __always_inline void on_destroy_sock(struct sock *sk)
 {
 	struct net *net = sk_net_of(sk);
-	struct tt_sock *s = lookup_sock(sk);
+	__u32 entry = lookup_entry(sk);
+	struct tt_sock *s = entry_at(entry);
 
 	drop_seed(sk);
 	if (!s) {
@@ -523,7 +524,7 @@ static __always_inline void on_destroy_sock(struct sock *sk)
 	    TT_SK_FIN_FIRST)
 		left_timewait(sk, net, s);
 	finish(sk, net, s);
-	forget(sk);
+	forget_found(sk, entry);
 }
 
 /* A connection's end is counted at its socket's destruction, after any
