@@ -137,8 +137,10 @@ wait_for held.8080 || say held connections not made: "$(cat client.8080)"
 # starts the moment tcptrace says it is tracing: "tracing" means counting.
 server_start 8093 1 fin-client
 moment_spid=$spid
+# The held server's listener gone (it closes it after its last accept);
+# the moment's stays, and is found at start too.
 i=0
-while [ "$(sockets_in 0A)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while [ "$(sockets_in 0A 2 8080)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 say existing "$(sockets_in '01|0A')"
 say uptime tcptrace-starting "$(cut -d' ' -f1 /proc/uptime)"
 
