@@ -228,6 +228,51 @@ static __u32 tw_ring_bytes(__u64 max_sockets)
 	return bytes;
 }
 
+static void *fill_free_slots(void *arg)
+{
+	struct slot_fill *f = arg;
+
+	for (__u32 slot = 0; slot < f->slots && !f->err; slot++)
+		if (bpf_map_update_elem(f->fd, NULL, &slot, BPF_ANY))
+			f->err = errno ? errno : EIO;
+	return NULL;
+}
+
+/* Every slot free at start: the queue is made here and filled while the
+ * programs load. Where it cannot be made (not root), libbpf makes it at
+ * the load, which then fails or fills it after. */
+static void slot_fill_start(struct tracer *t, __u32 slots)
+{
+	struct slot_fill *f = &t->fill;
+
+	f->slots = slots;
+	f->fd = bpf_map_create(BPF_MAP_TYPE_QUEUE, "free_slots", 0, sizeof(__u32), slots, NULL);
+	if (f->fd < 0)
+		return;
+	if (bpf_map__reuse_fd(t->skel->maps.free_slots, f->fd)) {
+		close(f->fd);
+		return;
+	}
+	f->made = true;
+	f->running = !pthread_create(&f->thread, NULL, fill_free_slots, f);
+}
+
+static int slot_fill_wait(struct tracer *t)
+{
+	struct slot_fill *f = &t->fill;
+
+	if (f->running)
+		pthread_join(f->thread, NULL);
+	else if (f->made)
+		fill_free_slots(f);
+	f->running = false;
+	if (!f->made) {
+		f->fd = bpf_map__fd(t->skel->maps.free_slots);
+		fill_free_slots(f);
+	}
+	return f->err ? -f->err : 0;
+}
+
 /* proc_counters and slot_sockets: a block per slot and CPU (procs.bpf.h). */
 static int set_blocks(struct tcptrace_bpf *skel, __u32 slots)
 {
@@ -314,6 +359,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	err = err ?: bpf_map__set_max_entries(skel->maps.dest_counters, cfg->max_procs);
 	if (err)
 		return tt_fail(t->err, err, "cannot size BPF maps");
+	slot_fill_start(t, cfg->max_procs);
 	return 0;
 }
 
@@ -359,8 +405,6 @@ int tracer_load(struct tracer *t)
 {
 	char (*logs)[TT_STATS_LOG_LEN] = t->cfg.verbose ? stats_logs_prepare(t) : NULL;
 	int err = tcptrace_bpf__load(t->skel);
-	int fd = bpf_map__fd(t->skel->maps.free_slots);
-	__u32 slots = bpf_map__max_entries(t->skel->maps.free_slots);
 
 	if (logs && !err)
 		stats_logs_read(t, logs);
@@ -368,9 +412,9 @@ int tracer_load(struct tracer *t)
 	t->listen_drops_exact = drop_sites_set(t);
 	if (err)
 		return tt_fail(t->err, err, "cannot load BPF programs");
-	for (__u32 slot = 0; slot < slots; slot++)
-		if (bpf_map_update_elem(fd, NULL, &slot, BPF_ANY))
-			return tt_fail(t->err, errno, "cannot fill the process slots");
+	err = slot_fill_wait(t);
+	if (err)
+		return tt_fail(t->err, err, "cannot fill the process slots");
 	err = counters_open(&t->counters, t->skel, t->err);
 	err = err ?: slots_open(&t->slots, t->skel, t->err);
 	err = err ?: timewait_open(&t->tw, bpf_map__fd(t->skel->maps.tw_records),
@@ -550,6 +594,12 @@ void tracer_close(struct tracer *t)
 	if (t->sites.looking)
 		pthread_join(t->sites.thread, NULL);
 	t->sites.looking = false;
+	if (t->fill.running)
+		pthread_join(t->fill.thread, NULL);
+	t->fill.running = false;
+	if (t->fill.made)
+		close(t->fill.fd);
+	t->fill.made = false;
 	acceptors_close(&t->acceptors);
 	while (t->n_links)
 		bpf_link__destroy(t->links[--t->n_links]);

@@ -51,6 +51,17 @@ struct drop_sites {
 	uint64_t start[TT_DROP_SITES], end[TT_DROP_SITES];
 };
 
+/* The queue of free process slots, a map update per slot (--max-procs of
+ * them): made before the load and filled on a thread meanwhile. */
+struct slot_fill {
+	pthread_t thread;
+	bool running; /* the thread runs or has not been joined */
+	bool made;    /* fd is the queue, made here and given to libbpf */
+	int fd;
+	uint32_t slots;
+	int err;      /* the errno of an update that failed */
+};
+
 struct tracer {
 	struct tracer_config cfg;
 	struct tcptrace_bpf *skel;
@@ -61,6 +72,7 @@ struct tracer {
 	bool reasons_available; /* tcp_send_reset carries enum sk_rst_reason */
 	bool listen_drops_exact; /* drops that were no connection attempt are told apart */
 	struct drop_sites sites;
+	struct slot_fill fill;
 	struct tt_reason_names reason_names;
 	struct namespaces netns;
 	struct counters counters;
