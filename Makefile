@@ -209,6 +209,8 @@ ASAN_TCPTRACE := $(ASAN_OUTPUT)/tcptrace
 SAN_OBJ_CFLAGS := $(SAN_CFLAGS) -fsanitize=fuzzer-no-link
 # tests/fuzz/fuzz_NAME.c drives the module .../NAME.c of this list.
 FUZZ_MODULES := cli/options output/http offline/csv_read
+# What a fuzzed module may use besides libc: linked into every fuzzer.
+FUZZ_SHARED := common/columns
 FUZZERS := $(notdir $(FUZZ_MODULES))
 LINT_CFLAGS := -std=gnu11 $(INCLUDES) -DTCPTRACE_VERSION='"$(VERSION)"'
 
@@ -301,7 +303,8 @@ $(FUZZ_OUTPUT)/fuzz_%.o: tests/fuzz/fuzz_%.c
 # tests/fuzz/fuzz_NAME.c drives the module NAME of FUZZ_MODULES; its seeds
 # are in tests/fuzz/corpus/NAME, its dictionary in tests/fuzz/NAME.dict.
 define fuzz_link
-$(FUZZ_OUTPUT)/fuzz_$(notdir $(1)): $(FUZZ_OUTPUT)/fuzz_$(notdir $(1)).o $(ASAN_OUTPUT)/user/$(1).o
+$(FUZZ_OUTPUT)/fuzz_$(notdir $(1)): $(FUZZ_OUTPUT)/fuzz_$(notdir $(1)).o $(ASAN_OUTPUT)/user/$(1).o \
+		$(patsubst %,$(ASAN_OUTPUT)/user/%.o,$(FUZZ_SHARED))
 	$$(call msg,LINK-FUZZ,$$@)
 	$$(Q)$$(SAN_CC) $$(SAN_CFLAGS) -fsanitize=fuzzer $$^ -lm -o $$@
 endef
@@ -309,7 +312,7 @@ $(foreach m,$(FUZZ_MODULES),$(eval $(call fuzz_link,$(m))))
 
 # Kept, so a second `make fuzz` relinks nothing.
 .SECONDARY: $(patsubst %,$(FUZZ_OUTPUT)/fuzz_%.o,$(FUZZERS)) \
-	$(patsubst %,$(ASAN_OUTPUT)/user/%.o,$(FUZZ_MODULES))
+	$(patsubst %,$(ASAN_OUTPUT)/user/%.o,$(FUZZ_MODULES) $(FUZZ_SHARED))
 
 fuzz: $(patsubst %,$(FUZZ_OUTPUT)/fuzz_%,$(FUZZERS))
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $^
