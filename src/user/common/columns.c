@@ -3,13 +3,13 @@
 #include "common/columns.h"
 
 const char *const tt_csv_col_names[TT_CSV_COLS] = {
-#define TT_COLUMN_NAME(id, name, flags, value) [TT_CSV_##id] = (name),
+#define TT_COLUMN_NAME(id, name, flags, value, metric, labels) [TT_CSV_##id] = (name),
 	TT_COLUMNS(TT_COLUMN_NAME)
 #undef TT_COLUMN_NAME
 };
 
 static const unsigned int col_flags[TT_CSV_COLS] = {
-#define TT_COLUMN_FLAGS(id, name, flags, value) [TT_CSV_##id] = (flags),
+#define TT_COLUMN_FLAGS(id, name, flags, value, metric, labels) [TT_CSV_##id] = (flags),
 	TT_COLUMNS(TT_COLUMN_FLAGS)
 #undef TT_COLUMN_FLAGS
 };
@@ -17,7 +17,7 @@ static const unsigned int col_flags[TT_CSV_COLS] = {
 uint64_t tt_column_value(const struct tt_row *r, enum tt_csv_col col)
 {
 	switch (col) {
-#define TT_COLUMN_VALUE(id, name, flags, value) \
+#define TT_COLUMN_VALUE(id, name, flags, value, metric, labels) \
 	case TT_CSV_##id:                        \
 		return value;
 		TT_COLUMNS(TT_COLUMN_VALUE)
@@ -25,6 +25,22 @@ uint64_t tt_column_value(const struct tt_row *r, enum tt_csv_col col)
 	default:
 		return 0;
 	}
+}
+
+static const char *const col_metrics[TT_CSV_COLS][2] = {
+#define TT_COLUMN_METRIC(id, name, flags, value, metric, labels) [TT_CSV_##id] = { (metric), (labels) },
+	TT_COLUMNS(TT_COLUMN_METRIC)
+#undef TT_COLUMN_METRIC
+};
+
+const char *tt_column_metric(enum tt_csv_col col)
+{
+	return col < TT_CSV_COLS ? col_metrics[col][0] : "";
+}
+
+const char *tt_column_labels(enum tt_csv_col col)
+{
+	return col < TT_CSV_COLS ? col_metrics[col][1] : "";
 }
 
 static bool has_flag(enum tt_csv_col col, unsigned int flag)

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/columns.h"
 #include "output/metrics.h"
 #include "common/utf8.h"
 
@@ -113,33 +114,34 @@ static struct tt_comm_series *series_for(struct tt_metrics *m, const char *comm)
 
 static void series_add(struct tt_comm_series *s, const struct tt_row *row)
 {
-	__u64 sum[COUNTER_WORDS], add[COUNTER_WORDS];
+	struct tt_row *sum = &s->sum;
+	__u64 words[COUNTER_WORDS], add[COUNTER_WORDS];
 
-	memcpy(sum, &s->c, sizeof(sum));
+	memcpy(words, &sum->c, sizeof(words));
 	memcpy(add, &row->c, sizeof(add));
 	for (size_t i = 0; i < COUNTER_WORDS; i++)
-		sum[i] += add[i];
-	memcpy(&s->c, sum, sizeof(sum));
+		words[i] += add[i];
+	memcpy(&sum->c, words, sizeof(words));
 	for (size_t side = 0; side < TT_SIDES; side++) {
 		for (size_t i = 0; i < TT_REASON_SLOTS; i++)
-			s->reasons[side][i] += row->reasons[side][i];
-		s->open[side] += row->open[side];
+			sum->reasons[side][i] += row->reasons[side][i];
+		sum->open[side] += row->open[side];
 	}
-	s->listen_drops += row->listen_drops;
-	s->tw_now += row->tw_now;
-	if (row->acceptq_peak > s->acceptq_peak ||
-	    (row->acceptq_peak == s->acceptq_peak && row->acceptq_limit > s->acceptq_limit)) {
-		s->acceptq_peak = row->acceptq_peak;
-		s->acceptq_limit = row->acceptq_limit;
+	sum->listen_drops += row->listen_drops;
+	sum->tw_now += row->tw_now;
+	if (row->acceptq_peak > sum->acceptq_peak ||
+	    (row->acceptq_peak == sum->acceptq_peak && row->acceptq_limit > sum->acceptq_limit)) {
+		sum->acceptq_peak = row->acceptq_peak;
+		sum->acceptq_limit = row->acceptq_limit;
 	}
 }
 
 /* The gauges of a name start each interval from its rows alone. */
 static void series_clear_gauges(struct tt_comm_series *s)
 {
-	s->tw_now = 0;
-	memset(s->open, 0, sizeof(s->open));
-	s->acceptq_peak = s->acceptq_limit = 0;
+	s->sum.tw_now = 0;
+	memset(s->sum.open, 0, sizeof(s->sum.open));
+	s->sum.acceptq_peak = s->sum.acceptq_limit = 0;
 }
 
 static void add_unowned_rsts(struct tt_metrics *m, const struct tt_snapshot *prev,
@@ -409,69 +411,79 @@ static const struct tt_comm_series *nth_series(const struct tt_metrics *m, size_
 	return i == m->n && m->other_used ? &m->other : NULL;
 }
 
-/* A counter family with comm and side labels, over a per-side field of
- * struct tt_proc_counters. */
-static void per_side(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
-		     const char *name, size_t offset, const char *help)
+/* The families per process name, in the order /metrics gives them. Each
+ * column of the column table (common/columns.h) names its family and
+ * labels there; rst_sent, by reason, follows connections_closed. */
+static const struct {
+	const char *name, *type, *help;
+} comm_families[] = {
+	{ "tcptrace_connections_total", "counter",
+	  "TCP connections that reached ESTABLISHED, by process name and side (in: accepted "
+	  "from a listener, out: opened with connect())." },
+	{ "tcptrace_connections_closed_total", "counter",
+	  "TCP connections that ended, each once, by how: fin_active (this side sent the first "
+	  "FIN), fin_passive (the peer did), rst_sent, rst_recv, timeout (neither a FIN exchange "
+	  "nor an RST)." },
+	{ "tcptrace_timewait_total", "counter",
+	  "Timewait sockets left behind by the side's connections (a subset of connections "
+	  "closed with how fin_active)." },
+	{ "tcptrace_timewait_sockets", "gauge",
+	  "Timewait sockets of the process name's connections that exist now (at the end of "
+	  "the last interval), from the kernel's socket table." },
+	{ "tcptrace_timewait_rst_total", "counter",
+	  "RSTs sent by the process name's timewait sockets, answering a segment that arrived "
+	  "after the connection ended." },
+	{ "tcptrace_connect_failed_total", "counter",
+	  "connect() attempts that got a local port but never reached ESTABLISHED: refused, "
+	  "timed out, or closed while connecting." },
+	{ "tcptrace_connect_eaddrnotavail_total", "counter",
+	  "connect() calls that failed with EADDRNOTAVAIL because no local port was free." },
+	{ "tcptrace_untracked_sockets_total", "counter",
+	  "Sockets of the process name that were not followed because the socket map was full "
+	  "(raise --max-sockets)." },
+	{ "tcptrace_open_connections", "gauge",
+	  "TCP connections of the process name open now (ESTABLISHED, as ss state established "
+	  "counts them) at the end of the last interval, by side; those opened before tcptrace "
+	  "started included." },
+	{ "tcptrace_listen_drops_total", "counter",
+	  "Connection attempts the process name's listeners dropped because a queue was full "
+	  "(the kernel's ListenDrops, told per listener; a listener several processes share "
+	  "counts on one of them)." },
+	{ "tcptrace_acceptq_peak", "gauge",
+	  "The deepest accept queue of the process name's listeners in the last interval (-i): "
+	  "at its limit, further connection attempts are dropped." },
+	{ "tcptrace_acceptq_limit", "gauge",
+	  "The limit of the listener whose accept queue was deepest in the last interval (its "
+	  "listen() backlog, capped by net.core.somaxconn); 0 when no listener of the name held "
+	  "a connection." },
+	{ "tcptrace_syn_retransmits_total", "counter",
+	  "Handshake packets sent again, by side: out, SYNs of the process name's connect()s "
+	  "(each a wait of a second or more for the connection); in, SYN-ACKs of its "
+	  "listeners. Both sides add up to the kernel's TCPSynRetrans." },
+};
+
+static void comm_family(FILE *f, const struct tt_metrics *m, enum metrics_format fmt, size_t k)
 {
+	const char *name = comm_families[k].name;
 	const struct tt_comm_series *s;
 
-	family(f, fmt, name, "counter", help);
+	family(f, fmt, name, comm_families[k].type, comm_families[k].help);
 	for (size_t i = 0; (s = nth_series(m, i)); i++) {
-		const __u64 *v = (const __u64 *)((const char *)&s->c + offset);
+		/* A name's in side first, then its out side. */
+		for (int side = TT_SIDE_IN; side <= TT_SIDE_OUT; side++) {
+			for (size_t col = 0; col < TT_CSV_COLS; col++) {
+				enum tt_csv_col c = (enum tt_csv_col)col;
+				const char *labels = tt_column_labels(c);
 
-		for (size_t side = 0; side < TT_SIDES; side++) {
-			comm_label(f, name, s);
-			fprintf(f, ",side=\"%s\"} %llu\n", side_names[side],
-				(unsigned long long)v[side]);
+				if (strcmp(tt_column_metric(c), name) != 0 ||
+				    (strstr(labels, "side=\"out\"") != NULL) != (side == TT_SIDE_OUT))
+					continue;
+				comm_label(f, name, s);
+				fprintf(f, "%s%s} %llu\n", *labels ? "," : "", labels,
+					(unsigned long long)tt_column_value(&s->sum, c));
+			}
 		}
 	}
-}
-
-/* A counter family with a comm label only, over a field of the counters. */
-static void per_comm(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
-		     const char *name, size_t offset, const char *help)
-{
-	const struct tt_comm_series *s;
-
-	family(f, fmt, name, "counter", help);
-	for (size_t i = 0; (s = nth_series(m, i)); i++) {
-		const __u64 *v = (const __u64 *)((const char *)&s->c + offset);
-
-		comm_label(f, name, s);
-		fprintf(f, "} %llu\n", (unsigned long long)*v);
-	}
-}
-
-static void connections_closed(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
-{
-	static const struct {
-		const char *how;
-		size_t offset;
-	} classes[] = {
-		{ "fin_active", offsetof(struct tt_proc_counters, fin_active) },
-		{ "fin_passive", offsetof(struct tt_proc_counters, fin_passive) },
-		{ "rst_sent", offsetof(struct tt_proc_counters, rst_sent) },
-		{ "rst_recv", offsetof(struct tt_proc_counters, rst_recv) },
-		{ "timeout", offsetof(struct tt_proc_counters, timeout) },
-	};
-	const char *name = "tcptrace_connections_closed_total";
-	const struct tt_comm_series *s;
-
-	family(f, fmt, name, "counter",
-	       "TCP connections that ended, each once, by how: fin_active (this side sent the "
-	       "first FIN), fin_passive (the peer did), rst_sent, rst_recv, timeout (neither a "
-	       "FIN exchange nor an RST).");
-	for (size_t i = 0; (s = nth_series(m, i)); i++)
-		for (size_t side = 0; side < TT_SIDES; side++)
-			for (size_t k = 0; k < sizeof(classes) / sizeof(classes[0]); k++) {
-				const __u64 *v = (const __u64 *)((const char *)&s->c +
-								 classes[k].offset);
-
-				comm_label(f, name, s);
-				fprintf(f, ",side=\"%s\",how=\"%s\"} %llu\n", side_names[side],
-					classes[k].how, (unsigned long long)v[side]);
-			}
 }
 
 static void rst_sent(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
@@ -489,96 +501,13 @@ static void rst_sent(FILE *f, const struct tt_metrics *m, enum metrics_format fm
 			for (size_t slot = 0; slot < TT_REASON_SLOTS; slot++) {
 				const char *reason = reason_label(names, slot, buf);
 
-				if (!s->reasons[side][slot])
+				if (!s->sum.reasons[side][slot])
 					continue;
 				comm_label(f, name, s);
 				fprintf(f, ",side=\"%s\",reason=", side_names[side]);
 				metrics_put_label_value(f, reason, strlen(reason));
-				fprintf(f, "} %llu\n", (unsigned long long)s->reasons[side][slot]);
+				fprintf(f, "} %llu\n", (unsigned long long)s->sum.reasons[side][slot]);
 			}
-}
-
-static void timewait_now(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
-{
-	const char *name = "tcptrace_timewait_sockets";
-	const struct tt_comm_series *s;
-
-	family(f, fmt, name, "gauge",
-	       "Timewait sockets of the process name's connections that exist now (at the end "
-	       "of the last interval), from the kernel's socket table.");
-	for (size_t i = 0; (s = nth_series(m, i)); i++) {
-		comm_label(f, name, s);
-		fprintf(f, "} %llu\n", (unsigned long long)s->tw_now);
-	}
-}
-
-/* A family with a comm label only, over a field of struct tt_comm_series. */
-static void per_comm_field(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
-			   const char *name, const char *type, size_t offset, const char *help)
-{
-	const struct tt_comm_series *s;
-
-	family(f, fmt, name, type, help);
-	for (size_t i = 0; (s = nth_series(m, i)); i++) {
-		const uint64_t *v = (const uint64_t *)((const char *)s + offset);
-
-		comm_label(f, name, s);
-		fprintf(f, "} %llu\n", (unsigned long long)*v);
-	}
-}
-
-static void open_connections(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
-{
-	const char *name = "tcptrace_open_connections";
-	const struct tt_comm_series *s;
-
-	family(f, fmt, name, "gauge",
-	       "TCP connections of the process name open now (ESTABLISHED, as ss state "
-	       "established counts them) at the end of the last interval, by side; those opened "
-	       "before tcptrace started included.");
-	for (size_t i = 0; (s = nth_series(m, i)); i++)
-		for (size_t side = 0; side < TT_SIDES; side++) {
-			comm_label(f, name, s);
-			fprintf(f, ",side=\"%s\"} %llu\n", side_names[side],
-				(unsigned long long)s->open[side]);
-		}
-}
-
-/* SYNs of connect()s (out) and SYN-ACKs of listeners (in) sent again. */
-static void syn_retransmits(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
-{
-	const char *name = "tcptrace_syn_retransmits_total";
-	const struct tt_comm_series *s;
-
-	family(f, fmt, name, "counter",
-	       "Handshake packets sent again, by side: out, SYNs of the process name's connect()s "
-	       "(each a wait of a second or more for the connection); in, SYN-ACKs of its "
-	       "listeners. Both sides add up to the kernel's TCPSynRetrans.");
-	for (size_t i = 0; (s = nth_series(m, i)); i++) {
-		comm_label(f, name, s);
-		fprintf(f, ",side=\"in\"} %llu\n", (unsigned long long)s->c.synack_retrans);
-		comm_label(f, name, s);
-		fprintf(f, ",side=\"out\"} %llu\n", (unsigned long long)s->c.syn_retrans);
-	}
-}
-
-/* The listen queues of each name, and what its listeners dropped. */
-static void listen_queues(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
-{
-	per_comm_field(f, m, fmt, "tcptrace_listen_drops_total", "counter",
-		       offsetof(struct tt_comm_series, listen_drops),
-		       "Connection attempts the process name's listeners dropped because a queue "
-		       "was full (the kernel's ListenDrops, told per listener; a listener several "
-		       "processes share counts on one of them).");
-	per_comm_field(f, m, fmt, "tcptrace_acceptq_peak", "gauge",
-		       offsetof(struct tt_comm_series, acceptq_peak),
-		       "The deepest accept queue of the process name's listeners in the last "
-		       "interval (-i): at its limit, further connection attempts are dropped.");
-	per_comm_field(f, m, fmt, "tcptrace_acceptq_limit", "gauge",
-		       offsetof(struct tt_comm_series, acceptq_limit),
-		       "The limit of the listener whose accept queue was deepest in the last "
-		       "interval (its listen() backlog, capped by net.core.somaxconn); 0 when no "
-		       "listener of the name held a connection.");
 }
 
 static const struct tt_listener_series *nth_listener(const struct tt_metrics *m, size_t i)
@@ -812,34 +741,11 @@ char *metrics_render(const struct tt_metrics *m, const struct tt_reason_names *n
 	f = open_memstream(&text, len);
 	if (!f)
 		return NULL;
-	per_side(f, m, format, "tcptrace_connections_total",
-		 offsetof(struct tt_proc_counters, conn),
-		 "TCP connections that reached ESTABLISHED, by process name and side (in: "
-		 "accepted from a listener, out: opened with connect()).");
-	connections_closed(f, m, format);
-	rst_sent(f, m, format, names);
-	per_side(f, m, format, "tcptrace_timewait_total", offsetof(struct tt_proc_counters, tw),
-		 "Timewait sockets left behind by the side's connections (a subset of "
-		 "connections closed with how fin_active).");
-	timewait_now(f, m, format);
-	per_comm(f, m, format, "tcptrace_timewait_rst_total",
-		 offsetof(struct tt_proc_counters, tw_rst),
-		 "RSTs sent by the process name's timewait sockets, answering a segment that "
-		 "arrived after the connection ended.");
-	per_comm(f, m, format, "tcptrace_connect_failed_total",
-		 offsetof(struct tt_proc_counters, connfail),
-		 "connect() attempts that got a local port but never reached ESTABLISHED: "
-		 "refused, timed out, or closed while connecting.");
-	per_comm(f, m, format, "tcptrace_connect_eaddrnotavail_total",
-		 offsetof(struct tt_proc_counters, eaddrnotavail),
-		 "connect() calls that failed with EADDRNOTAVAIL because no local port was free.");
-	per_comm(f, m, format, "tcptrace_untracked_sockets_total",
-		 offsetof(struct tt_proc_counters, untracked),
-		 "Sockets of the process name that were not followed because the socket map was "
-		 "full (raise --max-sockets).");
-	open_connections(f, m, format);
-	listen_queues(f, m, format);
-	syn_retransmits(f, m, format);
+	for (size_t k = 0; k < sizeof(comm_families) / sizeof(comm_families[0]); k++) {
+		comm_family(f, m, format, k);
+		if (!strcmp(comm_families[k].name, "tcptrace_connections_closed_total"))
+			rst_sent(f, m, format, names);
+	}
 	listener_families(f, m, format);
 	if (m->by_dest)
 		dest_families(f, m, format);

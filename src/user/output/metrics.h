@@ -25,19 +25,15 @@
 /* Room for a comm label: a process name, or METRICS_OTHER_COMM. */
 #define METRICS_COMM_SIZE sizeof(METRICS_OTHER_COMM)
 
-/* One process name's counts since tcptrace started. They only grow: a
- * process that exits, or is replaced by a new one of the same name, adds
- * to the same counters. The gauges are the last interval's: tw_now and
- * open summed over the name's rows, acceptq_peak the largest of them with
- * that row's acceptq_limit (the larger limit among rows as deep). */
+/* One process name's rows added up, as a row: the counts since tcptrace
+ * started. They only grow: a process that exits, or is replaced by a new
+ * one of the same name, adds to the same counters. The gauges are the last
+ * interval's: tw_now and open summed over the name's rows, acceptq_peak
+ * the largest of them with that row's acceptq_limit (the larger limit
+ * among rows as deep). */
 struct tt_comm_series {
 	char comm[METRICS_COMM_SIZE];
-	struct tt_proc_counters c;
-	uint64_t reasons[TT_SIDES][TT_REASON_SLOTS];
-	uint64_t listen_drops;
-	uint64_t tw_now;
-	uint64_t open[TT_SIDES];
-	uint64_t acceptq_peak, acceptq_limit;
+	struct tt_row sum;
 };
 
 /* One listening address of a process name: its owners' listeners there
