@@ -49,9 +49,8 @@ static __always_inline void note_event(enum tt_hook hook, const void *object, __
  * having skipped it; counted then. Otherwise its note is popped, with any
  * above it: those are of pairs nested since whose twin the kernel
  * skipped. A stack, not a ring of the last few: pairs that run whole
- * between a primary and its twin (a softirq's, or nested in the primary
- * on kernels that do not skip) push and pop above the note, however many
- * they are, and never push it out. */
+ * between a primary and its twin (a softirq's, on the same CPU) push and
+ * pop above the note, however many they are, and never push it out. */
 static __always_inline bool skipped_by_primary(enum tt_hook hook, const void *object,
 					       __u32 what)
 {
