@@ -185,9 +185,10 @@ static void test_timewait_per_name_and_side(void **state)
 	free(text);
 }
 
-/* An nginx in front of an nginx on one host: the proxy's workers (they
- * connect) and the backend's (they only accept) are two groups, and the
- * backend's TIME_WAIT is not put on the proxy. */
+/* An nginx in front of an nginx on one host, the instances not known (the
+ * processes gone by the end): the proxy's workers (they connect) and the
+ * backend's (they only accept) are two groups, and the backend's
+ * TIME_WAIT is not put on the proxy. */
 static void test_proxy_and_backend_of_one_name_apart(void **state)
 {
 	struct tt_row rows[6] = { make_row(20, "nginx"), make_row(21, "nginx"), make_row(22, "nginx"),

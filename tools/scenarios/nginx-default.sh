@@ -5,7 +5,7 @@
 # by wrk over keep-alive connections, so the upstream side is what churns.
 # The backend answers and closes each upstream connection first, so their
 # TIME_WAIT is the backend's, not nginx's: tcptrace's finding puts it on the
-# backend's workers (the nginx processes that only accept).
+# backend's workers (the instance under the backend's master).
 #   tools/scenarios/nginx-default.sh [options]   (--help lists them)
 set -u
 . "$(dirname "$0")/lib.sh"
