@@ -691,7 +691,14 @@ case_grafana_dashboard() {
 		"$c,side=in $(established_of "$srv6")" "$c,side=out $open_out"
 
 	expect_panel "connect() failed with EADDRNOTAVAIL" A "$c $((n4 - n3))"
-	expect_panel "Fewest local ports free toward a destination" A " 0"
+	# The exhausting client's ports stay held by its timewait sockets, as
+	# many as ss still shows toward 8082: all of them, unless an RST ended
+	# one early (a late segment of a busy machine; once in a fresh run).
+	local free82 fewest
+	free82=$((10 - $(tw_count dport 8082)))
+	log "    timewait toward 8082: $((10 - free82)) of $n3, TcpExtTWKilled $(nstat_of TcpExtTWKilled)"
+	fewest=$((free82 < 10 - 2 * n6 ? free82 : 10 - 2 * n6))
+	expect_panel "Fewest local ports free toward a destination" A " $fewest"
 	expect_panel "Events lost" A " *"
 	expect_panel "Label overflow" A " 0"
 	expect_panel "Label overflow" B " 0"
@@ -715,7 +722,7 @@ case_grafana_dashboard() {
 
 	d="$c,dest=127.0.0.1"
 	expect_panel "Local ports free per destination" A "$d:8080,$in 10" "$d:8081,$in 10" \
-		"$d:8082,$in 0" "$d:8083,$in 10" "$d:8084,$in $((10 - 2 * n6))"
+		"$d:8082,$in $free82" "$d:8083,$in 10" "$d:8084,$in $((10 - 2 * n6))"
 	expect_panel "TIME_WAIT sockets held per destination" A "$d:8080 $(tw_count dport 8080)" \
 		"$d:8081 $(tw_count dport 8081)" "$d:8082 $(tw_count dport 8082)" "$d:8083 0" "$d:8084 0"
 	expect_panel "New connections per second per destination" A "$d:8080 *" "$d:8081 *" \
