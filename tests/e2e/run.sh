@@ -106,7 +106,7 @@ expect_findings() {
 	local role side tw want got errno99=0 other_rsts
 	expect_eq "a finding line for each finding object" \
 		"$(jq -s '[.[] | select(.finding)] | length' "$JSONL")" "$(grep -c '^finding: ' "$OUT")"
-	expect_eq "listen_drops findings = TcpExtListenDrops" "$TcpExtListenDrops" \
+	expect_counted "listen_drops findings = TcpExtListenDrops" "$TcpExtListenDrops" \
 		"$(finding_count listen_drops all)"
 	expect_counted "syn_retries + synack_retries findings = TcpExtTCPSynRetrans" \
 		"$TcpExtTCPSynRetrans" "$(($(finding_count syn_retries all) + $(finding_count synack_retries all)))"
@@ -202,6 +202,7 @@ expect_counted() { # what expected actual
 # up before the server's SYN-ACK comes again, the server never has it: the
 # front's conn_in may be short of the client's conn_out by as many. The
 # backend's listener does not overflow: its conn_in is the front's conn_out.
+# Events the kernel kept from tcptrace (LOST) widen the bound by as many.
 # TcpPassiveOpens is then only a bound: when two segments of one connection
 # complete its handshake at once on two CPUs (the ACK from the client's
 # softirq, its request from its process), each makes a child and counts it;
@@ -217,8 +218,13 @@ expect_kernel_totals() { # front-role [overflow]
 		short=$(($(sum load conn_out) - $(sum "$1" conn_in)))
 		twice=$((TcpPassiveOpens - $(sum all conn_in)))
 		expect_eq "conn_in, all at most TcpPassiveOpens ($twice children put back)" 1 "$((twice >= 0))"
-		expect_eq "conn_in of $1 short of the load generator's conn_out by 0 to d - ListenDrops ($short of $extra)" \
-			1 "$((short >= 0 && short <= extra))"
+		if [ "$LOST" -eq 0 ]; then
+			expect_eq "conn_in of $1 short of the load generator's conn_out by 0 to d - ListenDrops ($short of $extra)" \
+				1 "$((short >= 0 && short <= extra))"
+		else
+			expect_eq "conn_in of $1 short of the load generator's conn_out by 0 to d - ListenDrops ($short of $extra, within the $LOST events lost)" \
+				1 "$((short >= -LOST && short <= extra + LOST))"
+		fi
 		expect_counted "conn_in of the backend = conn_out of $1" "$(sum "$1" conn_out)" \
 			"$(sum backend conn_in)"
 	else
@@ -723,7 +729,7 @@ case_listen_queue() { # scenario load requests
 	local drops
 	drops=$(sum proxy listen_drops)
 	expect_eq "the kernel dropped connection attempts (ListenDrops > 0)" 1 "$((TcpExtListenDrops > 0))"
-	expect_eq "$p's listen_drops = TcpExtListenDrops" "$TcpExtListenDrops" "$drops"
+	expect_counted "$p's listen_drops = TcpExtListenDrops" "$TcpExtListenDrops" "$drops"
 	expect_le "$p's listen_drops, at most ss's d on its listener" "$drops" "$ss_drops_proxy"
 	if [ "$ss_drops_proxy" -eq "$TcpExtListenDrops" ]; then
 		log "    (every drop at the SYN: ss's d = ListenDrops = $drops)"
