@@ -19,7 +19,7 @@ LIBS := -lbpf -lelf -lz
 # src/user/ by job (docs/layout.md); a folder uses only those before it
 # in this list (tests/lint/layers.sh checks it).
 # Pure modules: unit-tested without root and without libbpf.
-PURE := common/stats common/columns common/utf8 common/procfs common/fail \
+PURE := common/stats common/columns common/connect_time common/utf8 common/procfs common/fail \
 	tracer/ports tracer/tw_table tracer/kallsyms tracer/verifier_log \
 	output/table output/csv output/json output/metrics output/http output/findings \
 	offline/csv_read offline/compare offline/timeline offline/html offline/report_page \
@@ -210,7 +210,7 @@ SAN_OBJ_CFLAGS := $(SAN_CFLAGS) -fsanitize=fuzzer-no-link
 # tests/fuzz/fuzz_NAME.c drives the module .../NAME.c of this list.
 FUZZ_MODULES := cli/options output/http offline/csv_read
 # What a fuzzed module may use besides libc: linked into every fuzzer.
-FUZZ_SHARED := common/columns
+FUZZ_SHARED := common/columns common/connect_time
 FUZZERS := $(notdir $(FUZZ_MODULES))
 LINT_CFLAGS := -std=gnu11 $(INCLUDES) -DTCPTRACE_VERSION='"$(VERSION)"'
 

@@ -13,6 +13,21 @@ enum tt_side {
 	TT_SIDES = 2,
 };
 
+/* Why a connect() that got a local port never reached ESTABLISHED, from
+ * the socket's error at its move to CLOSE: what connect() returns. */
+enum tt_connfail {
+	TT_CONNFAIL_REFUSED = 0,   /* ECONNREFUSED: an RST (or ICMP port unreachable) answered */
+	TT_CONNFAIL_TIMEOUT = 1,   /* ETIMEDOUT: its SYNs sent again ran out */
+	TT_CONNFAIL_UNREACH = 2,   /* any other error: ICMP host or network unreachable, ... */
+	TT_CONNFAIL_ABANDONED = 3, /* none: the process closed it first */
+	TT_CONNFAILS = 4,
+};
+
+/* Connect latency, from the move to SYN_SENT to ESTABLISHED, in buckets of
+ * 1-2-5 steps: bucket i holds those of at most tt_connect_bound_us(i)
+ * microseconds (10, 20, 50, 100, ... 50 s), the last one the rest. */
+#define TT_CONNECT_BUCKETS 22
+
 /* Cumulative per-process counters (value of the proc_counters map at the
  * process's slot, one copy per CPU). Every connection that ends is counted in exactly one
  * of fin_active, fin_passive, rst_sent, rst_recv, timeout. */
@@ -33,6 +48,15 @@ struct tt_proc_counters {
 	__u64 synack_retrans;        /* SYN-ACKs its listeners sent again */
 	__u64 opened[TT_SIDES];      /* conn[] counted while ESTABLISHED */
 	__u64 open_ended[TT_SIDES];  /* of those, the ones that have left ESTABLISHED */
+	__u64 connfail_by[TT_CONNFAILS]; /* connfail by cause */
+};
+
+/* Cumulative per-process times (value of proc_times at the process's
+ * slot): one copy for every CPU, bumped atomically, once a connect. A
+ * histogram per CPU would multiply the largest map by the CPUs. */
+struct tt_proc_times {
+	__u64 connect_le[TT_CONNECT_BUCKETS]; /* connects established, by latency */
+	__u64 connect_us;                     /* their latencies added up, in microseconds */
 };
 
 /* Key of dest_counters (--by dest): one process's connections to one
@@ -57,6 +81,9 @@ struct tt_dest_counters {
 	__u64 tw;
 	__u64 connfail;
 	__u64 eaddrnotavail;
+	__u64 connfail_by[TT_CONNFAILS];
+	__u64 connect_le[TT_CONNECT_BUCKETS];
+	__u64 connect_us;
 };
 
 /* Key of rst_reasons: RSTs that ended this process's connections. */
@@ -86,7 +113,13 @@ struct tt_sock {
 	__u16 flags; /* TT_SK_* */
 	__u8 side;
 	__u8 pad;
-	__u32 rst_reason;
+	/* One word, two uses: a connect's start until it leaves SYN_SENT, the
+	 * reason of the RST that ended the connection after (an RST is
+	 * recorded only once the socket is CLOSE). */
+	union {
+		__u32 since_us;   /* TT_SK_TIMED: the clock's microseconds at connect() */
+		__u32 rst_reason; /* TT_SK_RST_SENT: enum sk_rst_reason */
+	};
 	__u32 slot; /* tgid's index in proc_counters, or TT_NO_SLOT */
 };
 
@@ -126,6 +159,7 @@ enum tt_sock_flags {
 	TT_SK_CLOSED = 1 << 10,     /* its move to CLOSE was seen */
 	TT_SK_OPEN = 1 << 11,       /* in opened[], not yet in open_ended[] */
 	TT_SK_ACCEPTED_EARLY = 1 << 12, /* accept() returned it in SYN_RECV (Fast Open) */
+	TT_SK_TIMED = 1 << 13,      /* since_us holds its connect's start, until SYN_SENT ends */
 };
 
 /* A listening port and who owns it, per network namespace. */

@@ -12,6 +12,10 @@ struct {
 	__type(value, struct tt_dest_counters);
 } dest_counters SEC(".maps");
 
+/* A new destination's first value: a global, as the value is too large
+ * for the stack beside its callers' frames. */
+static const struct tt_dest_counters zero_dest = {};
+
 /* The --by dest counters of an `out` socket's owner toward its peer, or
  * NULL (not --by dest, an `in` socket, or the map is full). */
 static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk, struct net *net,
@@ -19,7 +23,7 @@ static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk, s
 {
 	struct tt_dest_key key = {};
 	const struct sock_common *c = &sk->__sk_common;
-	struct tt_dest_counters zero = {}, *d;
+	struct tt_dest_counters *d;
 
 	if (!by_dest || s->side != TT_SIDE_OUT)
 		return NULL;
@@ -33,7 +37,7 @@ static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk, s
 		__builtin_memcpy(key.addr, &c->skc_daddr, 4);
 	else
 		__builtin_memcpy(key.addr, &c->skc_v6_daddr, 16);
-	d = lookup_or_init(&dest_counters, &key, &zero);
+	d = lookup_or_init(&dest_counters, &key, &zero_dest);
 	if (!d)
 		count_drop(TT_DROP_DEST_MAP_FULL);
 	return d;

@@ -42,6 +42,16 @@ struct {
 	__type(value, struct tt_proc_counters);
 } proc_counters SEC(".maps");
 
+/* A slot's times (struct tt_proc_times), shared by the CPUs; user space
+ * maps it and reads it in place. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, TT_DEFAULT_MAX_PROCS);
+	__type(key, __u32); /* slot */
+	__type(value, struct tt_proc_times);
+} proc_times SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TT_DEFAULT_MAX_PROCS);

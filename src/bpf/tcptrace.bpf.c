@@ -18,6 +18,8 @@
 #define AF_INET 2
 #define AF_INET6 10
 #define ECONNRESET 104
+#define ETIMEDOUT 110
+#define ECONNREFUSED 111
 #define CLONE_THREAD 0x00010000
 
 /* Set by user space between open and load: every process, or the ones
@@ -110,10 +112,81 @@ static __always_inline void count_syn_retrans(const struct sock *sk, struct tt_s
 		__sync_fetch_and_add(&c->syn_retrans, n);
 }
 
+/* The clock in microseconds, cut to 32 bits: a connect's latency is the
+ * difference, right across a wrap for any wait under an hour. */
+static __always_inline __u32 now_us(void)
+{
+	return bpf_ktime_get_ns() / 1000;
+}
+
+/* The bucket of a connect's latency: global, so that the verifier walks
+ * the ladder once, not once for each path of its caller. */
+__noinline __u32 connect_bucket(__u32 us)
+{
+	__u32 bound = 10, i = 0;
+
+	for (int decade = 0; decade < TT_CONNECT_BUCKETS / 3; decade++) {
+		if (us <= bound)
+			return i;
+		if (us <= bound * 2)
+			return i + 1;
+		if (us <= bound * 5)
+			return i + 2;
+		bound *= 10;
+		i += 3;
+	}
+	return TT_CONNECT_BUCKETS - 1;
+}
+
+/* A connect() that reached ESTABLISHED: its latency, where its start was
+ * seen (not a connect from before start-up). */
+static __always_inline void count_connect_time(struct tt_sock *s, struct tt_dest_counters *d)
+{
+	__u32 slot = slot_of_sock(s);
+	struct tt_proc_times *t;
+	__u32 us;
+	__u64 i;
+
+	if (!(s->flags & TT_SK_TIMED))
+		return;
+	us = now_us() - s->since_us;
+	s->flags &= ~TT_SK_TIMED;
+	s->rst_reason = 0;
+	i = connect_bucket(us);
+	if (i >= TT_CONNECT_BUCKETS)
+		return;
+	barrier_var(i); /* the bounded register itself indexes both maps */
+	t = bpf_map_lookup_elem(&proc_times, &slot);
+	if (t) {
+		bump(&t->connect_le[i]);
+		__sync_fetch_and_add(&t->connect_us, us);
+	}
+	if (d) {
+		bump(&d->connect_le[i]);
+		__sync_fetch_and_add(&d->connect_us, us);
+	}
+}
+
+/* Why a connect() that got a port failed: the error it returns, set
+ * before the move to CLOSE (tcp_reset, tcp_write_err, tcp_v4_err), none
+ * when the process closed it first (close, connect(AF_UNSPEC)). */
+static __always_inline __u32 connfail_cause(const struct sock *sk)
+{
+	int err = sk->sk_err;
+
+	if (err == ECONNREFUSED)
+		return TT_CONNFAIL_REFUSED;
+	if (err == ETIMEDOUT)
+		return TT_CONNFAIL_TIMEOUT;
+	if (err)
+		return TT_CONNFAIL_UNREACH;
+	return TT_CONNFAIL_ABANDONED;
+}
+
 static __always_inline void on_connect(const struct sock *sk, struct net *net)
 {
 	__u32 tgid = current_tgid();
-	struct tt_sock *old = find(sk);
+	struct tt_sock *old = find(sk), *s;
 
 	if (old) {
 		touch(sk, old); /* connect() after connect(AF_UNSPEC) by its owner */
@@ -122,8 +195,13 @@ static __always_inline void on_connect(const struct sock *sk, struct net *net)
 	}
 	/* Most connects on a machine are of processes not traced: the
 	 * verdict, one lookup, comes before the socket's two reads. */
-	if (current_is_traced(tgid) && is_inet_tcp(sk))
-		track(sk, tgid, slot_of_process(tgid), TT_SIDE_OUT, 0);
+	if (!current_is_traced(tgid) || !is_inet_tcp(sk))
+		return;
+	s = track(sk, tgid, slot_of_process(tgid), TT_SIDE_OUT, 0);
+	if (s) {
+		s->since_us = now_us();
+		s->flags |= TT_SK_TIMED;
+	}
 }
 
 /* Which side sent its FIN first, from the first change that tells: the
@@ -188,9 +266,14 @@ static __always_inline void on_close(const struct sock *sk, struct net *net,
 			if (d)
 				bump(&d->eaddrnotavail);
 		} else {
+			__u32 cause = connfail_cause(sk);
+
 			bump(&c->connfail);
-			if (d)
+			bump(&c->connfail_by[cause]);
+			if (d) {
 				bump(&d->connfail);
+				bump(&d->connfail_by[cause]);
+			}
 		}
 		return;
 	}
@@ -260,8 +343,13 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 	}
 
 	note_who_closed_first(s, oldstate, newstate);
-	if (oldstate == TCP_SYN_SENT)
+	if (oldstate == TCP_SYN_SENT) {
 		count_syn_retrans(sk, s);
+		if (newstate != TCP_ESTABLISHED) {
+			s->flags &= ~TT_SK_TIMED;
+			s->rst_reason = 0;
+		}
+	}
 	switch (newstate) {
 	case TCP_ESTABLISHED:
 		s->flags |= TT_SK_ESTABLISHED;
@@ -273,6 +361,8 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 				bump(&c->conn[s->side & 1]);
 			if (d)
 				bump(&d->conn);
+			if (oldstate == TCP_SYN_SENT)
+				count_connect_time(s, d);
 			s->flags |= TT_SK_COUNTED;
 			if (c)
 				open_begins(s, c);

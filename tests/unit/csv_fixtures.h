@@ -14,14 +14,25 @@
 	"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,"  \
 	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"   \
 	"tw_rst,rst_sent_reasons\n"
+/* The columns after synack_retrans_in: failed connects by cause, and
+ * connects by latency (common/connect_time.h). */
+#define HEADER_CONNECT                                                            \
+	"connfail_refused,connfail_timeout,connfail_unreach,connfail_abandoned," \
+	"connect_10us,connect_20us,connect_50us,connect_100us,connect_200us," \
+	"connect_500us,connect_1ms,connect_2ms,connect_5ms,connect_10ms,connect_20ms," \
+	"connect_50ms,connect_100ms,connect_200ms,connect_500ms,connect_1s," \
+	"connect_2s,connect_5s,connect_10s,connect_20s,connect_50s,connect_over_50s," \
+	"connect_us,"
+/* HEADER_CONNECT's 27 columns, all 0. */
+#define ZEROS_CONNECT "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
 /* The header tcptrace writes now: HEADER's columns with the optional ones
- * (open_in to synack_retrans_in) before rst_sent_reasons. */
+ * (open_in to connect_us) before rst_sent_reasons. */
 #define HEADER_NOW                                                                           \
 	"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"             \
 	"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,"  \
 	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"   \
 	"tw_rst,open_in,open_out,listen_drops,acceptq_peak,acceptq_limit,syn_retrans_out,"   \
-	"synack_retrans_in,rst_sent_reasons\n"
+	"synack_retrans_in," HEADER_CONNECT "rst_sent_reasons\n"
 #define DEST_HEADER                                                                          \
 	"time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,rst_sent_out,"  \
 	"rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,eaddrnotavail,ports_held,"       \

@@ -11,10 +11,11 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <unistd.h>
+#include "csv_fixtures.h"
 #include "output/csv.h"
 
 #define ISO_TIME "2026-11-22T16:45:01.000Z"
-#define ZERO_COUNTS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+#define ZERO_COUNTS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_CONNECT
 
 struct capture {
 	FILE *f;
@@ -70,7 +71,7 @@ static void test_header(void **state)
 		"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,"
 		"rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,"
 		"connfail_out,untracked,tw_rst,open_in,open_out,listen_drops,acceptq_peak,"
-		"acceptq_limit,syn_retrans_out,synack_retrans_in,rst_sent_reasons\n");
+		"acceptq_limit,syn_retrans_out,synack_retrans_in," HEADER_CONNECT "rst_sent_reasons\n");
 	free(c.text);
 }
 
@@ -117,10 +118,17 @@ static void test_row_puts_each_counter_in_its_column(void **state)
 	row.acceptq_limit = 24;
 	row.c.syn_retrans = 25;
 	row.c.synack_retrans = 26;
+	for (size_t i = 0; i < TT_CONNFAILS; i++)
+		row.c.connfail_by[i] = 27 + i;
+	for (size_t i = 0; i < TT_CONNECT_BUCKETS; i++)
+		row.t.connect_le[i] = 31 + i;
+	row.t.connect_us = 53;
 	text = row_text(&row, 2.5, NULL);
 	assert_string_equal(text, ISO_TIME ",2.500,7,nginx,"
 					   "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
-					   "18446744073709551615,19,20,21,22,23,24,25,26,\n");
+					   "18446744073709551615,19,20,21,22,23,24,25,26,27,28,29,30,31,"
+					   "32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,"
+					   "53,\n");
 	free(text);
 }
 
@@ -183,7 +191,7 @@ static void test_reasons_named_and_unnamed_in_slot_order(void **state)
 	row.reasons[TT_SIDE_IN][5] = 3;
 	row.reasons[TT_SIDE_IN][2] = 6;
 	text = row_text(&row, 1.0, &names);
-	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,10,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,10,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_CONNECT ","
 					   "NO_SOCKET=6;reason_5=3;OTHER=1\n");
 	free(text);
 }
@@ -229,7 +237,7 @@ static void test_reasons_of_both_sides_are_added(void **state)
 	row.reasons[TT_SIDE_IN][2] = 4;
 	row.reasons[TT_SIDE_OUT][2] = 3;
 	text = row_text(&row, 1.0, &names);
-	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,4,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,4,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_CONNECT ","
 					   "NO_SOCKET=7\n");
 	free(text);
 }
@@ -283,8 +291,8 @@ static void test_rows_follow_the_header(void **state)
 		"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,"
 		"rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,"
 		"connfail_out,untracked,tw_rst,open_in,open_out,listen_drops,acceptq_peak,"
-		"acceptq_limit,syn_retrans_out,synack_retrans_in,rst_sent_reasons\n"
-		ISO_TIME ",0.500,1,a,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
+		"acceptq_limit,syn_retrans_out,synack_retrans_in," HEADER_CONNECT "rst_sent_reasons\n"
+		ISO_TIME ",0.500,1,a,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_CONNECT ",\n"
 		ISO_TIME ",0.500,2,b," ZERO_COUNTS ",\n");
 	free(c.text);
 }

@@ -249,7 +249,8 @@ static void test_row_columns_by_name(void **state)
 
 	(void)state;
 	parse_ok(HEADER_NOW T1 ",2.500,4242,haproxy,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
-			   "18446744073709551615,19,20,21,22,23,24,25,26,"
+			   "18446744073709551615,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,"
+			   "34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,"
 			   "TCP_STATE=7;NOT_SPECIFIED=1\n",
 		 &file);
 	assert_int_equal(file.n, 1);
@@ -331,7 +332,8 @@ static void test_optional_column_twice_is_refused(void **state)
 
 static void test_optional_column_that_is_not_a_number(void **state)
 {
-	static const char text[] = HEADER_NOW T1 ",1.000,7,nginx," ZEROS ",0,0,0,-3,0,0,0,\n";
+	static const char text[] =
+		HEADER_NOW T1 ",1.000,7,nginx," ZEROS ",0,0,0,-3,0,0,0," ZEROS_CONNECT ",\n";
 
 	(void)state;
 	expect_parse_error(text, strlen(text), 2, "field acceptq_peak: '-3' is not a number");
@@ -356,7 +358,7 @@ static void test_levels_and_optional_columns(void **state)
 		assert_non_null(tt_csv_col_names[k]);
 	}
 	assert_int_equal(levels, 5);
-	assert_int_equal(optional, 7);
+	assert_int_equal(optional, 7 + TT_CONNFAILS + TT_CONNECT_BUCKETS + 1);
 	assert_false(csv_col_optional(TT_CSV_TW_RST));
 	assert_true(csv_col_optional(TT_CSV_OPEN_IN));
 	assert_true(csv_col_optional(TT_CSV_SYNACK_RETRANS_IN));

@@ -14,13 +14,25 @@
 #include "output/json.h"
 
 #define ISO_TIME "2026-11-22T16:45:01.000Z"
+/* The failed connects by cause and the connect latency buckets, all 0. */
+#define CONNECT_ZERO_FIELDS          \
+	",\"connfail_refused\":0,\"connfail_timeout\":0,\"connfail_unreach\":0" \
+	",\"connfail_abandoned\":0,\"connect_10us\":0,\"connect_20us\":0" \
+	",\"connect_50us\":0,\"connect_100us\":0,\"connect_200us\":0" \
+	",\"connect_500us\":0,\"connect_1ms\":0,\"connect_2ms\":0" \
+	",\"connect_5ms\":0,\"connect_10ms\":0,\"connect_20ms\":0" \
+	",\"connect_50ms\":0,\"connect_100ms\":0,\"connect_200ms\":0" \
+	",\"connect_500ms\":0,\"connect_1s\":0,\"connect_2s\":0" \
+	",\"connect_5s\":0,\"connect_10s\":0,\"connect_20s\":0" \
+	",\"connect_50s\":0,\"connect_over_50s\":0,\"connect_us\":0"
 #define ZERO_FIELDS                                                                          \
 	"\"conn_in\":0,\"conn_out\":0,\"fin_active_in\":0,\"fin_active_out\":0,"             \
 	"\"fin_passive_in\":0,\"fin_passive_out\":0,\"rst_sent_in\":0,\"rst_sent_out\":0,"   \
 	"\"rst_recv_in\":0,\"rst_recv_out\":0,\"tw_in\":0,\"tw_out\":0,\"tw_now\":0,"         \
 	"\"eaddrnotavail\":0,\"timeout_in\":0,\"timeout_out\":0,\"connfail_out\":0,"         \
 	"\"untracked\":0,\"tw_rst\":0,\"open_in\":0,\"open_out\":0,\"listen_drops\":0,"          \
-	"\"acceptq_peak\":0,\"acceptq_limit\":0,\"syn_retrans_out\":0,\"synack_retrans_in\":0"
+	"\"acceptq_peak\":0,\"acceptq_limit\":0,\"syn_retrans_out\":0,\"synack_retrans_in\":0" \
+	CONNECT_ZERO_FIELDS
 
 static struct tt_row make_row(uint32_t pid, const char *comm)
 {
@@ -159,7 +171,8 @@ static void test_row_puts_each_counter_in_its_field(void **state)
 		      "\"timeout_out\":16,\"connfail_out\":17,\"untracked\":18,"
 		      "\"tw_rst\":18446744073709551615,\"open_in\":20,\"open_out\":21,"
 		      "\"listen_drops\":22,\"acceptq_peak\":23,\"acceptq_limit\":24,"
-		      "\"syn_retrans_out\":25,\"synack_retrans_in\":26,\"rst_sent_reasons\":{}}\n");
+		      "\"syn_retrans_out\":25,\"synack_retrans_in\":26" CONNECT_ZERO_FIELDS
+		      ",\"rst_sent_reasons\":{}}\n");
 	free(text);
 }
 

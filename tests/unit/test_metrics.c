@@ -101,7 +101,17 @@ static const char one_comm_text[] =
 	"# HELP tcptrace_connect_failed_total connect() attempts that got a local port but never "
 	"reached ESTABLISHED: refused, timed out, or closed while connecting.\n"
 	"# TYPE tcptrace_connect_failed_total counter\n"
-	"tcptrace_connect_failed_total{comm=\"nginx\"} 0\n"
+	"tcptrace_connect_failed_total{comm=\"nginx\"} 2\n"
+	"# HELP tcptrace_connect_failures_total The failed connect() attempts of "
+	"tcptrace_connect_failed_total by cause: refused (ECONNREFUSED: an RST answered the SYN), "
+	"timeout (ETIMEDOUT: its SYNs sent again ran out), unreach (another error: an ICMP "
+	"unreachable), abandoned (the process closed it first, as a proxy's connect timeout "
+	"does).\n"
+	"# TYPE tcptrace_connect_failures_total counter\n"
+	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"refused\"} 2\n"
+	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"timeout\"} 0\n"
+	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"unreach\"} 0\n"
+	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"abandoned\"} 0\n"
 	"# HELP tcptrace_connect_eaddrnotavail_total connect() calls that failed with "
 	"EADDRNOTAVAIL because no local port was free.\n"
 	"# TYPE tcptrace_connect_eaddrnotavail_total counter\n"
@@ -136,6 +146,34 @@ static const char one_comm_text[] =
 	"# TYPE tcptrace_syn_retransmits_total counter\n"
 	"tcptrace_syn_retransmits_total{comm=\"nginx\",side=\"in\"} 1\n"
 	"tcptrace_syn_retransmits_total{comm=\"nginx\",side=\"out\"} 0\n"
+	"# HELP tcptrace_connect_duration_seconds connect() calls that reached ESTABLISHED, by how "
+	"long from the SYN (the move to SYN_SENT) to ESTABLISHED; a SYN sent again adds a second "
+	"or more. Connects begun before tcptrace started are not in it.\n"
+	"# TYPE tcptrace_connect_duration_seconds histogram\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.00001\"} 0\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.00002\"} 0\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.00005\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.0001\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.0002\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.0005\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.001\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.002\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.005\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.01\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.02\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.05\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.1\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.2\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"0.5\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"1\"} 3\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"2\"} 4\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"5\"} 4\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"10\"} 4\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"20\"} 4\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"50\"} 4\n"
+	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"+Inf\"} 4\n"
+	"tcptrace_connect_duration_seconds_sum{comm=\"nginx\"} 1.00012\n"
+	"tcptrace_connect_duration_seconds_count{comm=\"nginx\"} 4\n"
 	"# HELP tcptrace_listener_drops_total Connection attempts the listener dropped because a "
 	"queue was full, on the process name that owns it; a listener several processes share "
 	"(nginx's master and workers) counts once. listener is its address and port.\n"
@@ -214,6 +252,10 @@ static void one_nginx_interval(struct tt_metrics *m, struct tt_reason_names *nam
 	row.acceptq_limit = 511;
 	row.acceptq_peak_run = 600; /* the summary's: not exported per name */
 	row.c.synack_retrans = 1;
+	row.c.connfail = row.c.connfail_by[TT_CONNFAIL_REFUSED] = 2;
+	row.t.connect_le[2] = 3; /* at most 50 us */
+	row.t.connect_le[16] = 1; /* at most 2 s: a SYN sent again */
+	row.t.connect_us = 1000120;
 	metrics_init(m, 256);
 	metrics_add_interval(m, &row, 1, NULL, NULL);
 }

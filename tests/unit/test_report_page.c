@@ -283,7 +283,8 @@ static void test_data_of_a_run_of_now_beside_an_earlier_one(void **state)
 	char *page;
 
 	(void)state;
-	add_run(&r, "now.csv", HEADER_NOW T1 ",1.000,20,nginx," ZEROS ",3,1,4,17,16,2,1,\n");
+	add_run(&r, "now.csv",
+		HEADER_NOW T1 ",1.000,20,nginx," ZEROS ",3,1,4,17,16,2,1," ZEROS_CONNECT ",\n");
 	add_run(&r, "earlier.csv", KEEPALIVE_CSV);
 	page = page_of(&r);
 	data = line_of(page, "<script id=\"tt-data\"");

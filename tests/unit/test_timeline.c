@@ -151,12 +151,12 @@ static void test_processes_of_one_name_add_up(void **state)
  * workers' queues are as deep, the deeper limit's row first. */
 #define QUEUES                                                                               \
 	HEADER_NOW                                                                           \
-	T1 ",1.000,30,nginx," ZEROS ",5,0,2,3,4,0,1,\n"                                        \
-	T1 ",1.000,31,nginx," ZEROS ",6,0,1,5,8,0,0,\n"                                        \
-	T1 ",1.000,32,haproxy," ZEROS ",1,7,0,0,0,3,0,\n"                                      \
-	T2 ",2.000,31,nginx," ZEROS ",2,0,0,4,16,0,0,\n"                                       \
-	T2 ",2.000,30,nginx," ZEROS ",2,0,0,4,4,0,0,\n"                                        \
-	T2 ",2.000,32,haproxy," ZEROS ",0,9,0,0,0,2,0,\n"
+	T1 ",1.000,30,nginx," ZEROS ",5,0,2,3,4,0,1," ZEROS_CONNECT ",\n" \
+	T1 ",1.000,31,nginx," ZEROS ",6,0,1,5,8,0,0," ZEROS_CONNECT ",\n" \
+	T1 ",1.000,32,haproxy," ZEROS ",1,7,0,0,0,3,0," ZEROS_CONNECT ",\n" \
+	T2 ",2.000,31,nginx," ZEROS ",2,0,0,4,16,0,0," ZEROS_CONNECT ",\n" \
+	T2 ",2.000,30,nginx," ZEROS ",2,0,0,4,4,0,0," ZEROS_CONNECT ",\n" \
+	T2 ",2.000,32,haproxy," ZEROS ",0,9,0,0,0,2,0," ZEROS_CONNECT ",\n"
 
 static void test_open_connections_and_listen_queues(void **state)
 {

@@ -10,6 +10,8 @@
  * struct tt_proc_counters is diffed and summed without touching this file. */
 _Static_assert(sizeof(struct tt_proc_counters) % sizeof(__u64) == 0,
 	       "struct tt_proc_counters must hold only __u64 fields");
+_Static_assert(sizeof(struct tt_proc_times) % sizeof(__u64) == 0,
+	       "struct tt_proc_times must hold only __u64 fields");
 #define COUNTER_WORDS (sizeof(struct tt_proc_counters) / sizeof(__u64))
 
 size_t reason_slot(uint32_t reason)
@@ -40,18 +42,19 @@ static uint64_t counter_delta(uint64_t cur, uint64_t prev)
 	return cur >= prev ? cur - prev : cur;
 }
 
-static void counters_sub(struct tt_proc_counters *out, const struct tt_proc_counters *cur,
-			 const struct tt_proc_counters *prev)
+/* cur - prev, word by word, over a struct of size bytes of __u64. */
+static void words_sub(void *out, const void *cur, const void *prev, size_t size)
 {
 	__u64 c[COUNTER_WORDS], p[COUNTER_WORDS];
-	size_t i;
+	size_t i, n = size / sizeof(__u64);
 
-	memcpy(c, cur, sizeof(c));
-	memcpy(p, prev, sizeof(p));
-	for (i = 0; i < COUNTER_WORDS; i++)
+	memcpy(c, cur, size);
+	memcpy(p, prev, size);
+	for (i = 0; i < n; i++)
 		c[i] = counter_delta(c[i], p[i]);
-	memcpy(out, c, sizeof(c));
+	memcpy(out, c, size);
 }
+_Static_assert(sizeof(struct tt_proc_times) <= sizeof(struct tt_proc_counters), "words_sub");
 
 static void row_diff(struct tt_row *out, const struct tt_row *cur, const struct tt_row *prev)
 {
@@ -69,11 +72,13 @@ static void row_diff(struct tt_row *out, const struct tt_row *cur, const struct 
 	out->acceptq_limit_run = cur->acceptq_limit_run;
 	if (!prev) {
 		out->c = cur->c;
+		out->t = cur->t;
 		out->listen_drops = cur->listen_drops;
 		memcpy(out->reasons, cur->reasons, sizeof(out->reasons));
 		return;
 	}
-	counters_sub(&out->c, &cur->c, &prev->c);
+	words_sub(&out->c, &cur->c, &prev->c, sizeof(out->c));
+	words_sub(&out->t, &cur->t, &prev->t, sizeof(out->t));
 	out->listen_drops = counter_delta(cur->listen_drops, prev->listen_drops);
 	for (side = 0; side < TT_SIDES; side++)
 		for (i = 0; i < TT_REASON_SLOTS; i++)
@@ -104,11 +109,13 @@ size_t snapshot_diff(const struct tt_snapshot *prev, const struct tt_snapshot *c
 bool row_is_zero(const struct tt_row *row)
 {
 	static const struct tt_proc_counters zero_counters;
+	static const struct tt_proc_times zero_times;
 	uint64_t reasons[TT_REASON_SLOTS];
 	size_t i;
 
 	if (row->tw_now || row->open[TT_SIDE_IN] || row->open[TT_SIDE_OUT] || row->listen_drops ||
-	    row->acceptq_peak || memcmp(&row->c, &zero_counters, sizeof(zero_counters)) != 0)
+	    row->acceptq_peak || memcmp(&row->c, &zero_counters, sizeof(zero_counters)) != 0 ||
+	    memcmp(&row->t, &zero_times, sizeof(zero_times)) != 0)
 		return false;
 	row_reasons_total(row, reasons);
 	for (i = 0; i < TT_REASON_SLOTS; i++) {
@@ -134,6 +141,7 @@ bool snapshot_counts_equal(const struct tt_snapshot *a, const struct tt_snapshot
 		const struct tt_row *ra = &a->rows[i], *rb = &b->rows[i];
 
 		if (row_cmp(ra, rb) || memcmp(&ra->c, &rb->c, sizeof(ra->c)) != 0 ||
+		    memcmp(&ra->t, &rb->t, sizeof(ra->t)) != 0 ||
 		    ra->listen_drops != rb->listen_drops ||
 		    memcmp(ra->reasons, rb->reasons, sizeof(ra->reasons)) != 0)
 			return false;

@@ -28,6 +28,7 @@ struct tt_row {
 	uint32_t instance; /* its server's instance (proc_instance); 0: not known */
 	bool selected; /* named by --pid: shown every interval, zeros included */
 	struct tt_proc_counters c;
+	struct tt_proc_times t;
 	uint64_t tw_now; /* a gauge: timewait sockets held now, never a difference */
 	uint64_t open[TT_SIDES]; /* a gauge: its connections open (ESTABLISHED) now */
 	uint64_t listen_drops;   /* connection attempts its listeners dropped */

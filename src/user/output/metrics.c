@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/columns.h"
+#include "common/connect_time.h"
 #include "output/metrics.h"
 #include "common/utf8.h"
 
@@ -122,6 +123,9 @@ static void series_add(struct tt_comm_series *s, const struct tt_row *row)
 	for (size_t i = 0; i < COUNTER_WORDS; i++)
 		words[i] += add[i];
 	memcpy(&sum->c, words, sizeof(words));
+	for (size_t b = 0; b < TT_CONNECT_BUCKETS; b++)
+		sum->t.connect_le[b] += row->t.connect_le[b];
+	sum->t.connect_us += row->t.connect_us;
 	for (size_t side = 0; side < TT_SIDES; side++) {
 		for (size_t i = 0; i < TT_REASON_SLOTS; i++)
 			sum->reasons[side][i] += row->reasons[side][i];
@@ -436,6 +440,11 @@ static const struct {
 	{ "tcptrace_connect_failed_total", "counter",
 	  "connect() attempts that got a local port but never reached ESTABLISHED: refused, "
 	  "timed out, or closed while connecting." },
+	{ "tcptrace_connect_failures_total", "counter",
+	  "The failed connect() attempts of tcptrace_connect_failed_total by cause: refused "
+	  "(ECONNREFUSED: an RST answered the SYN), timeout (ETIMEDOUT: its SYNs sent again ran "
+	  "out), unreach (another error: an ICMP unreachable), abandoned (the process closed it "
+	  "first, as a proxy's connect timeout does)." },
 	{ "tcptrace_connect_eaddrnotavail_total", "counter",
 	  "connect() calls that failed with EADDRNOTAVAIL because no local port was free." },
 	{ "tcptrace_untracked_sockets_total", "counter",
@@ -483,6 +492,53 @@ static void comm_family(FILE *f, const struct tt_metrics *m, enum metrics_format
 					(unsigned long long)tt_column_value(&s->sum, c));
 			}
 		}
+	}
+}
+
+/* A bucket bound in seconds, as Prometheus writes le: "1e-05" would do,
+ * "0.00001" reads better. */
+static void put_seconds(FILE *f, uint64_t us)
+{
+	char buf[32];
+	size_t n = (size_t)snprintf(buf, sizeof(buf), "%llu.%06llu", (unsigned long long)(us / 1000000),
+				    (unsigned long long)(us % 1000000));
+
+	while (n > 0 && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (n > 0 && buf[n - 1] == '.')
+		buf[--n] = '\0';
+	fputs(buf, f);
+}
+
+static void connect_histogram(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
+{
+	const char *name = "tcptrace_connect_duration_seconds";
+	const struct tt_comm_series *s;
+
+	family(f, fmt, name, "histogram",
+	       "connect() calls that reached ESTABLISHED, by how long from the SYN (the move to "
+	       "SYN_SENT) to ESTABLISHED; a SYN sent again adds a second or more. Connects begun "
+	       "before tcptrace started are not in it.");
+	for (size_t i = 0; (s = nth_series(m, i)); i++) {
+		const struct tt_proc_times *c = &s->sum.t;
+		uint64_t running = 0;
+
+		for (size_t b = 0; b < TT_CONNECT_BUCKETS; b++) {
+			running += c->connect_le[b];
+			comm_label(f, "tcptrace_connect_duration_seconds_bucket", s);
+			fputs(",le=\"", f);
+			if (b == TT_CONNECT_OVER)
+				fputs("+Inf", f);
+			else
+				put_seconds(f, tt_connect_bound_us(b));
+			fprintf(f, "\"} %llu\n", (unsigned long long)running);
+		}
+		comm_label(f, "tcptrace_connect_duration_seconds_sum", s);
+		fputs("} ", f);
+		put_seconds(f, c->connect_us);
+		fputc('\n', f);
+		comm_label(f, "tcptrace_connect_duration_seconds_count", s);
+		fprintf(f, "} %llu\n", (unsigned long long)running);
 	}
 }
 
@@ -746,6 +802,7 @@ char *metrics_render(const struct tt_metrics *m, const struct tt_reason_names *n
 		if (!strcmp(comm_families[k].name, "tcptrace_connections_closed_total"))
 			rst_sent(f, m, format, names);
 	}
+	connect_histogram(f, m, format);
 	listener_families(f, m, format);
 	if (m->by_dest)
 		dest_families(f, m, format);

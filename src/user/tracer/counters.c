@@ -35,6 +35,12 @@ int counters_open(struct counters *c, struct tcptrace_bpf *skel, char *err)
 	if (blocks == MAP_FAILED)
 		return tt_fail(err, errno, "cannot map the counters");
 	c->blocks = blocks;
+	map = skel->maps.proc_times;
+	c->times_bytes = bpf_map__max_entries(map) * sizeof(struct tt_proc_times);
+	blocks = mmap(NULL, c->times_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+	if (blocks == MAP_FAILED)
+		return tt_fail(err, errno, "cannot map the connect times");
+	c->times = blocks;
 	return 0;
 }
 
@@ -45,6 +51,9 @@ void counters_close(struct counters *c)
 	if (c->blocks)
 		munmap(c->blocks, c->blocks_bytes);
 	c->blocks = NULL;
+	if (c->times)
+		munmap(c->times, c->times_bytes);
+	c->times = NULL;
 }
 
 /* Add the per-CPU copies in c->percpu of a struct of __u64 words (size
@@ -72,6 +81,20 @@ int counters_of_slot(struct counters *c, uint32_t slot, struct tt_proc_counters 
 		for (size_t i = 0; i < sizeof(*out) / sizeof(__u64); i++)
 			sum[i] += __atomic_load_n(&block[i], __ATOMIC_RELAXED);
 	}
+	return 0;
+}
+
+int counters_times_of_slot(struct counters *c, uint32_t slot, struct tt_proc_times *out)
+{
+	const __u64 *words;
+	__u64 *copy = (__u64 *)out;
+
+	memset(out, 0, sizeof(*out));
+	if (slot >= c->times_bytes / sizeof(*out))
+		return -ENOENT;
+	words = (const __u64 *)&c->times[slot];
+	for (size_t i = 0; i < sizeof(*out) / sizeof(__u64); i++)
+		copy[i] = __atomic_load_n(&words[i], __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -244,6 +267,8 @@ int counters_clear_slot(struct counters *c, uint32_t slot)
 	/* Nothing counts there now: its process is gone and no socket holds it. */
 	for (int cpu = 0; cpu < c->ncpus; cpu++)
 		memset(&c->blocks[(size_t)cpu * c->slots + slot], 0, sizeof(struct tt_proc_counters));
+	if (slot < c->times_bytes / sizeof(struct tt_proc_times))
+		memset(&c->times[slot], 0, sizeof(struct tt_proc_times));
 	delete_entries_of(bpf_map__fd(skel->maps.rst_reasons), sizeof(struct tt_reason_key), slot);
 	delete_entries_of(bpf_map__fd(skel->maps.dest_counters), sizeof(struct tt_dest_key), slot);
 	return 0;

@@ -20,6 +20,8 @@ struct counters {
 	struct tt_proc_counters *blocks; /* proc_counters, mapped: CPU after CPU */
 	size_t blocks_bytes;
 	size_t slots; /* blocks per CPU */
+	struct tt_proc_times *times; /* proc_times, mapped: a slot each */
+	size_t times_bytes;
 };
 
 /* RSTs sent by the processes' connections, per slot, side and reason. */
@@ -50,6 +52,8 @@ void counters_close(struct counters *c);
  * empty map (bpf() refuses map reads to a process without CAP_BPF on some
  * kernels, see privileges.h). */
 int counters_of_slot(struct counters *c, uint32_t slot, struct tt_proc_counters *out);
+/* One slot's times; the same. */
+int counters_times_of_slot(struct counters *c, uint32_t slot, struct tt_proc_times *out);
 
 /* Each returns how many entries it put in *out (NULL when none; free it). */
 size_t counters_reasons(struct counters *c, struct reason_count **out);

@@ -104,6 +104,7 @@ static int add_counters(struct tracer *t, struct assembly *a)
 {
 	for (uint32_t slot = 0; slot < t->slots.n; slot++) {
 		struct tt_proc_counters c;
+		struct tt_proc_times times;
 		struct tt_row *row;
 		int err;
 
@@ -112,11 +113,15 @@ static int add_counters(struct tracer *t, struct assembly *a)
 		err = counters_of_slot(&t->counters, slot, &c);
 		if (err)
 			return err;
+		err = counters_times_of_slot(&t->counters, slot, &times);
+		if (err)
+			return err;
 		row = append_row(a, slots_tgid(&t->slots, slot), slots_row_id(&t->slots, slot));
 		if (!row)
 			return -ENOMEM;
 		slots_name(&t->slots, slot, row->comm);
 		row->c = c;
+		row->t = times;
 		add_open(row, &c, t->slots.views[slot].open_seeded);
 	}
 	return 0;

@@ -353,6 +353,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	err = err ?: bpf_map__set_max_entries(skel->maps.free_slots, cfg->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.proc_comms, cfg->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.slot_owners, cfg->max_procs);
+	err = err ?: bpf_map__set_max_entries(skel->maps.proc_times, cfg->max_procs);
 	err = err ?: bpf_map__set_max_entries(skel->maps.verdicts,
 					      skel->rodata->trace_comms ? 4 * cfg->max_procs : 64);
 	err = err ?: bpf_map__set_max_entries(skel->maps.rst_reasons, cfg->max_procs);
