@@ -80,6 +80,10 @@ static void test_haproxy_listener_drops(void **state)
 	(void)state;
 	rows[0].listen_drops = 281;
 	rows[1].c.syn_retrans = 685;
+	rows[1].c.conn[TT_SIDE_OUT] = 1001;
+	rows[1].t.connect_le[2] = 468;  /* at most 50 us */
+	rows[1].t.connect_le[16] = 500; /* at most 2 s */
+	rows[1].t.connect_le[17] = 33;  /* at most 5 s */
 	n = findings_collect(&in, v, 8);
 	assert_int_equal(n, 2);
 	text = text_of(v, n, NULL);
@@ -93,8 +97,43 @@ static void test_haproxy_listener_drops(void **state)
 		"(by default the frontend's maxconn). (net.core.somaxconn, 4096, is above the limit: "
 		"the backlog asked is what limits it.) See docs/diagnosing.md#listen-queue-drops\n"
 		"finding: ab 77: 685 SYNs of its connect()s were sent again, each a wait of 1 s or more "
-		"for the connection: the peer's listen queue was full (see its listener's drops), or "
-		"SYNs were lost on the way. See docs/diagnosing.md#syn-retries\n");
+		"for the connection; 533 of its 1001 connects took more than 1 s (p99 at most 5s, max "
+		"at most 5s): haproxy's listener 127.0.0.1:8080 dropped 281 connection attempts, its "
+		"queue full (see that finding). See docs/diagnosing.md#syn-retries\n");
+	free(text);
+}
+
+/* With no listener that dropped, the SYNs' causes are named without one;
+ * the failed connects by cause. */
+static void test_syn_retries_alone_and_failed_connects_by_cause(void **state)
+{
+	struct tt_row row = make_row(812, "nginx");
+	struct findings_input in = { .rows = &row, .n = 1 };
+	struct tt_finding v[4];
+	size_t n;
+	char *text;
+
+	(void)state;
+	row.c.conn[TT_SIDE_OUT] = 10;
+	row.c.syn_retrans = 2;
+	row.t.connect_le[3] = 10;
+	row.c.connfail = 37 + 4;
+	row.c.connfail_by[TT_CONNFAIL_REFUSED] = 37;
+	row.c.connfail_by[TT_CONNFAIL_ABANDONED] = 4;
+	n = findings_collect(&in, v, 4);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[1].causes[TT_CONNFAIL_REFUSED], 37);
+	text = text_of(v, n, NULL);
+	assert_string_equal(
+		text,
+		"finding: nginx 812: 2 SYNs of its connect()s were sent again, each a wait of 1 s or "
+		"more for the connection: the peer's listen queue was full, or SYNs were lost on the "
+		"way. See docs/diagnosing.md#syn-retries\n"
+		"finding: nginx 812: 41 connect()s got a local port but no connection: 37 refused "
+		"(ECONNREFUSED: nothing listened there, or its listener answered with an RST); 4 "
+		"abandoned (closed by the process before the answer: its own connect timeout, such "
+		"as haproxy's timeout connect or nginx's proxy_connect_timeout, or a load generator "
+		"done with connects still waiting). See docs/diagnosing.md#connect-failures\n");
 	free(text);
 }
 
@@ -358,6 +397,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_healthy_run_has_none),
 		cmocka_unit_test(test_haproxy_listener_drops),
+		cmocka_unit_test(test_syn_retries_alone_and_failed_connects_by_cause),
 		cmocka_unit_test(test_somaxconn_that_caps_and_sharers),
 		cmocka_unit_test(test_drops_with_the_queue_never_full),
 		cmocka_unit_test(test_timewait_per_name_and_side),

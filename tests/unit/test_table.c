@@ -17,8 +17,8 @@
 #define HEADER_LINE_2                                                                     \
 	"    PID COMM         in   out   now  actv  pasv  sent  recv    in   out   now\n"
 #define FAILURE_HEADER                                                                    \
-	"                     listen queue   syn retries   connect\n"                          \
-	"    PID COMM      drops  peak limit   out    in  fail  port\n"
+	"                     listen queue   syn retries         connect failed\n"             \
+	"    PID COMM      drops  peak limit   out    in refsd tmout unrch abndn  port\n"
 
 /* Output of one table_write_* call, captured in memory. */
 struct capture {
@@ -321,8 +321,10 @@ static struct tt_row overflowing_row(void)
 	row.acceptq_limit_run = 16;
 	row.c.syn_retrans = 3;
 	row.c.synack_retrans = 4;
-	row.c.connfail = 5;
-	row.c.eaddrnotavail = 6;
+	row.c.connfail = 5 + 6 + 7 + 8;
+	for (size_t i = 0; i < TT_CONNFAILS; i++)
+		row.c.connfail_by[i] = 5 + i;
+	row.c.eaddrnotavail = 9;
 	return row;
 }
 
@@ -336,7 +338,7 @@ static void test_failure_block_puts_each_count_in_its_column(void **state)
 	table_write_failure_header(c.f);
 	table_write_failure_row(c.f, &row, false);
 	assert_string_equal(capture_end(&c),
-			    FAILURE_HEADER "   4242 haproxy     281    17    16     3     4     5     6\n");
+			    FAILURE_HEADER "   4242 haproxy     281    17    16     3     4     5     6     7     8     9\n");
 	free(c.text);
 }
 
@@ -351,7 +353,29 @@ static void test_failure_block_run_queue_in_the_summary(void **state)
 	capture_start(&c);
 	table_write_failure_row(c.f, &row, true);
 	assert_string_equal(capture_end(&c),
-			    "   4242 haproxy     281    17    16     3     4     5     6\n");
+			    "   4242 haproxy     281    17    16     3     4     5     6     7     8     9\n");
+	free(c.text);
+}
+
+static void test_latency_block(void **state)
+{
+	struct tt_row row = overflowing_row();
+	struct capture c;
+
+	(void)state;
+	assert_false(table_row_has_latency(&row, true));
+	row.t.connect_le[2] = 980; /* at most 50 us */
+	assert_true(table_row_has_latency(&row, true));
+	assert_false(table_row_has_latency(&row, false));
+	row.t.connect_le[16] = 18; /* at most 2 s */
+	row.t.connect_le[17] = 2;  /* at most 5 s */
+	assert_true(table_row_has_latency(&row, false));
+	capture_start(&c);
+	table_write_latency_header(c.f);
+	table_write_latency_row(c.f, &row);
+	assert_string_equal(capture_end(&c), "                    connects    time, at most\n"
+					     "    PID COMM        all   >1s   p50   p99   max\n"
+					     "   4242 haproxy    1000    20  50us    2s    5s\n");
 	free(c.text);
 }
 
@@ -399,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_failure_block_puts_each_count_in_its_column),
 		cmocka_unit_test(test_failure_block_run_queue_in_the_summary),
 		cmocka_unit_test(test_which_rows_have_failures),
+		cmocka_unit_test(test_latency_block),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

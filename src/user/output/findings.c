@@ -6,6 +6,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include "output/findings.h"
+#include "common/connect_time.h"
 #include "output/json.h"
 
 static const struct {
@@ -16,7 +17,7 @@ static const struct {
 	[TT_FINDING_SYN_RETRIES] = { "syn_retries", "syn-retries" },
 	[TT_FINDING_SYNACK_RETRIES] = { "synack_retries", "syn-retries" },
 	[TT_FINDING_NO_PORT] = { "no_free_port", "port-exhaustion" },
-	[TT_FINDING_CONNECT_FAILED] = { "connect_failed", "syn-retries" },
+	[TT_FINDING_CONNECT_FAILED] = { "connect_failed", "connect-failures" },
 	[TT_FINDING_TIMEWAIT] = { "timewait", "timewait-find-out-who-holds-it" },
 	[TT_FINDING_RSTS] = { "rst_sent", "rsts-and-their-reasons" },
 };
@@ -39,6 +40,7 @@ struct name_totals {
 	size_t n_pids;
 	uint32_t pids[TT_FINDING_PIDS];
 	struct tt_proc_counters c;
+	__u64 connect_le[TT_CONNECT_BUCKETS];
 	uint64_t reasons[TT_SIDES][TT_REASON_SLOTS];
 };
 
@@ -101,6 +103,8 @@ static size_t totals_by_name(const struct tt_row *rows, size_t n, struct name_to
 		sum = (__u64 *)&t->c;
 		for (size_t w = 0; w < sizeof(t->c) / sizeof(__u64); w++)
 			sum[w] += add[w];
+		for (size_t b = 0; b < TT_CONNECT_BUCKETS; b++)
+			t->connect_le[b] += row->t.connect_le[b];
 		for (int side = 0; side < TT_SIDES; side++)
 			for (size_t r = 0; r < TT_REASON_SLOTS; r++)
 				t->reasons[side][r] += row->reasons[side][r];
@@ -195,6 +199,29 @@ static void add_listener(struct tt_finding *out, size_t *n, size_t max,
 		snprintf(f->where, sizeof(f->where), "port %u", l->port);
 }
 
+/* What the SYNs sent again cost the process's connects, and the listener
+ * that dropped most connection attempts, a likely cause. */
+static void join_connect_times(struct tt_finding *f, const struct name_totals *t,
+			       const struct findings_input *in)
+{
+	memcpy(f->connect_le, t->connect_le, sizeof(f->connect_le));
+	for (size_t i = 0; i < in->n_listeners; i++) {
+		const struct tt_listener_row *l = &in->listeners[i];
+		struct tt_dest_row where = { .family = l->family, .port = l->port };
+
+		if (l->drops <= f->drops_seen)
+			continue;
+		f->drops_seen = l->drops;
+		memcpy(f->dropped_by, l->comm, TT_COMM_LEN);
+		f->dropped_by[TT_COMM_LEN - 1] = '\0';
+		memcpy(where.addr, l->addr, sizeof(where.addr));
+		if (l->family)
+			format_dest(f->dropped_at, sizeof(f->dropped_at), &where);
+		else
+			snprintf(f->dropped_at, sizeof(f->dropped_at), "port %u", l->port);
+	}
+}
+
 size_t findings_collect(const struct findings_input *in, struct tt_finding *out, size_t max)
 {
 	struct name_totals names[256] = { 0 };
@@ -206,10 +233,14 @@ size_t findings_collect(const struct findings_input *in, struct tt_finding *out,
 	for (size_t i = 0; i < in->n_listeners; i++)
 		if (in->listeners[i].drops)
 			add_listener(out, &n, max, &in->listeners[i], names, n_names);
-	for (size_t i = 0; i < n_names; i++)
-		if (names[i].c.syn_retrans)
-			add(out, &n, max, TT_FINDING_SYN_RETRIES, &names[i], TT_SIDE_OUT,
-			    names[i].c.syn_retrans);
+	for (size_t i = 0; i < n_names; i++) {
+		if (!names[i].c.syn_retrans)
+			continue;
+		f = add(out, &n, max, TT_FINDING_SYN_RETRIES, &names[i], TT_SIDE_OUT,
+			names[i].c.syn_retrans);
+		if (f)
+			join_connect_times(f, &names[i], in);
+	}
 	for (size_t i = 0; i < n_names; i++)
 		if (names[i].c.synack_retrans)
 			add(out, &n, max, TT_FINDING_SYNACK_RETRIES, &names[i], TT_SIDE_IN,
@@ -222,10 +253,14 @@ size_t findings_collect(const struct findings_input *in, struct tt_finding *out,
 		if (f)
 			set_dest(f, top_dest(in, f->comm, dest_no_port));
 	}
-	for (size_t i = 0; i < n_names; i++)
-		if (names[i].c.connfail)
-			add(out, &n, max, TT_FINDING_CONNECT_FAILED, &names[i], TT_SIDE_OUT,
-			    names[i].c.connfail);
+	for (size_t i = 0; i < n_names; i++) {
+		if (!names[i].c.connfail)
+			continue;
+		f = add(out, &n, max, TT_FINDING_CONNECT_FAILED, &names[i], TT_SIDE_OUT,
+			names[i].c.connfail);
+		if (f)
+			memcpy(f->causes, names[i].c.connfail_by, sizeof(f->causes));
+	}
 	for (size_t i = 0; i < n_names; i++) {
 		for (int side = TT_SIDE_OUT; side >= TT_SIDE_IN; side--) {
 			/* Few, unless they are what the ports ran out for. */
@@ -318,10 +353,24 @@ static void write_listen_drops(FILE *f, const struct tt_finding *v)
 
 static void write_syn_retries(FILE *f, const struct tt_finding *v)
 {
+	uint64_t slow = tt_connect_slow(v->connect_le);
+	char p99[16], worst[16];
+
 	who(f, v);
 	fprintf(f, ": %" PRIu64 " SYNs of its connect()s were sent again, each a wait of 1 s or "
-		   "more for the connection: the peer's listen queue was full (see its listener's "
-		   "drops), or SYNs were lost on the way.", v->count);
+		   "more for the connection", v->count);
+	if (slow) {
+		tt_connect_format(p99, sizeof(p99), tt_connect_quantile(v->connect_le, 0.99));
+		tt_connect_format(worst, sizeof(worst), tt_connect_quantile(v->connect_le, 1.0));
+		fprintf(f, "; %" PRIu64 " of its %" PRIu64 " connects took more than 1 s (p99 at "
+			   "most %s, max at most %s)", slow, tt_connect_count(v->connect_le), p99,
+			worst);
+	}
+	if (v->drops_seen)
+		fprintf(f, ": %s's listener %s dropped %" PRIu64 " connection attempts, its queue "
+			   "full (see that finding).", v->dropped_by, v->dropped_at, v->drops_seen);
+	else
+		fputs(": the peer's listen queue was full, or SYNs were lost on the way.", f);
 }
 
 static void write_synack_retries(FILE *f, const struct tt_finding *v)
@@ -351,10 +400,29 @@ static void write_no_port(FILE *f, const struct tt_finding *v)
 
 static void write_connect_failed(FILE *f, const struct tt_finding *v)
 {
+	static const char *const words[TT_CONNFAILS] = {
+		[TT_CONNFAIL_REFUSED] = "refused (ECONNREFUSED: nothing listened there, or its "
+					"listener answered with an RST)",
+		[TT_CONNFAIL_TIMEOUT] = "timed out (ETIMEDOUT: no answer to its SYNs, "
+					"net.ipv4.tcp_syn_retries of them sent again)",
+		[TT_CONNFAIL_UNREACH] = "unreachable (an ICMP error: no route, or no host "
+					"answered ARP)",
+		[TT_CONNFAIL_ABANDONED] = "abandoned (closed by the process before the answer: its "
+					  "own connect timeout, such as haproxy's timeout connect "
+					  "or nginx's proxy_connect_timeout, or a load generator "
+					  "done with connects still waiting)",
+	};
+	const char *sep = "";
+
 	who(f, v);
-	fprintf(f, ": %" PRIu64 " connect()s got a local port but no connection: refused, reset, "
-		   "no answer in time, or closed by the process itself before the answer came "
-		   "(a load generator done with connects still waiting).", v->count);
+	fprintf(f, ": %" PRIu64 " connect()s got a local port but no connection:", v->count);
+	for (size_t i = 0; i < TT_CONNFAILS; i++) {
+		if (!v->causes[i])
+			continue;
+		fprintf(f, "%s %" PRIu64 " %s", sep, v->causes[i], words[i]);
+		sep = ";";
+	}
+	fputc('.', f);
 }
 
 static void write_timewait(FILE *f, const struct tt_finding *v)
@@ -488,6 +556,23 @@ int findings_write_json(FILE *f, const struct tt_finding *v, size_t n,
 		if (x->where[0] && x->kind != TT_FINDING_LISTEN_DROPS)
 			fprintf(f, ",\"ports_held\":%" PRIu64 ",\"ports_free\":%" PRIu64
 				   ",\"runout_s\":%.1f", x->ports_held, x->ports_free, x->runout_s);
+		if (x->kind == TT_FINDING_CONNECT_FAILED) {
+			static const char *const cause[TT_CONNFAILS] = { "refused", "timeout",
+									 "unreach", "abandoned" };
+
+			fputs(",\"causes\":{", f);
+			for (size_t c = 0; c < TT_CONNFAILS; c++)
+				fprintf(f, "%s\"%s\":%" PRIu64, c ? "," : "", cause[c], x->causes[c]);
+			fputc('}', f);
+		}
+		if (x->kind == TT_FINDING_SYN_RETRIES) {
+			fprintf(f, ",\"connects\":%" PRIu64 ",\"connects_over_1s\":%" PRIu64,
+				tt_connect_count(x->connect_le), tt_connect_slow(x->connect_le));
+			if (x->drops_seen) {
+				fputs(",\"dropped_at\":", f);
+				json_put_string(f, x->dropped_at, strlen(x->dropped_at));
+			}
+		}
 		if (x->kind == TT_FINDING_RSTS) {
 			fputs(",\"reasons\":{", f);
 			for (size_t r = 0; r < TT_REASON_SLOTS; r++) {

@@ -50,6 +50,14 @@ struct tt_finding {
 	uint64_t ports_free, ports_held;          /* --by dest */
 	double runout_s;
 	uint64_t reasons[TT_REASON_SLOTS];        /* TT_FINDING_RSTS, by reason */
+	uint64_t causes[TT_CONNFAILS];            /* TT_FINDING_CONNECT_FAILED, by cause */
+	/* TT_FINDING_SYN_RETRIES: its connects' latency buckets, and the
+	 * listener that dropped most connection attempts in the run ("" if
+	 * none) with how many (drops_seen). */
+	__u64 connect_le[TT_CONNECT_BUCKETS];
+	char dropped_at[TT_DEST_LEN];
+	char dropped_by[TT_COMM_LEN];
+	uint64_t drops_seen;
 };
 
 struct findings_input {

@@ -88,6 +88,21 @@ static void write_failures(FILE *f, const struct tt_row *rows, size_t n, bool ru
 	}
 }
 
+/* The connect times block, when any row has one. */
+static void write_latencies(FILE *f, const struct tt_row *rows, size_t n, bool run)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!table_row_has_latency(&rows[i], run))
+			continue;
+		if (!header)
+			table_write_latency_header(f);
+		header = true;
+		table_write_latency_row(f, &rows[i]);
+	}
+}
+
 static void table_write_dests(FILE *f, const char *label, const struct tt_dest_row *dests,
 			      size_t n)
 {
@@ -120,6 +135,7 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 				if (report_shows(&rows[i]))
 					table_write_row(r->table, &rows[i]);
 			write_failures(r->table, rows, n, false);
+			write_latencies(r->table, rows, n, false);
 		}
 		if (fflush(r->table) || ferror(r->table))
 			return -(errno ? errno : EIO);
@@ -146,6 +162,7 @@ void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed
 		if (report_shows(&rows[i]))
 			table_write_row(f, &rows[i]);
 	write_failures(f, rows, n, true);
+	write_latencies(f, rows, n, true);
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t reasons[TT_REASON_SLOTS];

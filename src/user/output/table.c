@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Formats the human-readable table: a two-line header per interval and one
  * 77-column row per process, with counts shortened to five characters; and
- * below it, for the processes something failed for, a block of failures. */
+ * below it, for the processes something failed for, a block of failures,
+ * and for those whose connects took long, a block of connect times. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <string.h>
+#include "common/connect_time.h"
 #include "output/table.h"
 
 #define LEAD_WIDTH 17 /* "%7u %-9.9s" */
 #define CELL_WIDTH 6  /* " %5s" */
 #define CELLS 10
-#define FAILURE_CELLS 7
+#define FAILURE_CELLS 10
+#define LATENCY_CELLS 5
 
 /* Header groups, each over a run of cells of the row. */
 struct group {
@@ -28,11 +31,19 @@ static const char *const cell_names[CELLS] = {
 };
 
 static const struct group failure_groups[] = {
-	{ "listen queue", 0, 2 }, { "syn retries", 3, 4 }, { "connect", 5, 6 },
+	{ "listen queue", 0, 2 }, { "syn retries", 3, 4 }, { "connect failed", 5, 9 },
 };
 
 static const char *const failure_cell_names[FAILURE_CELLS] = {
-	"drops", "peak", "limit", "out", "in", "fail", "port",
+	"drops", "peak", "limit", "out", "in", "refsd", "tmout", "unrch", "abndn", "port",
+};
+
+static const struct group latency_groups[] = {
+	{ "connects", 0, 1 }, { "time, at most", 2, 4 },
+};
+
+static const char *const latency_cell_names[LATENCY_CELLS] = {
+	"all", ">1s", "p50", "p99", "max",
 };
 
 void format_count(char *buf, size_t len, uint64_t v)
@@ -155,12 +166,51 @@ void table_write_failure_row(FILE *f, const struct tt_row *row, bool run)
 {
 	const struct tt_proc_counters *c = &row->c;
 	uint64_t cells[FAILURE_CELLS] = {
-		row->listen_drops, 0, 0, c->syn_retrans, c->synack_retrans, c->connfail,
+		row->listen_drops,
+		0,
+		0,
+		c->syn_retrans,
+		c->synack_retrans,
+		c->connfail_by[TT_CONNFAIL_REFUSED],
+		c->connfail_by[TT_CONNFAIL_TIMEOUT],
+		c->connfail_by[TT_CONNFAIL_UNREACH],
+		c->connfail_by[TT_CONNFAIL_ABANDONED],
 		c->eaddrnotavail,
 	};
 
 	row_queue(row, run, &cells[1], &cells[2]);
 	write_cells(f, row, cells, FAILURE_CELLS);
+}
+
+bool table_row_has_latency(const struct tt_row *row, bool run)
+{
+	const __u64 *le = row->t.connect_le;
+
+	return run ? tt_connect_count(le) > 0 : tt_connect_slow(le) > 0;
+}
+
+void table_write_latency_header(FILE *f)
+{
+	write_group_line(f, "", LEAD_WIDTH, latency_groups,
+			 sizeof(latency_groups) / sizeof(latency_groups[0]));
+	write_names(f, latency_cell_names, LATENCY_CELLS);
+}
+
+void table_write_latency_row(FILE *f, const struct tt_row *row)
+{
+	const __u64 *le = row->t.connect_le;
+	const double quantiles[3] = { 0.5, 0.99, 1.0 };
+	char buf[16];
+
+	format_count(buf, sizeof(buf), tt_connect_count(le));
+	fprintf(f, "%7u %-9.9s %5s", row->pid, row->comm, buf);
+	format_count(buf, sizeof(buf), tt_connect_slow(le));
+	fprintf(f, " %5s", buf);
+	for (size_t i = 0; i < 3; i++) {
+		tt_connect_format(buf, sizeof(buf), tt_connect_quantile(le, quantiles[i]));
+		fprintf(f, " %5s", buf);
+	}
+	fputc('\n', f);
 }
 
 #define DEST_WIDTH 21 /* "255.255.255.255:65535"; longer IPv6 ones push the row */

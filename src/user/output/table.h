@@ -26,6 +26,15 @@ bool table_row_has_failures(const struct tt_row *row, bool run);
 void table_write_failure_header(FILE *f);
 void table_write_failure_row(FILE *f, const struct tt_row *row, bool run);
 
+/* The connect times block, under the failures: of the connect()s that
+ * reached ESTABLISHED, how many, and the bound of the latency bucket
+ * (common/connect_time.h) their p50, p99 and max fall in, and how many
+ * took more than a second. A row is in it when one of its connects took
+ * more than a second, or, run (the summary), when it has any. */
+bool table_row_has_latency(const struct tt_row *row, bool run);
+void table_write_latency_header(FILE *f);
+void table_write_latency_row(FILE *f, const struct tt_row *row);
+
 /* "192.0.2.1:80" or "[2001:db8::1]:80". buf must hold TT_DEST_LEN bytes. */
 #define TT_DEST_LEN 56
 void format_dest(char *buf, size_t len, const struct tt_dest_row *row);
