@@ -42,21 +42,30 @@
  * columns; the other counts 0. */
 #define QROW(t, e, pid, comm, open_in, open_out, drops, peak, limit, syn, synack)            \
 	t "," e "," pid "," comm "," ZEROS "," open_in "," open_out "," drops "," peak ","    \
-	limit "," syn "," synack ",\n"
+	limit "," syn "," synack "," ZEROS_CONNECT ",\n"
+
+/* The same with connects: the abandoned ones, and those established at
+ * most 50 us (fast) and at most 2 s (slow: a SYN sent again) after their
+ * SYN. */
+#define QROWC(t, e, pid, comm, open_in, open_out, drops, peak, limit, syn, synack, abandoned,   \
+	      fast, slow)                                                                    \
+	t "," e "," pid "," comm "," ZEROS "," open_in "," open_out "," drops "," peak ","    \
+	limit "," syn "," synack ",0,0,0," abandoned ",0,0," fast                             \
+	",0,0,0,0,0,0,0,0,0,0,0,0,0," slow ",0,0,0,0,0,0,\n"
 
 /* haproxy with backlog 16 under ab: its queue full, ab's SYNs sent again. */
 #define SMALL_QUEUE_CSV                                                                      \
 	HEADER_NOW                                                                           \
 	QROW(T1, "1.000", "10", "haproxy", "20", "20", "200", "16", "16", "0", "3")          \
-	QROW(T1, "1.000", "11", "ab", "0", "300", "0", "0", "0", "400", "0")                 \
+	QROWC(T1, "1.000", "11", "ab", "0", "300", "0", "0", "0", "400", "0", "0", "200", "100") \
 	QROW(T2, "2.000", "10", "haproxy", "20", "20", "81", "16", "16", "0", "0")           \
-	QROW(T2, "2.000", "11", "ab", "0", "280", "0", "0", "0", "162", "0")
+	QROWC(T2, "2.000", "11", "ab", "0", "280", "0", "0", "0", "162", "0", "50", "180", "100")
 
 /* The same with backlog 1024: nothing dropped. */
 #define LARGE_QUEUE_CSV                                                                      \
 	HEADER_NOW                                                                           \
 	QROW(T1, "1.000", "20", "haproxy", "300", "20", "0", "210", "1024", "0", "0")        \
-	QROW(T1, "1.000", "21", "ab", "0", "300", "0", "0", "0", "0", "0")                   \
+	QROWC(T1, "1.000", "21", "ab", "0", "300", "0", "0", "0", "0", "0", "0", "300", "0")  \
 	QROW(T2, "2.000", "20", "haproxy", "290", "20", "0", "180", "1024", "0", "0")
 
 /* Sums CSV text into run, expecting success. */
@@ -669,6 +678,17 @@ static void test_listen_queues_and_open_connections_spelled_out(void **state)
 		"open_in peak               20                      300                15.00x\n"
 		"open_out peak             320                      320                 1.00x\n"
 		"\n"
+		"connect times         A total        A /s      B total        B /s       B/A\n"
+		"connects                  580      290.00          300      150.00     0.52x\n"
+		"connects_over_1s          200      100.00            0        0.00     0.00x\n"
+		"connect_p50_us             50                       50                 1.00x\n"
+		"connect_p99_us        2000000                       50                <0.01x\n"
+		"connect_max_us        2000000                       50                <0.01x\n"
+		"connfail_refused            0        0.00            0        0.00         -\n"
+		"connfail_timeout            0        0.00            0        0.00         -\n"
+		"connfail_unreach            0        0.00            0        0.00         -\n"
+		"connfail_abandoned         50       25.00            0        0.00     0.00x\n"
+		"\n"
 		"other counters        A total        A /s      B total        B /s       B/A\n",
 		strlen("A: small.csv, 2.000 s, 2 processes: 10 haproxy, 11 ab\n"
 		       "B: large.csv, 2.000 s, 2 processes: 20 haproxy, 21 ab\n"
@@ -690,7 +710,18 @@ static void test_listen_queues_and_open_connections_spelled_out(void **state)
 		       "open_in peak               20                      300                15.00x\n"
 		       "open_out peak             320                      320                 1.00x\n"
 		       "\n"
-		       "other counters        A total        A /s      B total        B /s       B/A\n"));
+		       "connect times         A total        A /s      B total        B /s       B/A\n"
+		       "connects                  580      290.00          300      150.00     0.52x\n"
+		       "connects_over_1s          200      100.00            0        0.00     0.00x\n"
+		       "connect_p50_us             50                       50                 1.00x\n"
+		       "connect_p99_us        2000000                       50                <0.01x\n"
+		       "connect_max_us        2000000                       50                <0.01x\n"
+		       "connfail_refused            0        0.00            0        0.00         -\n"
+		       "connfail_timeout            0        0.00            0        0.00         -\n"
+		       "connfail_unreach            0        0.00            0        0.00         -\n"
+		       "connfail_abandoned         50       25.00            0        0.00     0.00x\n"
+		       "\n"
+		"other counters        A total        A /s      B total        B /s       B/A\n"));
 	free(text);
 	runs_free(runs, 2);
 }
@@ -855,7 +886,25 @@ static void test_csv_report_of_listen_queues(void **state)
 			    "open_in_peak,A,small.csv,20,,1.0000,\n"
 			    "open_in_peak,B,large.csv,300,,15.0000,\n"
 			    "open_out_peak,A,small.csv,320,,1.0000,\n"
-			    "open_out_peak,B,large.csv,320,,1.0000,\n",
+			    "open_out_peak,B,large.csv,320,,1.0000,\n"
+			    "connects,A,small.csv,580,290.000,1.0000,\n"
+			    "connects,B,large.csv,300,150.000,0.5172,\n"
+			    "connects_over_1s,A,small.csv,200,100.000,1.0000,\n"
+			    "connects_over_1s,B,large.csv,0,0.000,0.0000,\n"
+			    "connect_p50_us,A,small.csv,50,,1.0000,\n"
+			    "connect_p50_us,B,large.csv,50,,1.0000,\n"
+			    "connect_p99_us,A,small.csv,2000000,,1.0000,\n"
+			    "connect_p99_us,B,large.csv,50,,0.0000,\n"
+			    "connect_max_us,A,small.csv,2000000,,1.0000,\n"
+			    "connect_max_us,B,large.csv,50,,0.0000,\n"
+			    "connfail_refused,A,small.csv,0,0.000,,\n"
+			    "connfail_refused,B,large.csv,0,0.000,,\n"
+			    "connfail_timeout,A,small.csv,0,0.000,,\n"
+			    "connfail_timeout,B,large.csv,0,0.000,,\n"
+			    "connfail_unreach,A,small.csv,0,0.000,,\n"
+			    "connfail_unreach,B,large.csv,0,0.000,,\n"
+			    "connfail_abandoned,A,small.csv,50,25.000,1.0000,\n"
+			    "connfail_abandoned,B,large.csv,0,0.000,0.0000,\n",
 			    (size_t)(to - from));
 	assert_int_equal(to - from, strlen("listen_drops,A,small.csv,281,140.500,1.0000,\n"
 					   "listen_drops,B,large.csv,0,0.000,0.0000,\n"
@@ -872,7 +921,25 @@ static void test_csv_report_of_listen_queues(void **state)
 					   "open_in_peak,A,small.csv,20,,1.0000,\n"
 					   "open_in_peak,B,large.csv,300,,15.0000,\n"
 					   "open_out_peak,A,small.csv,320,,1.0000,\n"
-					   "open_out_peak,B,large.csv,320,,1.0000,\n"));
+					   "open_out_peak,B,large.csv,320,,1.0000,\n"
+					   "connects,A,small.csv,580,290.000,1.0000,\n"
+					   "connects,B,large.csv,300,150.000,0.5172,\n"
+					   "connects_over_1s,A,small.csv,200,100.000,1.0000,\n"
+					   "connects_over_1s,B,large.csv,0,0.000,0.0000,\n"
+					   "connect_p50_us,A,small.csv,50,,1.0000,\n"
+					   "connect_p50_us,B,large.csv,50,,1.0000,\n"
+					   "connect_p99_us,A,small.csv,2000000,,1.0000,\n"
+					   "connect_p99_us,B,large.csv,50,,0.0000,\n"
+					   "connect_max_us,A,small.csv,2000000,,1.0000,\n"
+					   "connect_max_us,B,large.csv,50,,0.0000,\n"
+					   "connfail_refused,A,small.csv,0,0.000,,\n"
+					   "connfail_refused,B,large.csv,0,0.000,,\n"
+					   "connfail_timeout,A,small.csv,0,0.000,,\n"
+					   "connfail_timeout,B,large.csv,0,0.000,,\n"
+					   "connfail_unreach,A,small.csv,0,0.000,,\n"
+					   "connfail_unreach,B,large.csv,0,0.000,,\n"
+					   "connfail_abandoned,A,small.csv,50,25.000,1.0000,\n"
+					   "connfail_abandoned,B,large.csv,0,0.000,0.0000,\n"));
 	free(text);
 	runs_free(runs, 2);
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/connect_time.h"
 #include "offline/compare.h"
 #include "output/csv.h"
 
@@ -38,6 +39,12 @@ const enum tt_csv_col compare_other_counts[COMPARE_OTHER_COUNTS] = {
 	TT_CSV_TW_RST,
 };
 
+/* Failed connects by cause, shown with the connect times. */
+static const enum tt_csv_col connfail_cols[TT_CONNFAILS] = {
+	TT_CSV_CONNFAIL_REFUSED, TT_CSV_CONNFAIL_TIMEOUT, TT_CSV_CONNFAIL_UNREACH,
+	TT_CSV_CONNFAIL_ABANDONED,
+};
+
 const char compare_usage[] =
 	"Usage: tcptrace compare FILE FILE [FILE]... [--csv]\n"
 	"Put two or more CSV files written by tcptrace --csv side by side: per run\n"
@@ -47,6 +54,9 @@ const char compare_usage[] =
 	"Then listen_drops, syn_retrans_out and synack_retrans_in, each process\n"
 	"name's listen drops and deepest accept queue with its limit, and the\n"
 	"peaks of open_in and open_out (n/a for a CSV written before they were).\n"
+	"Then the connects timed, those of more than 1 s, the bucket bounds of\n"
+	"their p50, p99 and max in microseconds (n/a above 50 s), and the failed\n"
+	"connects by cause.\n"
 	"\n"
 	"      --csv     write the figures as CSV: counter,run,file,total,\n"
 	"                per_second,ratio_to_first,comm\n"
@@ -640,6 +650,63 @@ void compare_write_verdict(FILE *f, const struct compare_run *runs, size_t n)
 	fprintf(f, " (%llu).\n", (unsigned long long)lo);
 }
 
+static bool has_connect_times(const struct compare_run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].has[TT_CSV_CONNECT_0])
+			return true;
+	return false;
+}
+
+/* The rows of the connects section: how many, how many took more than a
+ * second, and the bounds of the buckets of p50, p99 and max. */
+#define CONNECT_ROWS 5
+static const char *const connect_row_names[CONNECT_ROWS] = {
+	"connects", "connects_over_1s", "connect_p50_us", "connect_p99_us", "connect_max_us",
+};
+
+/* Row r of run's connects section; false when the run lacks the columns,
+ * or the quantile has no bound (no connect, or one above the last). */
+static bool connect_row(const struct compare_run *run, size_t r, uint64_t *v)
+{
+	static const double quantiles[3] = { 0.5, 0.99, 1.0 };
+	__u64 le[TT_CONNECT_BUCKETS];
+	int bucket;
+
+	if (!run->has[TT_CSV_CONNECT_0])
+		return false;
+	for (size_t i = 0; i < TT_CONNECT_BUCKETS; i++)
+		le[i] = run->total[TT_CSV_CONNECT_0 + i];
+	if (r < 2) {
+		*v = r ? tt_connect_slow(le) : tt_connect_count(le);
+		return true;
+	}
+	bucket = tt_connect_quantile(le, quantiles[r - 2]);
+	if (bucket < 0 || bucket >= TT_CONNECT_OVER)
+		return false;
+	*v = tt_connect_bound_us((size_t)bucket);
+	return true;
+}
+
+static int write_connects(FILE *f, const struct compare_run *runs, size_t n, uint64_t *values,
+			  bool *present)
+{
+	if (write_table_header(f, "connect times", n))
+		return -1;
+	for (size_t r = 0; r < CONNECT_ROWS; r++) {
+		for (size_t i = 0; i < n; i++) {
+			values[i] = 0;
+			present[i] = connect_row(&runs[i], r, &values[i]);
+		}
+		if (write_table_row(f, connect_row_names[r], values, runs, n, r < 2, present))
+			return -1;
+	}
+	if (write_count_rows(f, connfail_cols, TT_CONNFAILS, runs, n, values, present, true))
+		return -1;
+	fputc('\n', f);
+	return 0;
+}
+
 int compare_write_text(FILE *f, const struct compare_run *runs, size_t n)
 {
 	uint64_t *values = calloc(n ? n : 1, sizeof(*values));
@@ -663,6 +730,8 @@ int compare_write_text(FILE *f, const struct compare_run *runs, size_t n)
 	compare_write_verdict(f, runs, n);
 	fputc('\n', f);
 	if (compare_has_queues(runs, n) && write_queues(f, runs, n, values, present))
+		goto out;
+	if (has_connect_times(runs, n) && write_connects(f, runs, n, values, present))
 		goto out;
 	if (write_table_header(f, "other counters", n) ||
 	    write_count_rows(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n, values,
@@ -788,6 +857,21 @@ int compare_write_csv(FILE *f, const struct compare_run *runs, size_t n)
 					      runs[i].has[open_cols[s]], runs[0].open_peak[s],
 					      runs[0].has[open_cols[s]]);
 		}
+	}
+	if (has_connect_times(runs, n)) {
+		for (size_t r = 0; r < CONNECT_ROWS; r++) {
+			struct csv_cell cell = { connect_row_names[r], NULL, r < 2 };
+			uint64_t v0 = 0;
+			bool p0 = connect_row(&runs[0], r, &v0);
+
+			for (i = 0; i < n; i++) {
+				uint64_t v = 0;
+				bool p = connect_row(&runs[i], r, &v);
+
+				write_csv_row(f, &cell, i, &runs[i], v, p, v0, p0);
+			}
+		}
+		write_csv_counts(f, connfail_cols, TT_CONNFAILS, runs, n, true);
 	}
 	write_csv_counts(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n, false);
 	return ferror(f) ? -1 : 0;
