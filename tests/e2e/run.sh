@@ -88,7 +88,8 @@ finding_line() { # kind role
 finding_anchor() { # kind
 	case $1 in
 	listen_drops) echo listen-queue-drops ;;
-	syn_retries | synack_retries | connect_failed) echo syn-retries ;;
+	syn_retries | synack_retries) echo syn-retries ;;
+	connect_failed) echo connect-failures ;;
 	no_free_port) echo port-exhaustion ;;
 	timewait) echo timewait-find-out-who-holds-it ;;
 	rst_sent) echo rsts-and-their-reasons ;;

@@ -220,7 +220,7 @@ case_prometheus_scrape() {
 		"$(prom_query "tcptrace_timewait_sockets{$q}")"
 	local family
 	for family in connections connections_closed rst_sent timewait timewait_rst connect_failed \
-		connect_eaddrnotavail untracked_sockets; do
+		connect_failures connect_eaddrnotavail untracked_sockets; do
 		expect_eq "no counter went back: tcptrace_${family}_total (resets)" 0 \
 			"$(prom_query "sum(resets(tcptrace_${family}_total{$q}[5m]))")"
 	done
@@ -270,6 +270,14 @@ case_prometheus_scrape() {
 		expect_eq "Prometheus = CSV: ${metric#*:}" "$(comm_sum "$csv" "$s" "${metric#*:}")" \
 			"$(prom_query "tcptrace_${metric%%:*}_total{$q}")"
 	done
+	local cause
+	for cause in refused timeout unreach abandoned; do
+		expect_eq "Prometheus = CSV: connfail_$cause" "$(comm_sum "$csv" "$s" "connfail_$cause")" \
+			"$(prom_query "tcptrace_connect_failures_total{$q,cause=\"$cause\"}")"
+	done
+	expect_eq "Prometheus = CSV: connects timed, all and at most 1 s (histogram)" \
+		"$(comm_connects "$csv" "$s") $(comm_connects "$csv" "$s" 1000000)" \
+		"$(prom_query "tcptrace_connect_duration_seconds_count{$q}") $(prom_query "tcptrace_connect_duration_seconds_bucket{$q,le=\"1\"}")"
 
 	# The JSON lines of the same run: the CSV's rows, field for field.
 	expect_eq "JSON lines = CSV rows" "ok" "$(json_equals_csv "$csv" "$WORK/t.json")"
@@ -493,6 +501,29 @@ DASH_VARS=()
 DASH_WINDOW=""
 DASH_CHECKED=()
 
+# Connects of a name in the CSV's latency buckets: all, or those of at
+# most MAX_US microseconds (the buckets' bounds in their names).
+comm_connects() { # csv comm [max-us]
+	awk -F, -v comm="$2" -v max="${3:-}" '
+		function us(name,   n) {
+			if (name == "over_50s") return -1
+			n = name + 0
+			if (name ~ /us$/) return n
+			if (name ~ /ms$/) return n * 1000
+			return n * 1000000
+		}
+		NR == 1 {
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^connect_([0-9]+(us|ms|s)|over_50s)$/) {
+					b = substr($i, 9)
+					if (max == "" || (us(b) >= 0 && us(b) <= max)) c[i] = 1
+				}
+			next
+		}
+		$4 == comm { for (i in c) s += $i }
+		END { print s + 0 }' "$1"
+}
+
 dashboard_queries() { # → title<TAB>refId<TAB>expr, one per query
 	jq -r '.panels[] | select(.targets) | .title as $t | .targets[] | [$t, .refId, .expr] | @tsv' \
 		"$DASHBOARD"
@@ -687,6 +718,11 @@ case_grafana_dashboard() {
 	expect_panel "Accept queue per listener: deepest, and its limit" B \
 		"$c,listener=127.0.0.1:8084 $(prom_query "tcptrace_listener_acceptq_deepest{$q,listener=\"127.0.0.1:8084\"}")"
 	expect_panel "Accept queue per listener: deepest, and its limit" C "$c,listener=127.0.0.1:8084 2"
+	# Connect times: the bursts' connects that waited for a SYN sent again
+	# are the integration suite's to count exactly (case_connect_causes_and_times);
+	# here, a series of the name from each query.
+	expect_panel "Connect time p99, by process name" A "$c *"
+	expect_panel "Connects that took more than 1 s per second, by process name" A "$c *"
 	expect_panel "Open connections, by process name and side" A \
 		"$c,side=in $(established_of "$srv6")" "$c,side=out $open_out"
 
@@ -716,7 +752,8 @@ case_grafana_dashboard() {
 	expect_panel "TIME_WAIT sockets held, by instance" A "$in $tw"
 	expect_panel "TIME_WAIT left per second, by side" A "side=in $n1" "side=out $n3"
 	expect_panel "connect() failures per second" A " $(field "$WORK/c3.out" eaddrnotavail)"
-	expect_panel "connect() failures per second" B " $(field "$WORK/c4.out" refused)"
+	expect_panel "connect() failures per second" B "cause=abandoned 0" \
+		"cause=refused $(field "$WORK/c4.out" refused)" "cause=timeout 0" "cause=unreach 0"
 	expect_panel "RSTs from TIME_WAIT sockets, and sockets not followed, per second" A " 0"
 	expect_panel "RSTs from TIME_WAIT sockets, and sockets not followed, per second" B " 0"
 

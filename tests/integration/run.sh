@@ -481,6 +481,134 @@ case_connection_refused() {
 	expect_eq "their reasons" "NO_SOCKET 5" "$(other_rst_reasons "$WORK/tracer.out" "$(ns_inum)")"
 }
 
+# Every way a connect() ends, each by a client process of its own, against
+# the clients' own errno counts: refused (nothing listens), timed out (its
+# SYNs dropped by nftables, the namespace's tcp_syn_retries 1: about 3 s),
+# unreachable (no neighbour answers ARP on a veth: the kernel's own ICMP
+# host unreachable, after 200 ms), abandoned (closed after 300 ms while its
+# SYNs go nowhere); and connected, at once or after
+# a SYN sent again (nftables drops every other SYN toward one port), the
+# client's clock and TCP_INFO against tcptrace's latency buckets.
+connects_client() { # out-file addr port count [options...]
+	ip netns exec "$NS" "$SCENARIO" client --addr "$2" --port "$3" --count "$4" --mode connects \
+		"${@:5}" >"$WORK/$1" 2>&1
+}
+
+# Connects timed: every latency bucket of one PID's rows; those of more
+# than a second with "over".
+connect_buckets_sum() { # csv pid [over]
+	awk -F, -v pid="$2" -v over="${3:-}" '
+		NR == 1 {
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^connect_([0-9]+(us|ms|s)|over_50s)$/ &&
+				    (!over || $i ~ /^connect_([2-9]|[1-9][0-9]+)s$|^connect_over_50s$/))
+					c[i] = 1
+			next
+		}
+		$3 == pid { for (i in c) s += $i }
+		END { print s + 0 }' "$1"
+}
+
+case_connect_causes_and_times() {
+	local csv=$WORK/t.csv srv_slow srv_fast pids=() outs=(refused timeout unreach abandoned slow fast)
+	local p o i sum
+	ns_new net.ipv4.tcp_syn_retries=1 || return 1
+	in_ns ip link add tt0 type veth peer name tt1 && in_ns ip link set tt0 up &&
+		in_ns ip link set tt1 up && in_ns ip addr add 10.77.0.1/24 dev tt0 &&
+		in_ns sysctl -qw net.ipv4.neigh.tt0.mcast_solicit=1 \
+			net.ipv4.neigh.tt0.retrans_time_ms=200 || return 1
+	in_ns nft -f - <<EOF || return 1
+table inet tt_connects {
+	chain output {
+		type filter hook output priority 0;
+		ip daddr 10.77.0.2 tcp flags == syn drop
+		tcp dport 8099 tcp flags == syn numgen inc mod 2 == 0 drop
+	}
+}
+EOF
+	server_start 127.0.0.1 8099 1 noaccept || return 1
+	srv_slow=$SRV
+	server_start 127.0.0.1 8098 1 noaccept || return 1
+	srv_fast=$SRV
+	tracer_start "$csv" -p "$SCENARIO_NAME" || return 1
+	connects_client refused 127.0.0.1 9 3 & pids+=($!)
+	connects_client timeout 10.77.0.2 80 2 & pids+=($!)
+	connects_client unreach 10.77.0.4 80 3 & pids+=($!)
+	connects_client abandoned 10.77.0.2 81 2 --give-up 300 & pids+=($!)
+	connects_client slow 127.0.0.1 8099 3 & pids+=($!)
+	connects_client fast 127.0.0.1 8098 5 & pids+=($!)
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || { log "client ${outs[$i]} failed: $(cat "$WORK/${outs[$i]}")"; return 1; }
+	done
+	kill -USR1 "$srv_slow" "$srv_fast"
+	wait "$srv_slow" "$srv_fast"
+	tracer_stop || return 1
+	for o in "${outs[@]}"; do
+		p=$(field "$WORK/$o" pid)
+		log "    $o client (pid $p): $(cut -d' ' -f3- "$WORK/$o")"
+		eval "pid_$o=$p"
+	done
+	expect_eq "refused: connfail_refused = the client's ECONNREFUSED" \
+		"$(field "$WORK/refused" refused)" "$(csv_sum "$csv" "$pid_refused" connfail_refused)"
+	expect_eq "timed out: connfail_timeout = the client's ETIMEDOUT" \
+		"$(field "$WORK/timeout" etimedout)" "$(csv_sum "$csv" "$pid_timeout" connfail_timeout)"
+	expect_eq "unreachable: connfail_unreach = the client's EHOSTUNREACH" \
+		"$(field "$WORK/unreach" unreachable)" "$(csv_sum "$csv" "$pid_unreach" connfail_unreach)"
+	expect_eq "abandoned: connfail_abandoned = the connects the client gave up" \
+		"$(field "$WORK/abandoned" abandoned)" "$(csv_sum "$csv" "$pid_abandoned" connfail_abandoned)"
+	for o in refused timeout unreach abandoned; do
+		p=$(eval echo "\$pid_$o")
+		sum=0
+		for i in refused timeout unreach abandoned; do
+			sum=$((sum + $(csv_sum "$csv" "$p" "connfail_$i")))
+		done
+		expect_eq "$o: connfail_out = its causes' sum = the client's failures, no connection" \
+			"$(($(field "$WORK/$o" refused) + $(field "$WORK/$o" etimedout) + $(field "$WORK/$o" unreachable) + $(field "$WORK/$o" abandoned))) 0" \
+			"$(csv_sum "$csv" "$p" connfail_out) $((sum - $(csv_sum "$csv" "$p" connfail_out) + $(csv_sum "$csv" "$p" conn_out)))"
+	done
+	expect_eq "failed attempts the kernel ended (TcpAttemptFails): all but the abandoned" \
+		"$(nstat_of TcpAttemptFails)" \
+		"$(($(csv_sum "$csv" "$pid_refused" connfail_out) + $(csv_sum "$csv" "$pid_timeout" connfail_out) + $(csv_sum "$csv" "$pid_unreach" connfail_out)))"
+	for o in slow fast; do
+		p=$(eval echo "\$pid_$o")
+		expect_eq "$o: connects timed = conn_out = the client's connected" \
+			"$(field "$WORK/$o" connected) $(field "$WORK/$o" connected)" \
+			"$(csv_sum "$csv" "$p" conn_out) $(connect_buckets_sum "$csv" "$p")"
+		expect_eq "$o: connects of more than 1 s = the client's by its clock = its SYNs sent again (TCP_INFO)" \
+			"$(field "$WORK/$o" slow) $(field "$WORK/$o" syn_again)" \
+			"$(connect_buckets_sum "$csv" "$p" over) $(connect_buckets_sum "$csv" "$p" over)"
+		expect_eq "$o: syn_retrans_out = the connects that sent a SYN again" \
+			"$(field "$WORK/$o" syn_again)" "$(csv_sum "$csv" "$p" syn_retrans_out)"
+	done
+	expect_eq "the slow client's connects all took more than 1 s, the fast one's none" "3 0" \
+		"$(field "$WORK/slow" slow) $(field "$WORK/fast" slow)"
+	expect_eq "the summary's connect times block: the slow client's row (all, >1s)" "3 3" \
+		"$(awk -v p="$pid_slow" '/^Totals over/ { t = 1 } t && /time, at most/ { on = 1 }
+			on && $1 == p { print $3, $4; exit }' "$WORK/tracer.out")"
+}
+
+# wrk's own count of connect errors is of connect() calls that failed at
+# once: with the namespace's 4 ports, those of its 8 connections that
+# found no free port (EADDRNOTAVAIL), over and over for a second.
+case_wrk_connect_errors() {
+	local csv=$WORK/w.csv srv errors
+	ns_new 'net.ipv4.ip_local_port_range=40000 40003' || return 1
+	in_ns python3 -m http.server 8000 --bind 127.0.0.1 >"$WORK/http.out" 2>&1 &
+	srv=$!
+	for i in $(seq 100); do in_ns ss -ltnH 'sport = :8000' | grep -q . && break; sleep 0.05; done
+	"$TCPTRACE" -i 0.2 --csv "$csv" -- ip netns exec "$NS" wrk -t1 -c8 -d1 http://127.0.0.1:8000/ \
+		>"$WORK/tracer.out" 2>"$WORK/tracer.err" || { log "wrk failed: $(tail -3 "$WORK/tracer.out")"; return 1; }
+	kill "$srv"
+	wait "$srv" 2>/dev/null
+	errors=$(sed -n 's/^ *Socket errors: connect \([0-9]*\),.*/\1/p' "$WORK/tracer.out")
+	log "    wrk: $(grep -E 'requests in|Socket errors' "$WORK/tracer.out" | tr -s ' ' | tr '\n' ';')"
+	expect_eq "wrk said it had connect errors" 1 "$((${errors:-0} > 0))"
+	expect_eq "wrk's Socket errors: connect = tcptrace's eaddrnotavail on wrk" "$errors" \
+		"$(comm_sum "$csv" wrk eaddrnotavail)"
+	expect_eq "wrk's connects that got a port: connected, none failed" "$(nstat_of TcpActiveOpens) 0" \
+		"$(comm_sum "$csv" wrk conn_out) $(comm_sum "$csv" wrk connfail_out)"
+}
+
 # Connections established before tcptrace started: found through
 # sock_diag and /proc/PID/fd, then followed to their end.
 case_connected_before_start() {
@@ -698,7 +826,7 @@ pid_comm_sum() { # csv pid comm column
 summary_out_pasv() { # tracer-stdout pid comm
 	awk -v pid="$2" -v comm="${3:0:9}" '
 		/^Totals over/ { on = 1; next }
-		/listen queue/ { on = 0 }
+		/listen queue|time, at most/ { on = 0 }
 		on && $1 == pid && $2 == comm && $3 ~ /^[0-9]+$/ { out += $4; pasv += $7 }
 		END { print out + 0 "/" pasv + 0 }' "$1"
 }
@@ -1851,6 +1979,8 @@ run_case "TCP Fast Open, listener closed with children in SYN_RECV" case_fastope
 run_case "abort on data after the socket's end: RST counted once" case_abort_after_destroy
 run_case "port exhaustion: exact EADDRNOTAVAIL" case_port_exhaustion
 run_case "connection refused" case_connection_refused
+run_case "connect(): every cause of failure and the time to connect, against the clients' own counts" case_connect_causes_and_times
+run_case "wrk's Socket errors: connect, against tcptrace's" case_wrk_connect_errors
 run_case "--by dest: per destination, port headroom from the namespace's range" case_by_dest
 run_case "connected before tcptrace started" case_connected_before_start
 run_case "open connections = ss established per process, those from before start included" case_open_connections

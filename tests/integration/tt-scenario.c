@@ -66,6 +66,7 @@ enum mode {
 	MODE_NOACCEPT,
 	MODE_BURST,
 	MODE_KEEPALIVE,
+	MODE_CONNECTS,
 };
 
 static const char *const mode_names[] = {
@@ -83,6 +84,7 @@ static const char *const mode_names[] = {
 	[MODE_NOACCEPT] = "noaccept",
 	[MODE_BURST] = "burst",
 	[MODE_KEEPALIVE] = "keepalive",
+	[MODE_CONNECTS] = "connects",
 };
 
 #define N_MODES (sizeof(mode_names) / sizeof(mode_names[0]))
@@ -105,6 +107,7 @@ struct config {
 	long queued;   /* server --queued */
 	long preopen;  /* client --preopen */
 	long requests; /* keepalive: round trips per connection */
+	long give_up_ms; /* connects: how long a connect is given before close() */
 };
 
 struct server_counts {
@@ -125,6 +128,10 @@ struct client_counts {
 	long rst_seen;
 	long other_errors;
 	long requests; /* keepalive: round trips done */
+	/* connects: by how each connect ended */
+	long etimedout, unreachable, abandoned;
+	long slow;      /* connected after more than a second, by the client's clock */
+	long syn_again; /* connected after a SYN sent again (TCP_INFO) */
 };
 
 /* The first thing that went wrong, for the one stderr line at the end. */
@@ -149,12 +156,14 @@ static void usage(FILE *out)
 		"                          [--keep-listening] [--workers N [--queued K]] [--requests R]\n"
 		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE] [--name NAME]\n"
 		"                          [--fastopen] [--wait SECONDS] [--preopen K] [--requests R]\n"
+		"                          [--give-up MS]\n"
 		"modes: fin-server halfclose-server fin-client linger0-server unread-server linger0-client\n"
 		"       halfclose-linger0-server linger2-server keepalive\n"
 		"       hold (both), noaccept (server only: listens, accepts nothing, closes its\n"
 		"       listener on SIGUSR1), exhaust refused burst (client only; burst: COUNT\n"
 		"       connects at once, each given --wait seconds; with --hold, kept\n"
-		"       open once all are connected, until SIGUSR1)\n");
+		"       open once all are connected, until SIGUSR1; connects: COUNT connects one\n"
+		"       after another, each closed once it ends, or after --give-up MS)\n");
 }
 
 static bool parse_long(const char *s, long min, long max, long *out)
@@ -212,6 +221,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		{ "queued", required_argument, NULL, 'Q' },
 		{ "preopen", required_argument, NULL, 'P' },
 		{ "requests", required_argument, NULL, 'R' },
+		{ "give-up", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -320,6 +330,12 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 			}
 			break;
 		}
+		case 'G':
+			if (!parse_long(optarg, 1, 60000, &cfg->give_up_ms)) {
+				fprintf(stderr, "tt-scenario: invalid --give-up '%s' (1..60000 ms)\n", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -353,7 +369,7 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		return 2;
 	}
 	if (cfg->is_server && (cfg->mode == MODE_EXHAUST || cfg->mode == MODE_REFUSED ||
-			       cfg->mode == MODE_BURST)) {
+			       cfg->mode == MODE_BURST || cfg->mode == MODE_CONNECTS)) {
 		fprintf(stderr, "tt-scenario: mode %s is client only (use a hold server as the peer)\n",
 			mode);
 		return 2;
@@ -382,6 +398,12 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 				"--count\n");
 		return 2;
 	}
+	if (cfg->give_up_ms && cfg->mode != MODE_CONNECTS) {
+		fprintf(stderr, "tt-scenario: --give-up is for mode connects\n");
+		return 2;
+	}
+	if (!cfg->give_up_ms)
+		cfg->give_up_ms = IO_TIMEOUT_MS;
 	if (cfg->mode == MODE_KEEPALIVE && !cfg->requests)
 		cfg->requests = 1;
 	if (cfg->requests && cfg->mode != MODE_KEEPALIVE) {
@@ -1376,6 +1398,70 @@ static void client_burst(const struct config *cfg, struct client_counts *cc)
 	free(fds);
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* connects: each connect() by itself, non-blocking, given --give-up ms;
+ * counted by the error it ended with, as connect() would return it, or as
+ * abandoned when this client gave up first. A connected one is closed at
+ * once. */
+static void client_connects(const struct config *cfg, struct client_counts *cc)
+{
+	for (long i = 0; i < cfg->count; i++) {
+		int fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		struct tcp_info info = { 0 };
+		socklen_t len = sizeof(int);
+		struct timespec t0;
+		int err = 0, r;
+
+		if (fd < 0) {
+			note_error("connect %ld: socket: %s", i, strerror(errno));
+			cc->other_errors++;
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (connect(fd, (const struct sockaddr *)&cfg->addr, cfg->addr_len) && errno != EINPROGRESS)
+			err = errno;
+		else {
+			do
+				r = poll(&p, 1, (int)cfg->give_up_ms);
+			while (r < 0 && errno == EINTR);
+			if (r == 0) {
+				cc->abandoned++;
+				close(fd);
+				continue;
+			}
+			getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		}
+		if (!err) {
+			cc->connected++;
+			if (seconds_since(&t0) > 1.0)
+				cc->slow++;
+			len = sizeof(info);
+			if (!getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) && info.tcpi_total_retrans)
+				cc->syn_again++;
+		} else if (err == ECONNREFUSED) {
+			cc->refused++;
+		} else if (err == ETIMEDOUT) {
+			cc->etimedout++;
+		} else if (err == EHOSTUNREACH || err == ENETUNREACH) {
+			cc->unreachable++;
+		} else if (err == EADDRNOTAVAIL) {
+			cc->eaddrnotavail++;
+		} else {
+			note_error("connect %ld: %s", i, strerror(err));
+			cc->other_errors++;
+		}
+		close(fd);
+	}
+}
+
 static bool client_as_expected(const struct config *cfg, const struct client_counts *cc)
 {
 	long n = cfg->count;
@@ -1390,6 +1476,10 @@ static bool client_as_expected(const struct config *cfg, const struct client_cou
 		return cc->refused == n && cc->connected == 0 && cc->eaddrnotavail == 0;
 	case MODE_BURST:
 		return cc->connected + cc->refused + cc->timed_out == n;
+	case MODE_CONNECTS:
+		return cc->connected + cc->refused + cc->etimedout + cc->unreachable + cc->abandoned +
+			       cc->eaddrnotavail ==
+		       n;
 	case MODE_LINGER0_SERVER:
 	case MODE_UNREAD_SERVER:
 	case MODE_HALFCLOSE_LINGER0_SERVER:
@@ -1417,6 +1507,9 @@ static int run_client(const struct config *cfg)
 		break;
 	case MODE_BURST:
 		client_burst(cfg, &cc);
+		break;
+	case MODE_CONNECTS:
+		client_connects(cfg, &cc);
 		break;
 	case MODE_REFUSED:
 		for (i = 0; i < cfg->count; i++) {
@@ -1450,9 +1543,11 @@ static int run_client(const struct config *cfg)
 	}
 
 	printf("role=client mode=%s connected=%ld eaddrnotavail=%ld refused=%ld rst_seen=%ld other_errors=%ld "
-	       "timed_out=%ld requests=%ld pid=%d\n",
+	       "timed_out=%ld requests=%ld etimedout=%ld unreachable=%ld abandoned=%ld slow=%ld "
+	       "syn_again=%ld pid=%d\n",
 	       mode_names[cfg->mode], cc.connected, cc.eaddrnotavail, cc.refused, cc.rst_seen,
-	       cc.other_errors, cc.timed_out, cc.requests, (int)getpid());
+	       cc.other_errors, cc.timed_out, cc.requests, cc.etimedout, cc.unreachable,
+	       cc.abandoned, cc.slow, cc.syn_again, (int)getpid());
 	fflush(stdout);
 	if (client_as_expected(cfg, &cc))
 		return 0;

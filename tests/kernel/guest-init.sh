@@ -245,6 +245,13 @@ server_start 8085 4 hold
 client_start 8085 8 exhaust
 pair_end exhaust 8085
 echo "$max_port_range" >/proc/sys/net/ipv4/ip_local_port_range
+# Connects refused: nothing listens on 8094; the kernel answers each SYN
+# with an RST of no socket.
+taskset 1 "$NAME" client --addr 127.0.0.1 --port 8094 --count 3 --mode connects >client.8094 2>&1 &
+cpid=$!
+wait "$cpid"
+say pair refused port=8094 client="$cpid" client_rc=$?
+dump "scenario refused client" client.8094
 # A listener shared by a fork after tcptrace started, as nginx's: the
 # server forks 2 workers once QUEUED connections wait in its accept queue
 # (the client opens them before it uses any); the workers accept them all.

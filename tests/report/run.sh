@@ -31,8 +31,10 @@ PROCESS_CHARTS="tw_now conn open closes rst eaddrnotavail listen_drops acceptq s
 # A CSV of an earlier version, or of --by dest, has no column of the others.
 EARLIER_CHARTS="tw_now conn closes rst eaddrnotavail"
 DEST_CHARTS="$EARLIER_CHARTS ports_free runout_s"
-# The columns an earlier version did not write (csv_col_optional).
+# The columns an earlier version did not write (csv_col_optional), and
+# those of failed connects by cause and connect times (NEW_PATTERN).
 NEW_COLUMNS="open_in open_out listen_drops acceptq_peak acceptq_limit syn_retrans_out synack_retrans_in"
+NEW_PATTERN='^(connfail_(refused|timeout|unreach|abandoned)|connect_([0-9]+(us|ms|s)|over_50s|us))$'
 # Limits of the real runs: bursts of connections 0.3 s apart.
 BURSTS=5
 PER_BURST=40
@@ -59,9 +61,9 @@ comm_peak() { # csv comm column
 # The CSV as a tcptrace of an earlier version would have written it:
 # without the columns it did not have.
 earlier_version() { # csv
-	awk -F, -v drop="$NEW_COLUMNS" '
+	awk -F, -v drop="$NEW_COLUMNS" -v pattern="$NEW_PATTERN" '
 		BEGIN { n = split(drop, d, " "); for (i = 1; i <= n; i++) gone[d[i]] = 1 }
-		NR == 1 { for (i = 1; i <= NF; i++) keep[i] = !($i in gone) }
+		NR == 1 { for (i = 1; i <= NF; i++) keep[i] = !($i in gone) && $i !~ pattern }
 		{
 			line = ""
 			for (i = 1; i <= NF; i++)
