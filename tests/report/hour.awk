@@ -14,7 +14,13 @@ BEGIN {
 	      "fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out," \
 	      "tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked," \
 	      "tw_rst,open_in,open_out,listen_drops,acceptq_peak,acceptq_limit,syn_retrans_out," \
-	      "synack_retrans_in,rst_sent_reasons"
+	      "synack_retrans_in,connfail_refused,connfail_timeout,connfail_unreach," \
+	      "connfail_abandoned,connect_10us,connect_20us,connect_50us,connect_100us," \
+	      "connect_200us,connect_500us,connect_1ms,connect_2ms,connect_5ms,connect_10ms," \
+	      "connect_20ms,connect_50ms,connect_100ms,connect_200ms,connect_500ms,connect_1s," \
+	      "connect_2s,connect_5s,connect_10s,connect_20s,connect_50s,connect_over_50s," \
+	      "connect_us,rst_sent_reasons"
+	none = connects(0, 0)
 	seed = run == "keepalive" ? 7 : 3
 	pi = atan2(0, -1)
 	for (s = 1; s <= 3600; s++) {
@@ -44,16 +50,28 @@ BEGIN {
 		}
 		queue = rate < 1010 ? int(rate / 10) : 101
 		dropped = rate > 1010 ? int((rate - 1010) / 4) : 0
+		# Its upstream connects: each SYN sent again a connect of at most
+		# 2 s, the others of at most 50 us.
+		slow = syn_out < out ? syn_out : out
 		printf "%s,%d.000,100,haproxy,%d,%d,%d,%d,0,0,%d,%d,0,0,%d,%d,%d,%d,0,0,0,0,0," \
-		       "%d,%d,%d,%d,100,%d,%d,%s\n",
+		       "%d,%d,%d,%d,100,%d,%d,%s,%s\n",
 			time, s, rate, out, tw_in, tw_out, state, on_data, tw_in, tw_out, held, port_fail,
 			int(rate / 4), (keep ? 4 : int(out / 8)), dropped, queue, syn_out, int(dropped / 3),
-			reasons
+			connects(out - slow, slow), reasons
 		for (w = 0; w < 4; w++)
-			printf "%s,%d.000,%d,nginx,%d,0,0,0,%d,0,0,0,0,0,0,0,0,0,0,0,0,0,0,%d,0,%d,%d,%d,0,%d,\n",
+			printf "%s,%d.000,%d,nginx,%d,0,0,0,%d,0,0,0,0,0,0,0,0,0,0,0,0,0,0,%d,0,%d,%d,%d,0,%d,%s,\n",
 				time, s, 101 + w, share[w], share[w], (keep ? 1 : int(share[w] / 8)), drops[w],
-				peak[w], limit[w], (drops[w] > 3)
+				peak[w], limit[w], (drops[w] > 3), none
 	}
+}
+
+# The columns of failed connects (none) and connect times: fast ones at
+# most 50 us, slow ones at most 2 s, and their times added up.
+function connects(fast, slow,    b, text) {
+	text = "0,0,0,0"
+	for (b = 0; b < 22; b++)
+		text = text "," (b == 2 ? fast : b == 16 ? slow : 0)
+	return text "," (fast * 40 + slow * 1000040)
 }
 
 # Park and Miller's generator: exact in a double.

@@ -7,7 +7,9 @@
 # level (tw_now, open_in, open_out) adds up its values, a count its counts;
 # the accept queue adds up, over the times, the group's deepest row of each
 # time (acceptq_peak) and that row's acceptq_limit, the larger among rows as
-# deep; a close class adds both sides; rst is per reason, with what no
+# deep; the connect p99 adds up, in seconds and in time order, the bound of
+# the bucket of the group's p99 of each time, rounded as the page rounds;
+# a close class adds both sides; rst is per reason, with what no
 # reason accounts for as "unrecorded", or rst_sent_out in a --by dest CSV.
 # A column the CSV lacks (an earlier version's CSV) adds 0. Only totals
 # other than 0 are printed: the page draws a line of 0 only beside others.
@@ -17,6 +19,10 @@
 BEGIN {
 	FS = ","
 	n_classes = split("fin_active fin_passive rst_sent rst_recv timeout", classes, " ")
+	nb = split("10us 20us 50us 100us 200us 500us 1ms 2ms 5ms 10ms 20ms 50ms 100ms 200ms " \
+		   "500ms 1s 2s 5s 10s 20s 50s over_50s", bucket, " ")
+	split("10 20 50 100 200 500 1000 2000 5000 10000 20000 50000 100000 200000 500000 " \
+	      "1000000 2000000 5000000 10000000 20000000 50000000 50000000", bound, " ")
 }
 
 NR == 1 {
@@ -49,6 +55,15 @@ function add(group,    i, n, pairs, kv, named) {
 	put(group, "syn_retrans syn_retrans_out", v("syn_retrans_out"))
 	put(group, "syn_retrans synack_retrans_in", v("synack_retrans_in"))
 	deepest(group SUBSEP $1, v("acceptq_peak") + 0, v("acceptq_limit") + 0)
+	if (!((group, $1) in seen)) {
+		seen[group, $1] = 1
+		times[group, ++n_times[group]] = $1
+	}
+	for (i = 1; i <= nb; i++) {
+		le[group, $1, i] += v("connect_" bucket[i])
+		if (i > 16)
+			put(group, "connects_slow connects_over_1s", v("connect_" bucket[i]))
+	}
 	if (by_dest) {
 		put(group, "rst rst_sent_out", v("rst_sent_out"))
 		return
@@ -71,7 +86,29 @@ function deepest(at, peak, limit) {
 	}
 }
 
+# The bound of the bucket of the p99 of a group at a time; 0: no connect.
+function p99(group, t,    i, n, count) {
+	n = 0
+	for (i = 1; i <= nb; i++)
+		n += le[group, t, i]
+	if (!n)
+		return 0
+	count = 0
+	for (i = 1; i <= nb; i++) {
+		count += le[group, t, i]
+		if (le[group, t, i] && count >= 0.99 * n)
+			return bound[i]
+	}
+	return bound[nb]
+}
+
 END {
+	for (group in n_times) {
+		total = 0
+		for (k = 1; k <= n_times[group]; k++)
+			total += p99(group, times[group, k]) / 1000000
+		put(group, "connect_p99 connect_p99_us", int(total + 0.5))
+	}
 	for (at in qpeak) {
 		split(at, part, SUBSEP)
 		put(part[1], "acceptq acceptq_peak", qpeak[at])

@@ -27,7 +27,7 @@ set -u
 OUT=$TOP/build/report-test
 HERE=$TOP/tests/report
 CHART_LIB=/usr/share/javascript/chart.js/chart.min.js
-PROCESS_CHARTS="tw_now conn open closes rst eaddrnotavail listen_drops acceptq syn_retrans"
+PROCESS_CHARTS="tw_now conn open closes rst eaddrnotavail listen_drops acceptq syn_retrans connect_p99 connects_slow"
 # A CSV of an earlier version, or of --by dest, has no column of the others.
 EARLIER_CHARTS="tw_now conn closes rst eaddrnotavail"
 DEST_CHARTS="$EARLIER_CHARTS ports_free runout_s"

@@ -13,7 +13,15 @@
 # L is the run's label (-v L=A). Fields are split at commas: the suite's
 # CSVs hold none inside a field. Sums are printed with %.0f: mawk's %d
 # stops at 2^31.
-BEGIN { FS = "," }
+BEGIN {
+	FS = ","
+	# The connect_* buckets, in order, and their bounds in microseconds
+	# (the last: above every bound).
+	nb = split("10us 20us 50us 100us 200us 500us 1ms 2ms 5ms 10ms 20ms 50ms 100ms 200ms " \
+		   "500ms 1s 2s 5s 10s 20s 50s over_50s", bucket, " ")
+	split("10 20 50 100 200 500 1000 2000 5000 10000 20000 50000 100000 200000 500000 " \
+	      "1000000 2000000 5000000 10000000 20000000 50000000 50000000", bound, " ")
+}
 
 NR == 1 {
 	by_dest = $5 == "dest"
@@ -27,6 +35,9 @@ NR == 1 {
 		if (name !~ /^(time|elapsed_s|pid|comm|dest|rst_sent_reasons|runout_s)$/)
 			sum[name] += $col[name]
 	held[$1] += $col["tw_now"]
+	if ("connect_10us" in col)
+		for (b = 1; b <= nb; b++)
+			le[$1, b] += $col["connect_" bucket[b]]
 	if ("open_in" in col) {
 		open_in[$1] += $col["open_in"]
 		open_out[$1] += $col["open_out"]
@@ -67,6 +78,23 @@ function most(values,    t, m) {
 	return m
 }
 
+# The bound of the bucket of time t's p99 (0: no connect), as the page
+# takes it (common/connect_time.c).
+function p99(t,    b, n, seen) {
+	n = 0
+	for (b = 1; b <= nb; b++)
+		n += le[t, b]
+	if (!n)
+		return 0
+	seen = 0
+	for (b = 1; b <= nb; b++) {
+		seen += le[t, b]
+		if (le[t, b] && seen >= 0.99 * n)
+			return bound[b]
+	}
+	return bound[nb]
+}
+
 function total(name) { return (name in col) ? sprintf("%.0f", sum[name]) : "n/a" }
 function both(class) { return sprintf("%.0f", sum[class "_in"] + sum[class "_out"]) }
 
@@ -94,6 +122,22 @@ END {
 	for (i = 1; i <= n; i++)
 		printf "chart %s %s %s\n", L, classes[i], both(classes[i])
 	printf "chart %s eaddrnotavail %s\n", L, total("eaddrnotavail")
+	if ("connect_10us" in col) {
+		all = 0
+		over = 0
+		worst = 0
+		for (t in held) {
+			for (b = 1; b <= nb; b++) {
+				all += le[t, b]
+				if (b > 16)
+					over += le[t, b]
+			}
+			if (p99(t) > worst)
+				worst = p99(t)
+		}
+		printf "chart %s connects %.0f\nchart %s connects_over_1s %.0f\n", L, all, L, over
+		printf "chart %s peak connect_p99_us %.0f\n", L, worst
+	}
 	for (r in reason)
 		printf "chart %s reason %s %.0f\n", L, r, reason[r]
 	n = split("conn_out fin_active_out rst_sent_out tw_out connfail_out eaddrnotavail", dcols, " ")

@@ -227,14 +227,43 @@ static void test_json_of_a_run_of_now(void **state)
 	assert_non_null(strstr(json, "\"tw_now\":[0,0],\"open_in\":[12,4],\"open_out\":[7,9],"
 				     "\"listen_drops\":[3,0],\"acceptq_peak\":[5,4],"
 				     "\"acceptq_limit\":[8,16],\"syn_retrans_out\":[3,2],"
-				     "\"synack_retrans_in\":[1,0]},\"rst_sent_reasons\":{},"
-				     "\"names\":[{\"name\":\"haproxy\","));
+				     "\"synack_retrans_in\":[1,0],\"connects\":[0,0],"
+				     "\"connects_over_1s\":[0,0],\"connect_p99_us\":[0,0]},"
+				     "\"rst_sent_reasons\":{},\"names\":[{\"name\":\"haproxy\","));
 	assert_non_null(strstr(json, "{\"name\":\"nginx\",\"series\":{"));
 	assert_non_null(strstr(json, "\"tw_now\":[0,0],\"open_in\":[11,4],\"open_out\":[0,0],"
 				     "\"listen_drops\":[3,0],\"acceptq_peak\":[5,4],"
 				     "\"acceptq_limit\":[8,16],\"syn_retrans_out\":[0,0],"
-				     "\"synack_retrans_in\":[1,0]},\"rst_sent_reasons\":{}}],"
-				     "\"dests\":[]}"));
+				     "\"synack_retrans_in\":[1,0],\"connects\":[0,0],"
+				     "\"connects_over_1s\":[0,0],\"connect_p99_us\":[0,0]},"
+				     "\"rst_sent_reasons\":{}}],\"dests\":[]}"));
+	free(json);
+	done(&p);
+}
+
+/* Connects per interval from the buckets: all, those over 1 s, and the
+ * bound of the bucket of their p99 (0 without connects); per name too. */
+static void test_connects_from_the_buckets(void **state)
+{
+	/* 98 at most 50 us and 2 at most 2 s; then 5 at most 100 us. */
+	static const char text[] =
+		HEADER_NOW T1 ",1.000,7,ab," ZEROS ",0,0,0,0,0,0,0,0,0,0,0,0,0,98,0,0,0,0,0,0,0,0,0,0,0,0,"
+		"0,2,0,0,0,0,0,0,\n"
+		T2 ",2.000,7,ab," ZEROS ",0,0,0,0,0,0,0,0,0,0,0,0,0,0,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+		"0,0,0,0,\n"
+		T2 ",2.000,8,nginx," ZEROS ",0,0,0,0,0,0,0," ZEROS_CONNECT ",\n";
+	struct parsed p;
+	char *json;
+
+	(void)state;
+	build(&p, text);
+	assert_true(p.tl.has[TL_CONNECTS] && p.tl.has[TL_CONNECT_P99_US]);
+	json = json_of(&p.tl);
+	assert_non_null(strstr(json, "\"connects\":[100,5],\"connects_over_1s\":[2,0],"
+				     "\"connect_p99_us\":[2000000,100]},"));
+	assert_non_null(strstr(json, "{\"name\":\"nginx\",\"series\":{"));
+	assert_non_null(strstr(json, "\"connects\":[0,0],\"connects_over_1s\":[0,0],"
+				     "\"connect_p99_us\":[0,0]},\"rst_sent_reasons\":{}}],"));
 	free(json);
 	done(&p);
 }
@@ -394,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_open_connections_and_listen_queues),
 		cmocka_unit_test(test_series_a_csv_lacks),
 		cmocka_unit_test(test_json_of_a_run_of_now),
+		cmocka_unit_test(test_connects_from_the_buckets),
 		cmocka_unit_test(test_json_of_a_per_process_run),
 		cmocka_unit_test(test_destinations_fewest_ports_and_shortest_runout),
 		cmocka_unit_test(test_json_of_a_per_destination_run),

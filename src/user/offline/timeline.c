@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/connect_time.h"
 #include "output/json.h"
 #include "offline/timeline.h"
 
@@ -25,6 +26,9 @@ const char *const timeline_series_names[TL_SERIES] = {
 	[TL_ACCEPTQ_LIMIT] = "acceptq_limit",
 	[TL_SYN_RETRANS_OUT] = "syn_retrans_out",
 	[TL_SYNACK_RETRANS_IN] = "synack_retrans_in",
+	[TL_CONNECTS] = "connects",
+	[TL_CONNECTS_OVER_1S] = "connects_over_1s",
+	[TL_CONNECT_P99_US] = "connect_p99_us",
 };
 
 /* The CSV columns each series adds up: both sides of a close class. The
@@ -46,7 +50,16 @@ static const enum tt_csv_col series_cols[TL_SERIES][2] = {
 	[TL_ACCEPTQ_LIMIT] = { TT_CSV_ACCEPTQ_LIMIT, TT_CSV_COLS },
 	[TL_SYN_RETRANS_OUT] = { TT_CSV_SYN_RETRANS_OUT, TT_CSV_COLS },
 	[TL_SYNACK_RETRANS_IN] = { TT_CSV_SYNACK_RETRANS_IN, TT_CSV_COLS },
+	/* From the connect_* buckets, in add_connects(). */
+	[TL_CONNECTS] = { TT_CSV_CONNECT_0, TT_CSV_COLS },
+	[TL_CONNECTS_OVER_1S] = { TT_CSV_CONNECT_0, TT_CSV_COLS },
+	[TL_CONNECT_P99_US] = { TT_CSV_CONNECT_0, TT_CSV_COLS },
 };
+
+static bool from_buckets(size_t s)
+{
+	return s == TL_CONNECTS || s == TL_CONNECTS_OVER_1S || s == TL_CONNECT_P99_US;
+}
 
 bool timeline_has(const struct tt_csv_file *csv, enum timeline_series s)
 {
@@ -138,6 +151,8 @@ static int alloc_group(struct timeline_group *g, const char *name, size_t n, siz
 	for (s = 0; s < TL_SERIES; s++)
 		if (!(g->series[s] = calloc(n, sizeof(*g->series[s]))))
 			return -1;
+	if (!(g->connect_le = calloc(n, sizeof(*g->connect_le))))
+		return -1;
 	if (!(g->reasons = calloc(n_reasons ? n_reasons : 1, sizeof(*g->reasons))))
 		return -1;
 	for (r = 0; r < n_reasons; r++)
@@ -152,6 +167,7 @@ static void free_group(struct timeline_group *g, size_t n_reasons)
 
 	for (s = 0; s < TL_SERIES; s++)
 		free(g->series[s]);
+	free(g->connect_le);
 	for (r = 0; g->reasons && r < n_reasons; r++)
 		free(g->reasons[r]);
 	free(g->reasons);
@@ -227,12 +243,17 @@ static void add_group_row(const struct timeline *tl, struct timeline_group *g, s
 	size_t s, k;
 
 	for (s = 0; s < TL_SERIES; s++) {
-		if (s == TL_ACCEPTQ_PEAK || s == TL_ACCEPTQ_LIMIT)
+		if (s == TL_ACCEPTQ_PEAK || s == TL_ACCEPTQ_LIMIT || from_buckets(s))
 			continue;
 		for (k = 0; k < 2 && series_cols[s][k] != TT_CSV_COLS; k++)
 			add_saturating(&g->series[s][t], row->v[series_cols[s][k]]);
 	}
 	keep_deepest(g, t, row);
+	for (k = 0; k < TT_CONNECT_BUCKETS; k++) {
+		__u64 *bucket = &g->connect_le[t][k], v = row->v[TT_CSV_CONNECT_0 + k];
+
+		*bucket = *bucket > UINT64_MAX - v ? UINT64_MAX : *bucket + v;
+	}
 	for (k = 0; k < row->n_reasons; k++) {
 		size_t r = index_of(tl->reason_names, tl->n_reasons, row->reasons[k].name);
 
@@ -247,6 +268,20 @@ static void add_row(struct timeline *tl, size_t t, const struct tt_csv_row *row,
 	add_group_row(tl, &tl->names[index_of(fn->comms, fn->n_comms, row->comm)], t, row);
 	if (row->dest)
 		add_dest_row(&tl->dests[index_of(fn->dests, fn->n_dests, row->dest)], t, row);
+}
+
+/* The connects series of a group, from its buckets of each interval. */
+static void add_connects(const struct timeline *tl, struct timeline_group *g)
+{
+	for (size_t t = 0; t < tl->n; t++) {
+		int p99 = tt_connect_quantile(g->connect_le[t], 0.99);
+
+		g->series[TL_CONNECTS][t] = tt_connect_count(g->connect_le[t]);
+		g->series[TL_CONNECTS_OVER_1S][t] = tt_connect_slow(g->connect_le[t]);
+		/* Above the last bound: shown as the last bound's, "at least". */
+		g->series[TL_CONNECT_P99_US][t] =
+			p99 < 0 ? 0 : tt_connect_bound_us(p99 < TT_CONNECT_OVER ? (size_t)p99 : TT_CONNECT_OVER - 1);
+	}
 }
 
 static int fill(struct timeline *tl, const struct tt_csv_file *csv, const struct tt_csv_row **by)
@@ -276,6 +311,9 @@ static int fill(struct timeline *tl, const struct tt_csv_file *csv, const struct
 		if (tl->dests[i].fewest_free == UINT64_MAX)
 			tl->dests[i].fewest_free = 0;
 	}
+	add_connects(tl, &tl->all);
+	for (i = 0; i < tl->n_names; i++)
+		add_connects(tl, &tl->names[i]);
 	ret = 0;
 out:
 	free(fn.reasons);

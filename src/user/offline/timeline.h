@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <linux/types.h>
+#include "tcptrace.h"
 #include "offline/csv_read.h"
 
 /* The series of a run: counts per interval, but the levels tw_now, open_in,
@@ -36,6 +38,11 @@ enum timeline_series {
 	TL_ACCEPTQ_LIMIT,
 	TL_SYN_RETRANS_OUT,
 	TL_SYNACK_RETRANS_IN,
+	TL_CONNECTS,         /* connects timed: all the connect_* buckets */
+	TL_CONNECTS_OVER_1S, /* those of more than a second */
+	/* A level: the bound, in microseconds, of the bucket of the interval's
+	 * p99 over the group's connects; 0 when it had none. */
+	TL_CONNECT_P99_US,
 	TL_SERIES,
 };
 
@@ -53,6 +60,7 @@ bool timeline_has(const struct tt_csv_file *csv, enum timeline_series s);
 struct timeline_group {
 	const char *name;            /* the CSV's comm, not owned; NULL for every row */
 	uint64_t *series[TL_SERIES];
+	__u64 (*connect_le)[TT_CONNECT_BUCKETS]; /* per interval, for TL_CONNECT_P99_US */
 	uint64_t **reasons;          /* per reason of the timeline's reason_names */
 };
 

@@ -168,6 +168,18 @@
 			series: seriesOf('syn_retrans_out', 'synack_retrans_in'),
 		},
 		{
+			id: 'connect_p99', title: 'connect() time, p99 per interval', y: 'seconds, at most', level: true,
+			points: true,
+			what: "connect_p99_us: the bound of the latency bucket of the interval's 99th percentile of the connects, from the SYN to ESTABLISHED (1-2-5 steps); no point without connects. Above 1 s, a SYN was sent again.",
+			series: (d) => ('connect_p99_us' in d.series ? [{ key: 'connect_p99_us', label: 'connect p99',
+				values: d.series.connect_p99_us.map((us) => (us ? us / 1e6 : null)) }] : []),
+		},
+		{
+			id: 'connects_slow', title: 'connect()s that took more than 1 s, per second', y: 'connects / s',
+			what: 'connects_over_1s: connects established more than a second after their SYN, each one that waited for a SYN sent again.',
+			series: seriesOf('connects_over_1s'),
+		},
+		{
 			id: 'ports_free', title: 'Local ports free, per destination', y: 'free local ports', level: true, dest: true,
 			drawZero: true, keyName: 'destination',
 			what: 'ports_free: ports of the range still free toward each destination, the fewest over the processes.',
@@ -478,7 +490,7 @@
 
 	// The totals the charts' data add up to, for a test to hold against the
 	// CSV and the page's tables: a count's sum, a level's peak.
-	const LEVELS = ['tw_now', 'open_in', 'open_out', 'acceptq_peak', 'acceptq_limit'];
+	const LEVELS = ['tw_now', 'open_in', 'open_out', 'acceptq_peak', 'acceptq_limit', 'connect_p99_us'];
 	function totalsOf(run) {
 		const tl = run.timeline;
 		const totals = { series: {}, peaks: {}, rst_sent_reasons: {}, dests: {} };
