@@ -405,6 +405,14 @@ dest_sum() { # csv dest column
 		$5 == dest { s += $c }
 		END { if (!c) { print "no-column-" col; exit } print s + 0 }' "$1"
 }
+# Connects of a destination in the latency buckets.
+dest_connects() { # csv dest
+	awk -F, -v dest="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^connect_([0-9]+(us|ms|s)|over_50s)$/) c[i] = 1; next }
+		$5 == dest { for (i in c) s += $i }
+		END { print s + 0 }' "$1"
+}
+
 dest_last() { # csv dest column
 	awk -F, -v dest="$2" -v col="$3" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
@@ -446,7 +454,10 @@ case_by_dest() {
 	expect_eq "$a tw_now = ss timewait toward it" "$(tw_count dport 8080)" "$(dest_last "$csv" $a tw_now)"
 	expect_eq "$a ports_held = ss sockets toward it in the range" "$(ports_held_toward 8080 40000 40003)" "$(dest_last "$csv" $a ports_held)"
 	expect_eq "$a ports_free" 0 "$(dest_last "$csv" $a ports_free)"
+	expect_eq "$a connects timed = its conn_out, no failed connect" "$(dest_sum "$csv" $a conn_out) 0" \
+		"$(dest_connects "$csv" $a) $(dest_sum "$csv" $a connfail_out)"
 	expect_eq "$b conn_out = client B's connected" "$(field "$WORK/b.out" connected)" "$(dest_sum "$csv" $b conn_out)"
+	expect_eq "$b connects timed = its conn_out" "$(dest_sum "$csv" $b conn_out)" "$(dest_connects "$csv" $b)"
 	expect_eq "$b eaddrnotavail" 0 "$(dest_sum "$csv" $b eaddrnotavail)"
 	expect_eq "$b tw_out = ss timewait toward it" "$(tw_count dport 8081)" "$(dest_sum "$csv" $b tw_out)"
 	expect_eq "$b ports_held = ss sockets toward it in the range" "$(ports_held_toward 8081 40000 40003)" "$(dest_last "$csv" $b ports_held)"

@@ -30,7 +30,7 @@ CHART_LIB=/usr/share/javascript/chart.js/chart.min.js
 PROCESS_CHARTS="tw_now conn open closes rst eaddrnotavail listen_drops acceptq syn_retrans connect_p99 connects_slow"
 # A CSV of an earlier version, or of --by dest, has no column of the others.
 EARLIER_CHARTS="tw_now conn closes rst eaddrnotavail"
-DEST_CHARTS="$EARLIER_CHARTS ports_free runout_s"
+DEST_CHARTS="$EARLIER_CHARTS connect_p99 connects_slow ports_free runout_s"
 # The columns an earlier version did not write (csv_col_optional), and
 # those of failed connects by cause and connect times (NEW_PATTERN).
 NEW_COLUMNS="open_in open_out listen_drops acceptq_peak acceptq_limit syn_retrans_out synack_retrans_in"

@@ -23,6 +23,14 @@
 	"connect_50ms,connect_100ms,connect_200ms,connect_500ms,connect_1s," \
 	"connect_2s,connect_5s,connect_10s,connect_20s,connect_50s,connect_over_50s," \
 	"connect_us,"
+/* The same without the comma after connect_us. */
+#define HEADER_CONNECT_NO_COMMA                                                              \
+	"connfail_refused,connfail_timeout,connfail_unreach,connfail_abandoned,"             \
+	"connect_10us,connect_20us,connect_50us,connect_100us,connect_200us,"                \
+	"connect_500us,connect_1ms,connect_2ms,connect_5ms,connect_10ms,connect_20ms,"       \
+	"connect_50ms,connect_100ms,connect_200ms,connect_500ms,connect_1s,"                 \
+	"connect_2s,connect_5s,connect_10s,connect_20s,connect_50s,connect_over_50s,"        \
+	"connect_us"
 /* HEADER_CONNECT's 27 columns, all 0. */
 #define ZEROS_CONNECT "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
 /* The header tcptrace writes now: HEADER's columns with the optional ones

@@ -320,6 +320,9 @@ static void test_dest_header_and_row(void **state)
 	d.ports_held = 100;
 	d.ports_free = 7;
 	d.runout_s = 1.25;
+	d.c.connfail_by[TT_CONNFAIL_TIMEOUT] = 2;
+	d.c.connect_le[16] = 5;
+	d.c.connect_us = 5000000;
 	capture_start(&c);
 	csv_write_dest_header(c.f);
 	assert_int_equal(csv_write_dest_row(c.f, "2026-11-22T16:45:01.000Z", 2.5, &d), 0);
@@ -327,8 +330,9 @@ static void test_dest_header_and_row(void **state)
 		capture_end(&c),
 		"time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,rst_sent_out,"
 		"rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,eaddrnotavail,ports_held,"
-		"ports_free,runout_s\n"
-		"2026-11-22T16:45:01.000Z,2.500,77,nginx,10.0.0.9:8081,5,4,0,0,0,1,4,9,2,3,100,7,1.2\n");
+		"ports_free,runout_s," HEADER_CONNECT_NO_COMMA "\n"
+		"2026-11-22T16:45:01.000Z,2.500,77,nginx,10.0.0.9:8081,5,4,0,0,0,1,4,9,2,3,100,7,1.2,"
+		"0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,5,0,0,0,0,0,5000000\n");
 	free(c.text);
 }
 

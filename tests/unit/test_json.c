@@ -280,6 +280,9 @@ static void test_dest_row_spelled_out(void **state)
 	row.ports_held = 11;
 	row.ports_free = 12;
 	row.runout_s = 13.25;
+	row.c.connfail_by[TT_CONNFAIL_REFUSED] = 9;
+	row.c.connect_le[0] = 14;
+	row.c.connect_us = 140;
 	assert_int_equal(json_write_dest_row(m, ISO_TIME, 2.0, &row), 0);
 	assert_int_equal(fclose(m), 0);
 	assert_string_equal(text, "{\"time\":\"" ISO_TIME "\",\"elapsed_s\":2.000,\"pid\":31,"
@@ -287,7 +290,16 @@ static void test_dest_row_spelled_out(void **state)
 				  "\"fin_active_out\":2,\"fin_passive_out\":3,\"rst_sent_out\":4,"
 				  "\"rst_recv_out\":5,\"timeout_out\":6,\"tw_out\":7,\"tw_now\":8,"
 				  "\"connfail_out\":9,\"eaddrnotavail\":10,\"ports_held\":11,"
-				  "\"ports_free\":12,\"runout_s\":13.2}\n");
+				  "\"ports_free\":12,\"runout_s\":13.2,\"connfail_refused\":9,"
+				  "\"connfail_timeout\":0,\"connfail_unreach\":0,\"connfail_abandoned\":0,"
+				  "\"connect_10us\":14,\"connect_20us\":0,\"connect_50us\":0,"
+				  "\"connect_100us\":0,\"connect_200us\":0,\"connect_500us\":0,"
+				  "\"connect_1ms\":0,\"connect_2ms\":0,\"connect_5ms\":0,"
+				  "\"connect_10ms\":0,\"connect_20ms\":0,\"connect_50ms\":0,"
+				  "\"connect_100ms\":0,\"connect_200ms\":0,\"connect_500ms\":0,"
+				  "\"connect_1s\":0,\"connect_2s\":0,\"connect_5s\":0,\"connect_10s\":0,"
+				  "\"connect_20s\":0,\"connect_50s\":0,\"connect_over_50s\":0,"
+				  "\"connect_us\":140}\n");
 	free(text);
 }
 

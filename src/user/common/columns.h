@@ -23,29 +23,29 @@
  * before B and at most B (common/connect_time.h); in /metrics, the
  * histogram tcptrace_connect_duration_seconds. */
 #define TT_CONNECT_COLUMNS(X)                                                            \
-	X(CONNECT_0, "connect_10us", TT_COL_LATER, r->t.connect_le[0], "", "") \
-	X(CONNECT_1, "connect_20us", TT_COL_LATER, r->t.connect_le[1], "", "") \
-	X(CONNECT_2, "connect_50us", TT_COL_LATER, r->t.connect_le[2], "", "") \
-	X(CONNECT_3, "connect_100us", TT_COL_LATER, r->t.connect_le[3], "", "") \
-	X(CONNECT_4, "connect_200us", TT_COL_LATER, r->t.connect_le[4], "", "") \
-	X(CONNECT_5, "connect_500us", TT_COL_LATER, r->t.connect_le[5], "", "") \
-	X(CONNECT_6, "connect_1ms", TT_COL_LATER, r->t.connect_le[6], "", "") \
-	X(CONNECT_7, "connect_2ms", TT_COL_LATER, r->t.connect_le[7], "", "") \
-	X(CONNECT_8, "connect_5ms", TT_COL_LATER, r->t.connect_le[8], "", "") \
-	X(CONNECT_9, "connect_10ms", TT_COL_LATER, r->t.connect_le[9], "", "") \
-	X(CONNECT_10, "connect_20ms", TT_COL_LATER, r->t.connect_le[10], "", "") \
-	X(CONNECT_11, "connect_50ms", TT_COL_LATER, r->t.connect_le[11], "", "") \
-	X(CONNECT_12, "connect_100ms", TT_COL_LATER, r->t.connect_le[12], "", "") \
-	X(CONNECT_13, "connect_200ms", TT_COL_LATER, r->t.connect_le[13], "", "") \
-	X(CONNECT_14, "connect_500ms", TT_COL_LATER, r->t.connect_le[14], "", "") \
-	X(CONNECT_15, "connect_1s", TT_COL_LATER, r->t.connect_le[15], "", "") \
-	X(CONNECT_16, "connect_2s", TT_COL_LATER, r->t.connect_le[16], "", "") \
-	X(CONNECT_17, "connect_5s", TT_COL_LATER, r->t.connect_le[17], "", "") \
-	X(CONNECT_18, "connect_10s", TT_COL_LATER, r->t.connect_le[18], "", "") \
-	X(CONNECT_19, "connect_20s", TT_COL_LATER, r->t.connect_le[19], "", "") \
-	X(CONNECT_20, "connect_50s", TT_COL_LATER, r->t.connect_le[20], "", "") \
-	X(CONNECT_21, "connect_over_50s", TT_COL_LATER, r->t.connect_le[21], "", "") \
-	X(CONNECT_US, "connect_us", TT_COL_LATER, r->t.connect_us, "", "")
+	X(CONNECT_0, "connect_10us", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[0], "", "") \
+	X(CONNECT_1, "connect_20us", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[1], "", "") \
+	X(CONNECT_2, "connect_50us", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[2], "", "") \
+	X(CONNECT_3, "connect_100us", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[3], "", "") \
+	X(CONNECT_4, "connect_200us", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[4], "", "") \
+	X(CONNECT_5, "connect_500us", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[5], "", "") \
+	X(CONNECT_6, "connect_1ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[6], "", "") \
+	X(CONNECT_7, "connect_2ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[7], "", "") \
+	X(CONNECT_8, "connect_5ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[8], "", "") \
+	X(CONNECT_9, "connect_10ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[9], "", "") \
+	X(CONNECT_10, "connect_20ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[10], "", "") \
+	X(CONNECT_11, "connect_50ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[11], "", "") \
+	X(CONNECT_12, "connect_100ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[12], "", "") \
+	X(CONNECT_13, "connect_200ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[13], "", "") \
+	X(CONNECT_14, "connect_500ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[14], "", "") \
+	X(CONNECT_15, "connect_1s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[15], "", "") \
+	X(CONNECT_16, "connect_2s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[16], "", "") \
+	X(CONNECT_17, "connect_5s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[17], "", "") \
+	X(CONNECT_18, "connect_10s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[18], "", "") \
+	X(CONNECT_19, "connect_20s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[19], "", "") \
+	X(CONNECT_20, "connect_50s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[20], "", "") \
+	X(CONNECT_21, "connect_over_50s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[21], "", "") \
+	X(CONNECT_US, "connect_us", TT_COL_LATER | TT_COL_DEST, r->t.connect_us, "", "")
 
 /* X(ID, name, flags, value of const struct tt_row *r, its /metrics family
  * per process name, the labels it has there besides comm) */
@@ -101,16 +101,16 @@
 	  "tcptrace_syn_retransmits_total", "side=\"out\"")                                       \
 	X(SYNACK_RETRANS_IN, "synack_retrans_in", TT_COL_LATER, r->c.synack_retrans,             \
 	  "tcptrace_syn_retransmits_total", "side=\"in\"") \
-	X(CONNFAIL_REFUSED, "connfail_refused", TT_COL_LATER,                      \
+	X(CONNFAIL_REFUSED, "connfail_refused", TT_COL_LATER | TT_COL_DEST,                      \
 	  r->c.connfail_by[TT_CONNFAIL_REFUSED], "tcptrace_connect_failures_total",               \
 	  "cause=\"refused\"")                                                                    \
-	X(CONNFAIL_TIMEOUT, "connfail_timeout", TT_COL_LATER,                      \
+	X(CONNFAIL_TIMEOUT, "connfail_timeout", TT_COL_LATER | TT_COL_DEST,                      \
 	  r->c.connfail_by[TT_CONNFAIL_TIMEOUT], "tcptrace_connect_failures_total",               \
 	  "cause=\"timeout\"")                                                                    \
-	X(CONNFAIL_UNREACH, "connfail_unreach", TT_COL_LATER,                      \
+	X(CONNFAIL_UNREACH, "connfail_unreach", TT_COL_LATER | TT_COL_DEST,                      \
 	  r->c.connfail_by[TT_CONNFAIL_UNREACH], "tcptrace_connect_failures_total",               \
 	  "cause=\"unreach\"")                                                                    \
-	X(CONNFAIL_ABANDONED, "connfail_abandoned", TT_COL_LATER,                  \
+	X(CONNFAIL_ABANDONED, "connfail_abandoned", TT_COL_LATER | TT_COL_DEST,                  \
 	  r->c.connfail_by[TT_CONNFAIL_ABANDONED], "tcptrace_connect_failures_total",             \
 	  "cause=\"abandoned\"")                                                                  \
 	TT_CONNECT_COLUMNS(X)

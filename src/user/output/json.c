@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/columns.h"
+#include "output/csv.h"
 #include "output/json.h"
 #include "output/table.h"
 #include "common/utf8.h"
@@ -157,6 +158,7 @@ int json_write_dest_row(FILE *f, const char *iso_time, double elapsed_s,
 		{ "ports_free", row->ports_free },
 	};
 	char *text = NULL, dest[TT_DEST_LEN];
+	__u64 words[DEST_CONNECT_WORDS];
 	size_t len = 0;
 	FILE *m = line_start(&text, &len, iso_time, elapsed_s, row->pid, row->comm);
 
@@ -166,6 +168,11 @@ int json_write_dest_row(FILE *f, const char *iso_time, double elapsed_s,
 	fputs(",\"dest\":", m);
 	json_put_string(m, dest, strlen(dest));
 	put_fields(m, counts, sizeof(counts) / sizeof(counts[0]));
-	fprintf(m, ",\"runout_s\":%.1f}\n", row->runout_s);
+	fprintf(m, ",\"runout_s\":%.1f", row->runout_s);
+	csv_dest_connect_words(c, words);
+	for (size_t i = 0; i < DEST_CONNECT_WORDS; i++)
+		fprintf(m, ",\"%s\":%llu", tt_csv_col_names[TT_CSV_CONNFAIL_REFUSED + i],
+			(unsigned long long)words[i]);
+	fputs("}\n", m);
 	return line_end(f, m, &text, &len);
 }
