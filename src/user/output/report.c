@@ -73,33 +73,36 @@ void report_csv_header(struct report *r)
 		csv_write_header(r->csv);
 }
 
-/* The failures block, when any row has one. */
-static void write_failures(FILE *f, const struct tt_row *rows, size_t n, bool run)
-{
-	bool header = false;
+/* A block under the rows (failures, connect times), when any row has one. */
+struct row_block {
+	bool (*has)(const struct tt_row *row, bool run);
+	void (*header)(FILE *f);
+	void (*row)(FILE *f, const struct tt_row *row, bool run);
+};
 
-	for (size_t i = 0; i < n; i++) {
-		if (!table_row_has_failures(&rows[i], run))
-			continue;
-		if (!header)
-			table_write_failure_header(f);
-		header = true;
-		table_write_failure_row(f, &rows[i], run);
-	}
+static void latency_row(FILE *f, const struct tt_row *row, bool run)
+{
+	(void)run;
+	table_write_latency_row(f, row);
 }
 
-/* The connect times block, when any row has one. */
-static void write_latencies(FILE *f, const struct tt_row *rows, size_t n, bool run)
+static const struct row_block failures = { table_row_has_failures, table_write_failure_header,
+					   table_write_failure_row };
+static const struct row_block latencies = { table_row_has_latency, table_write_latency_header,
+					    latency_row };
+
+static void write_block(FILE *f, const struct row_block *b, const struct tt_row *rows, size_t n,
+			bool run)
 {
 	bool header = false;
 
 	for (size_t i = 0; i < n; i++) {
-		if (!table_row_has_latency(&rows[i], run))
+		if (!b->has(&rows[i], run))
 			continue;
 		if (!header)
-			table_write_latency_header(f);
+			b->header(f);
 		header = true;
-		table_write_latency_row(f, &rows[i]);
+		b->row(f, &rows[i], run);
 	}
 }
 
@@ -134,8 +137,8 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 			for (size_t i = 0; i < n; i++)
 				if (report_shows(&rows[i]))
 					table_write_row(r->table, &rows[i]);
-			write_failures(r->table, rows, n, false);
-			write_latencies(r->table, rows, n, false);
+			write_block(r->table, &failures, rows, n, false);
+			write_block(r->table, &latencies, rows, n, false);
 		}
 		if (fflush(r->table) || ferror(r->table))
 			return -(errno ? errno : EIO);
@@ -161,8 +164,8 @@ void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed
 	for (size_t i = 0; i < n; i++)
 		if (report_shows(&rows[i]))
 			table_write_row(f, &rows[i]);
-	write_failures(f, rows, n, true);
-	write_latencies(f, rows, n, true);
+	write_block(f, &failures, rows, n, true);
+	write_block(f, &latencies, rows, n, true);
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t reasons[TT_REASON_SLOTS];
