@@ -138,20 +138,28 @@ __noinline __u32 connect_bucket(__u32 us)
 	return TT_CONNECT_BUCKETS - 1;
 }
 
-/* A connect() that reached ESTABLISHED: its latency, where its start was
- * seen (not a connect from before start-up). */
-static __always_inline void count_connect_time(struct tt_sock *s, struct tt_dest_counters *d)
+/* A connect() leaving SYN_SENT: the word that held its start goes back to
+ * the RST's reason. True, with its time in *us, when it reached
+ * ESTABLISHED and its start was seen (not a connect from before start-up). */
+static __always_inline bool connect_ends(struct tt_sock *s, int newstate, __u32 *us)
+{
+	bool timed = (s->flags & TT_SK_TIMED) && newstate == TCP_ESTABLISHED;
+
+	if (timed)
+		*us = now_us() - s->since_us;
+	s->flags &= ~TT_SK_TIMED;
+	s->rst_reason = 0;
+	return timed;
+}
+
+/* A connect() that reached ESTABLISHED after us microseconds. */
+static __always_inline void count_connect_time(struct tt_sock *s, __u32 us,
+					       struct tt_dest_counters *d)
 {
 	__u32 slot = slot_of_sock(s);
 	struct tt_proc_times *t;
-	__u32 us;
 	__u64 i;
 
-	if (!(s->flags & TT_SK_TIMED))
-		return;
-	us = now_us() - s->since_us;
-	s->flags &= ~TT_SK_TIMED;
-	s->rst_reason = 0;
 	i = connect_bucket(us);
 	if (i >= TT_CONNECT_BUCKETS)
 		return;
@@ -296,8 +304,10 @@ static __always_inline void on_close(const struct sock *sk, struct net *net,
 
 static __always_inline void on_set_state(struct sock *sk, int oldstate, int newstate)
 {
+	bool timed = false;
 	struct net *net;
 	struct tt_sock *s;
+	__u32 us = 0;
 
 	/* Half of all changes say nothing tcptrace counts: leave at once. */
 	if (newstate == TCP_FIN_WAIT2 || newstate == TCP_CLOSING || newstate == TCP_SYN_RECV)
@@ -345,10 +355,7 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 	note_who_closed_first(s, oldstate, newstate);
 	if (oldstate == TCP_SYN_SENT) {
 		count_syn_retrans(sk, s);
-		if (newstate != TCP_ESTABLISHED) {
-			s->flags &= ~TT_SK_TIMED;
-			s->rst_reason = 0;
-		}
+		timed = connect_ends(s, newstate, &us);
 	}
 	switch (newstate) {
 	case TCP_ESTABLISHED:
@@ -361,8 +368,8 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 				bump(&c->conn[s->side & 1]);
 			if (d)
 				bump(&d->conn);
-			if (oldstate == TCP_SYN_SENT)
-				count_connect_time(s, d);
+			if (timed)
+				count_connect_time(s, us, d);
 			s->flags |= TT_SK_COUNTED;
 			if (c)
 				open_begins(s, c);

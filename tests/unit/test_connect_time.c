@@ -16,7 +16,7 @@ static void test_bounds_are_1_2_5_steps_from_10_us(void **state)
 	assert_int_equal(tt_connect_bound_us(1), 20);
 	assert_int_equal(tt_connect_bound_us(2), 50);
 	assert_int_equal(tt_connect_bound_us(3), 100);
-	assert_int_equal(tt_connect_bound_us(15), 1000000);
+	assert_int_equal(tt_connect_bound_us(TT_CONNECT_1S), 1000000);
 	assert_int_equal(tt_connect_bound_us(TT_CONNECT_OVER - 1), 50000000);
 	assert_true(tt_connect_bound_us(TT_CONNECT_OVER) == UINT64_MAX);
 	for (size_t i = 1; i < TT_CONNECT_BUCKETS; i++)

@@ -31,9 +31,8 @@ uint64_t tt_connect_slow(const __u64 le[TT_CONNECT_BUCKETS])
 {
 	uint64_t n = 0;
 
-	for (size_t i = 0; i < TT_CONNECT_BUCKETS; i++)
-		if (i > 0 && tt_connect_bound_us(i - 1) >= 1000000)
-			n += le[i];
+	for (size_t i = TT_CONNECT_1S + 1; i < TT_CONNECT_BUCKETS; i++)
+		n += le[i];
 	return n;
 }
 

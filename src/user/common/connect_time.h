@@ -12,6 +12,8 @@
 
 /* The bucket above every bound: its bound is UINT64_MAX. */
 #define TT_CONNECT_OVER (TT_CONNECT_BUCKETS - 1)
+/* The bucket of at most 1 s: those above it took more than a second. */
+#define TT_CONNECT_1S 15
 
 /* Bucket i holds the connects of at most this many microseconds. */
 uint64_t tt_connect_bound_us(size_t i);
