@@ -24,24 +24,27 @@ case "$what" in unit | tcptrace) ;; *) usage ;; esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 VALGRIND=${VALGRIND:-valgrind}
+work=$(mktemp -d "${TMPDIR:-/tmp}/tcptrace-memcheck.XXXXXX")
+pids=()
+trap '[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null; wait; rm -rf "$work"' EXIT
+# The unprivileged case runs as nobody, who must reach the binary and logs.
+chmod 755 "$work"
+# valgrind as nobody reads its suppressions too: a copy, not the tree's
+# (a clone in a directory only root may enter, such as mktemp -d's).
+cp "$here/valgrind.supp" "$work/valgrind.supp" && chmod 644 "$work/valgrind.supp"
 # Every leak kind but "still reachable" is an error (exit status 1): memory
 # still pointed to at exit is not lost, and libc keeps some (stdio buffers).
 valgrind_flags=(
 	--error-exitcode=1 --leak-check=full
 	--errors-for-leak-kinds=definite,indirect,possible
 	--show-leak-kinds=definite,indirect,possible
-	--num-callers=30 --suppressions="$here/valgrind.supp"
+	--num-callers=30 --suppressions="$work/valgrind.supp"
 	# Run mode forks a runner that execs COMMAND: only tcptrace is checked.
 	--child-silent-after-fork=yes
 	# No gdbserver: its FIFOs in /tmp outlive a process that dropped root.
 	--vgdb=no
 )
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/tcptrace-memcheck.XXXXXX")
-pids=()
-trap '[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null; wait; rm -rf "$work"' EXIT
-# The unprivileged case runs as nobody, who must reach the binary and logs.
-chmod 755 "$work"
 max_jobs=${MEMCHECK_JOBS:-$(nproc)}
 
 passed=0
