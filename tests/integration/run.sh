@@ -520,14 +520,20 @@ connect_buckets_sum() { # csv pid [over]
 		END { print s + 0 }' "$1"
 }
 
+# A veth in the namespace whose peer holds no address: 10.77.0.0/24 is
+# routed through it, and no neighbour there ever answers ARP.
+ns_link_to_nowhere() {
+	in_ns ip link add tt0 type veth peer name tt1 && in_ns ip link set tt0 up &&
+		in_ns ip link set tt1 up && in_ns ip addr add 10.77.0.1/24 dev tt0 &&
+		in_ns sysctl -qw net.ipv4.neigh.tt0.mcast_solicit=1 \
+			net.ipv4.neigh.tt0.retrans_time_ms=200
+}
+
 case_connect_causes_and_times() {
 	local csv=$WORK/t.csv srv_slow srv_fast pids=() outs=(refused timeout unreach abandoned slow fast)
 	local p o i sum
 	ns_new net.ipv4.tcp_syn_retries=1 || return 1
-	in_ns ip link add tt0 type veth peer name tt1 && in_ns ip link set tt0 up &&
-		in_ns ip link set tt1 up && in_ns ip addr add 10.77.0.1/24 dev tt0 &&
-		in_ns sysctl -qw net.ipv4.neigh.tt0.mcast_solicit=1 \
-			net.ipv4.neigh.tt0.retrans_time_ms=200 || return 1
+	ns_link_to_nowhere || return 1
 	in_ns nft -f - <<EOF || return 1
 table inet tt_connects {
 	chain output {
@@ -618,6 +624,63 @@ case_wrk_connect_errors() {
 		"$(comm_sum "$csv" wrk eaddrnotavail)"
 	expect_eq "wrk's connects that got a port: connected, none failed" "$(nstat_of TcpActiveOpens) 0" \
 		"$(comm_sum "$csv" wrk conn_out) $(comm_sum "$csv" wrk connfail_out)"
+}
+
+# nginx's error log names each upstream connect that failed, with its worker
+# and upstream; tcptrace's causes per worker and destination must match it
+# line for line: "connect() failed (111: Connection refused)" is refused,
+# "connect() failed (110: Connection timed out)" the kernel's SYNs sent
+# again running out (timed out), and "upstream timed out (110: ...) while
+# connecting" proxy_connect_timeout closing the socket first (abandoned).
+case_nginx_upstream_failures() {
+	local prefix=$WORK/nginx csv=$WORK/n.csv i path logged counted abs=()
+	ns_new net.ipv4.tcp_syn_retries=1 || return 1
+	ns_link_to_nowhere || return 1
+	in_ns nft -f - <<EOF || return 1
+table inet tt_silent {
+	chain output {
+		type filter hook output priority 0;
+		ip daddr 10.77.0.2 tcp flags == syn drop
+	}
+}
+EOF
+	mkdir -p "$prefix/tmp"
+	ip netns exec "$NS" nginx -p "$prefix/" -c "$TOP/tools/scenarios/nginx-upstream-failures.conf" \
+		-e "$prefix/error.log" -g 'daemon off;' >"$WORK/nginx.out" 2>&1 &
+	SRV=$!
+	for i in $(seq 100); do [ -s "$prefix/nginx.pid" ] && [ "$(pgrep -c -P "$SRV")" -ge 2 ] && break; sleep 0.05; done
+	tracer_start "$csv" --by dest -p nginx || return 1
+	for path in down silent slow; do
+		in_ns ab -q -n 6 -c 3 -s 15 "http://127.0.0.1:8080/$path/" >"$WORK/ab.$path" 2>&1 & abs+=($!)
+	done
+	wait "${abs[@]}"
+	kill "$SRV"
+	wait "$SRV"
+	tracer_stop || return 1
+	for path in down silent slow; do
+		log "    ab /$path/: $(grep -E 'Complete requests|Non-2xx' "$WORK/ab.$path" | tr -s ' ' | tr '\n' ';')"
+	done
+	# "PID CAUSE DEST COUNT" lines, sorted: from the log, then from tcptrace.
+	logged=$(sed -nE '
+		s|.* ([0-9]+)#[0-9]+: .*connect\(\) failed \(111: .*upstream: "http://([^/]+)/.*|\1 refused \2|p
+		s|.* ([0-9]+)#[0-9]+: .*connect\(\) failed \(110: .*upstream: "http://([^/]+)/.*|\1 timeout \2|p
+		s|.* ([0-9]+)#[0-9]+: .*upstream timed out \(110: .* while connecting to upstream, .*upstream: "http://([^/]+)/.*|\1 abandoned \2|p' \
+		"$prefix/error.log" | sort | uniq -c | awk '{ printf "%s %s %s %s; ", $2, $3, $4, $1 }')
+	counted=$(awk -F, '
+		BEGIN { split("refused timeout abandoned", w, " ") }
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ for (k = 1; k <= 3; k++) n[$3 " " w[k] " " $5] += $c["connfail_" w[k]] }
+		END { for (x in n) if (n[x]) print x, n[x] }' "$csv" | sort | awk '{ printf "%s; ", $0 }')
+	expect_eq "each cause has its lines in nginx's log: 6 refused, 6 timed out, 6 abandoned" "6 6 6" \
+		"$(tr ';' '\n' <<<"$logged" | awk '{ n[$2] += $4 } END { print n["refused"] + 0, n["timeout"] + 0, n["abandoned"] + 0 }')"
+	expect_eq "failed connects per worker, cause and destination = nginx's error log" "$logged" "$counted"
+	expect_eq "the workers' connfail_out = the lines of nginx's log, none connected" "18 0" \
+		"$(comm_sum "$csv" nginx connfail_out) $(comm_sum "$csv" nginx conn_out)"
+	expect_eq "the finding names each destination with its cause" \
+		"127.0.0.1:9: 6 refused;10.77.0.2:80: 6 timed out;10.77.0.2:81: 6 abandoned;" \
+		"$(f=$(grep 'nginx .*connect()s got a local port but no connection' "$WORK/tracer.out")
+		for x in '127.0.0.1:9: 6 refused' '10.77.0.2:80: 6 timed out' '10.77.0.2:81: 6 abandoned'; do
+			grep -oF "$x" <<<"$f"; done | tr '\n' ';')"
 }
 
 # Connections established before tcptrace started: found through
@@ -1992,6 +2055,7 @@ run_case "port exhaustion: exact EADDRNOTAVAIL" case_port_exhaustion
 run_case "connection refused" case_connection_refused
 run_case "connect(): every cause of failure and the time to connect, against the clients' own counts" case_connect_causes_and_times
 run_case "wrk's Socket errors: connect, against tcptrace's" case_wrk_connect_errors
+run_case "nginx's error log: failed upstream connects by worker, cause and destination" case_nginx_upstream_failures
 run_case "--by dest: per destination, port headroom from the namespace's range" case_by_dest
 run_case "connected before tcptrace started" case_connected_before_start
 run_case "open connections = ss established per process, those from before start included" case_open_connections

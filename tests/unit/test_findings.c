@@ -378,6 +378,64 @@ static void test_json_objects(void **state)
 	free(text);
 }
 
+static struct tt_dest_row fail_dest(uint32_t pid, uint8_t last, uint16_t port, int cause,
+				    uint64_t n)
+{
+	struct tt_dest_row d;
+
+	memset(&d, 0, sizeof(d));
+	d.pid = pid;
+	strcpy(d.comm, "nginx");
+	d.family = AF_INET;
+	d.addr[0] = 10;
+	d.addr[3] = last;
+	d.port = port;
+	d.c.connfail = n;
+	d.c.connfail_by[cause] = n;
+	return d;
+}
+
+/* --by dest: the failed connects by destination over the name's workers,
+ * the three with the most, each with its causes. */
+static void test_failed_connects_by_destination(void **state)
+{
+	struct tt_row rows[2] = { make_row(812, "nginx"), make_row(813, "nginx") };
+	struct tt_dest_row d[5] = {
+		fail_dest(812, 5, 8080, TT_CONNFAIL_REFUSED, 20),
+		fail_dest(813, 5, 8080, TT_CONNFAIL_REFUSED, 17),
+		fail_dest(813, 6, 80, TT_CONNFAIL_TIMEOUT, 3),
+		fail_dest(812, 7, 80, TT_CONNFAIL_ABANDONED, 1),
+		fail_dest(812, 6, 80, TT_CONNFAIL_ABANDONED, 2),
+	};
+	struct findings_input in = { .rows = rows, .n = 2, .dests = d, .n_dests = 5 };
+	struct tt_finding v[2];
+	char *text = NULL, *json;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	rows[0].c.connfail = 20 + 1 + 2;
+	rows[0].c.connfail_by[TT_CONNFAIL_REFUSED] = 20;
+	rows[0].c.connfail_by[TT_CONNFAIL_ABANDONED] = 3;
+	rows[1].c.connfail = 17 + 3;
+	rows[1].c.connfail_by[TT_CONNFAIL_REFUSED] = 17;
+	rows[1].c.connfail_by[TT_CONNFAIL_TIMEOUT] = 3;
+	assert_int_equal(findings_collect(&in, v, 2), 1);
+	text = text_of(v, 1, NULL);
+	assert_non_null(strstr(text, "). Toward 10.0.0.5:8080: 37 refused; 10.0.0.6:80: 3 timed out, "
+				     "2 abandoned; 10.0.0.7:80: 1 abandoned. See "));
+	free(text);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(findings_write_json(f, v, 1, NULL), 0);
+	assert_int_equal(fclose(f), 0);
+	json = strstr(text, ",\"dests\":[");
+	assert_non_null(json);
+	assert_non_null(strstr(json, "{\"dest\":\"10.0.0.6:80\",\"refused\":0,\"timeout\":3,"
+				     "\"unreach\":0,\"abandoned\":2}"));
+	free(text);
+}
+
 static void test_room_for_fewer_than_found(void **state)
 {
 	struct tt_row row = make_row(1, "ab");
@@ -406,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_timewait_that_holds_the_ports),
 		cmocka_unit_test(test_rsts_with_what_their_reason_means),
 		cmocka_unit_test(test_json_objects),
+		cmocka_unit_test(test_failed_connects_by_destination),
 		cmocka_unit_test(test_room_for_fewer_than_found),
 	};
 

@@ -171,6 +171,44 @@ static void set_dest(struct tt_finding *f, const struct tt_dest_row *d)
 	f->runout_s = d->runout_s;
 }
 
+/* Where comm's connects failed: summed over its processes by destination,
+ * the TT_FINDING_DESTS with the most kept in f. */
+static void set_fail_dests(struct tt_finding *f, const struct findings_input *in)
+{
+	struct tt_finding_dest all[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < in->n_dests; i++) {
+		const struct tt_dest_row *d = &in->dests[i];
+		char where[TT_DEST_LEN];
+		size_t k;
+
+		if (strncmp(d->comm, f->comm, TT_COMM_LEN) != 0 || !d->c.connfail)
+			continue;
+		format_dest(where, sizeof(where), d);
+		for (k = 0; k < n && strcmp(all[k].where, where) != 0; k++)
+			;
+		if (k == n) {
+			if (n == sizeof(all) / sizeof(all[0]))
+				continue;
+			memset(&all[n], 0, sizeof(all[n]));
+			memcpy(all[n++].where, where, sizeof(where));
+		}
+		all[k].count += d->c.connfail;
+		for (size_t c = 0; c < TT_CONNFAILS; c++)
+			all[k].causes[c] += d->c.connfail_by[c];
+	}
+	while (f->n_fail_dests < TT_FINDING_DESTS && n) {
+		size_t best = 0;
+
+		for (size_t k = 1; k < n; k++)
+			if (all[k].count > all[best].count)
+				best = k;
+		f->fail_dests[f->n_fail_dests++] = all[best];
+		all[best] = all[--n];
+	}
+}
+
 static void add_listener(struct tt_finding *out, size_t *n, size_t max,
 			 const struct tt_listener_row *l, const struct name_totals *names,
 			 size_t n_names)
@@ -258,8 +296,10 @@ size_t findings_collect(const struct findings_input *in, struct tt_finding *out,
 			continue;
 		f = add(out, &n, max, TT_FINDING_CONNECT_FAILED, &names[i], TT_SIDE_OUT,
 			names[i].c.connfail);
-		if (f)
-			memcpy(f->causes, names[i].c.connfail_by, sizeof(f->causes));
+		if (!f)
+			continue;
+		memcpy(f->causes, names[i].c.connfail_by, sizeof(f->causes));
+		set_fail_dests(f, in);
 	}
 	for (size_t i = 0; i < n_names; i++) {
 		for (int side = TT_SIDE_OUT; side >= TT_SIDE_IN; side--) {
@@ -398,6 +438,13 @@ static void write_no_port(FILE *f, const struct tt_finding *v)
 	fputc('.', f);
 }
 
+static const char *const cause_words[TT_CONNFAILS] = {
+	[TT_CONNFAIL_REFUSED] = "refused",
+	[TT_CONNFAIL_TIMEOUT] = "timed out",
+	[TT_CONNFAIL_UNREACH] = "unreachable",
+	[TT_CONNFAIL_ABANDONED] = "abandoned",
+};
+
 static void write_connect_failed(FILE *f, const struct tt_finding *v)
 {
 	static const char *const words[TT_CONNFAILS] = {
@@ -423,6 +470,20 @@ static void write_connect_failed(FILE *f, const struct tt_finding *v)
 		sep = ";";
 	}
 	fputc('.', f);
+	for (size_t d = 0; d < v->n_fail_dests; d++) {
+		const struct tt_finding_dest *x = &v->fail_dests[d];
+
+		fprintf(f, "%s %s:", d ? ";" : " Toward", x->where);
+		sep = "";
+		for (size_t i = 0; i < TT_CONNFAILS; i++) {
+			if (!x->causes[i])
+				continue;
+			fprintf(f, "%s %" PRIu64 " %s", sep, x->causes[i], cause_words[i]);
+			sep = ",";
+		}
+	}
+	if (v->n_fail_dests)
+		fputc('.', f);
 }
 
 static void write_timewait(FILE *f, const struct tt_finding *v)
@@ -564,6 +625,17 @@ int findings_write_json(FILE *f, const struct tt_finding *v, size_t n,
 			for (size_t c = 0; c < TT_CONNFAILS; c++)
 				fprintf(f, "%s\"%s\":%" PRIu64, c ? "," : "", cause[c], x->causes[c]);
 			fputc('}', f);
+			if (x->n_fail_dests)
+				fputs(",\"dests\":[", f);
+			for (size_t d = 0; d < x->n_fail_dests; d++) {
+				fputs(d ? ",{\"dest\":" : "{\"dest\":", f);
+				json_put_string(f, x->fail_dests[d].where, strlen(x->fail_dests[d].where));
+				for (size_t c = 0; c < TT_CONNFAILS; c++)
+					fprintf(f, ",\"%s\":%" PRIu64, cause[c], x->fail_dests[d].causes[c]);
+				fputc('}', f);
+			}
+			if (x->n_fail_dests)
+				fputc(']', f);
 		}
 		if (x->kind == TT_FINDING_SYN_RETRIES) {
 			fprintf(f, ",\"connects\":%" PRIu64 ",\"connects_over_1s\":%" PRIu64,

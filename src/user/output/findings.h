@@ -34,6 +34,14 @@ enum tt_finding_kind {
 #define TT_FINDING_PIDS 16
 #define TT_FINDING_PIDS_SHOWN 4
 
+#define TT_FINDING_DESTS 3
+
+struct tt_finding_dest {
+	char where[TT_DEST_LEN];
+	uint64_t count;
+	uint64_t causes[TT_CONNFAILS];
+};
+
 struct tt_finding {
 	enum tt_finding_kind kind;
 	int side;                  /* TT_SIDE_IN or TT_SIDE_OUT; -1: none */
@@ -51,6 +59,10 @@ struct tt_finding {
 	double runout_s;
 	uint64_t reasons[TT_REASON_SLOTS];        /* TT_FINDING_RSTS, by reason */
 	uint64_t causes[TT_CONNFAILS];            /* TT_FINDING_CONNECT_FAILED, by cause */
+	/* TT_FINDING_CONNECT_FAILED with --by dest: the destinations with the
+	 * most failed connects, over every process of the name, most first. */
+	struct tt_finding_dest fail_dests[TT_FINDING_DESTS];
+	size_t n_fail_dests;
 	/* TT_FINDING_SYN_RETRIES: its connects' latency buckets, and the
 	 * listener that dropped most connection attempts in the run ("" if
 	 * none) with how many (drops_seen). */
