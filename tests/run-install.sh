@@ -137,6 +137,35 @@ case_man_options() {
 	expect_eq "long options in the page, as in --help" "$(echo $help_opts)" "$(echo $man_opts)"
 }
 
+# What the code defines, read from the code itself, against --help and the
+# page: the long options of each option table, the programs tcptrace.bpf.c
+# attaches, the columns that are levels, and the findings.
+case_man_tied_to_code() {
+	local page code help prog name levels
+	page=$(render | squeeze)
+	code=$(sed -n '/^static const struct option [a-z_]*\[\] = {/,/^};/p' src/user/cli/options.c \
+		src/user/offline/*.c | sed -nE 's/^\t\{ "([a-z][a-z-]*)",.*/--\1/p' | LC_ALL=C sort -u)
+	help=$( (help_long ./tcptrace; help_long ./tcptrace compare; help_long ./tcptrace report) |
+		LC_ALL=C sort -u)
+	[ "$(wc -l <<<"$code")" -ge 10 ] || { bad "too few options read from the code: $code"; return 1; }
+	expect_eq "long options in the code's tables, as in --help" "$(echo $code)" "$(echo $help)"
+	for prog in $(sed -nE 's/^SEC\("(tp_btf|fexit|iter)\/([a-z_0-9]+)"\)$/\2/p' src/bpf/tcptrace.bpf.c |
+		LC_ALL=C sort -u); do
+		grep -qw -- "$prog" <<<"$(section NOTES)" || bad "program on $prog is not in NOTES"
+	done
+	levels=$(tr -d '\n' <src/user/common/columns.h | grep -oE '"[a-z_0-9]+", TT_COL_LEVEL' |
+		cut -d'"' -f2)
+	[ -n "$levels" ] || { bad "no level column read from columns.h"; return 1; }
+	for name in $levels; do
+		grep -qE -- "(^| )$name(,| and| are levels)" <<<"$(grep -o '[^.]*are levels' <<<"$page")" ||
+			bad "level $name is not named where the page lists the levels"
+	done
+	for name in $(sed -nE 's/^\t\[TT_FINDING_[A-Z_]+\] = \{ "([a-z_]+)",.*/\1/p' src/user/output/findings.c); do
+		section FINDINGS | grep -qE "^ {7}$name$" || bad "finding $name has no entry in FINDINGS"
+	done
+	[ "$CASE_FAILED" -ne 0 ] || ok "options, programs, levels and findings of the code are in --help and the page"
+}
+
 # A real run, one interval, of this shell's own PID (named by --pid, so it
 # has a row): the CSV header, the JSON fields and the table's headings.
 trace_once() { # name [tcptrace args...]
@@ -345,6 +374,7 @@ run_case "make uninstall DESTDIR PREFIX=/usr: every file removed" case_uninstall
 run_case "SBINDIR, MANDIR, BASHCOMPDIR each on its own" case_directory_variables
 run_case "the man page renders without a warning" case_man_renders
 run_case "the man page: every option of --help, and no other" case_man_options
+run_case "the man page and --help: the code's options, programs, levels and findings" case_man_tied_to_code
 run_case "the man page: every CSV column and table heading of a real run" case_man_columns
 run_case "the man page: every metric of metrics.c, and no other" case_man_metrics
 run_case "the doc pages: every option, CSV column and metric" case_doc_pages

@@ -1703,9 +1703,15 @@ case_bad_input() {
 	expect_refusal "interval too short" 2 "invalid --interval '0.01'" "$TCPTRACE" -i 0.01
 	expect_refusal "bad count" 2 "invalid --count" "$TCPTRACE" -c -3
 	expect_refusal "unknown option" 2 "unknown option '--frobnicate'" "$TCPTRACE" --frobnicate
-	expect_refusal "stray argument" 2 "unexpected argument 'haproxy'" "$TCPTRACE" haproxy
-	expect_refusal "unknown process name" 2 "no process named 'no-such-proc'" "$TCPTRACE" -p no-such-proc --csv "$dir/a.csv"
+	expect_refusal "a name where the interval goes" 2 "invalid interval 'haproxy'" "$TCPTRACE" haproxy
+	expect_refusal "a third argument" 2 "unexpected argument 'haproxy'" "$TCPTRACE" 1 2 haproxy
+	expect_refusal "unknown process name, --strict" 2 "no process named 'no-such-proc'" \
+		"$TCPTRACE" --strict -p no-such-proc --csv "$dir/a.csv"
 	expect_eq "no CSV after an unknown name" "" "$(ls "$dir")"
+	"$TCPTRACE" -p no-such-proc 0.2 2 >"$WORK/out" 2>"$WORK/err"
+	expect_eq "a name not running yet: waited for, said once, 2 intervals at 0.2 s" \
+		"0 1 2" "$? $(grep -c "^tcptrace: no process named 'no-such-proc' yet: counted from its start" \
+			"$WORK/err") $(grep -c '^[0-9:]\{8\} ' "$WORK/out")"
 	expect_refusal "absent PID" 2 "no process with PID 4194304" "$TCPTRACE" -p 4194304
 	expect_refusal "unwritable CSV path" 2 "cannot write CSV file '$dir/none/x.csv'" "$TCPTRACE" --csv "$dir/none/x.csv" -c 1
 	expect_refusal "not root" 2 "cannot load BPF programs: Operation not permitted (tcptrace needs root)" \
@@ -1920,6 +1926,24 @@ for c in socks:
 # (maps for 1,100,000 sockets take about a second to make): tcptrace
 # attaches first and reads what is there afterwards, so each listener is
 # seen by its programs or by that scan, and every connection is counted.
+# -p NAME with no such process yet: tcptrace says so and counts the one
+# that starts later; its peer, under another name, is not counted.
+case_name_not_running_yet() {
+	local csv=$WORK/late.csv name=ttlate$$ n=5
+	ns_new || return 1
+	tracer_start "$csv" -p "$name" || return 1
+	expect_eq "said on stderr that the name is waited for" 1 \
+		"$(grep -c "^tcptrace: no process named '$name' yet: counted from its start" "$WORK/tracer.err")"
+	server_start 127.0.0.1 "$PORT" "$n" fin-client --name "$name" || return 1
+	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$n" \
+		--mode fin-client >"$WORK/client.out" 2>&1 || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	tracer_stop || return 1
+	expect_eq "the server that started later: conn_in = TcpPassiveOpens" "$(nstat_of TcpPassiveOpens)" \
+		"$(csv_sum "$csv" "$SRV" conn_in)"
+	expect_eq "its peer, not named, has no row" 0 "$(awk -F, -v n="$name" 'NR > 1 && $4 != n' "$csv" | wc -l)"
+}
+
 case_servers_starting_with_tcptrace() {
 	local csv=$WORK/start.csv name=ttsrv$$ servers=8 n=200 i rc tracer pids="" early
 	# Started under a name tcptrace is not told, then named one it is.
@@ -2066,6 +2090,7 @@ run_case "listen drops of a listener closed between two snapshots: none lost" ca
 run_case "listen drops under TCP_DEFER_ACCEPT: its bare ACKs dropped are none" case_listen_drops_defer_accept
 run_case "connections in an accept queue at start: the listener's" case_unaccepted_before_start
 run_case "servers that start while tcptrace starts are counted" case_servers_starting_with_tcptrace
+run_case "-p NAME not running yet: waited for, counted from its start" case_name_not_running_yet
 run_case "self-check: refuses when its programs see nothing, shows nowhere otherwise" case_self_check
 run_case "without CAP_SYS_ADMIN: another namespace said, its own read" case_without_sys_admin
 run_case "timewait sockets awaiting the peer's FIN keep their owner" case_timewait_awaiting_peer_fin

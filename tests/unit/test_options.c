@@ -558,11 +558,40 @@ static void test_version(void **state)
 	assert_false(p.opts.help);
 }
 
-static void test_positional_argument_is_rejected(void **state)
+/* tcptrace [options] [interval [count]], as vmstat, sar and the bcc tools. */
+static void test_interval_and_count_as_arguments(void **state)
 {
+	struct parsed p;
+
 	(void)state;
-	parse_fails_with(ARGV("foo"), "unexpected argument 'foo'");
-	parse_fails_with(ARGV("-p", "1", "bar", "-c", "x"), "unexpected argument 'bar'");
+	parse_ok(&p, ARGV("1", "5"));
+	assert_int_equal(p.opts.interval_ms, 1000);
+	assert_int_equal(p.opts.count, 5);
+	parse_ok(&p, ARGV("-p", "haproxy", "0.5"));
+	assert_int_equal(p.opts.interval_ms, 500);
+	assert_int_equal(p.opts.count, 0);
+	parse_ok(&p, ARGV("2", "3", "-p", "nginx"));
+	assert_int_equal(p.opts.interval_ms, 2000);
+	assert_int_equal(p.opts.count, 3);
+	assert_int_equal(p.opts.n_targets, 1);
+	parse_fails_with(ARGV("foo"), "invalid interval 'foo': expected seconds from 0.1 to 3600, "
+				       "e.g. 1 or 0.5");
+	parse_fails_with(ARGV("1", "0"), "invalid count '0': expected an integer from 1 to "
+					  "1000000000");
+	parse_fails_with(ARGV("1", "2", "bar"), "unexpected argument 'bar'");
+	parse_fails_with(ARGV("-i", "1", "2"), "the interval is given twice (-i and a first argument)");
+	parse_fails_with(ARGV("-c", "4", "1", "2"), "the count is given twice (-c and a second argument)");
+}
+
+static void test_strict(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-p", "nginx"));
+	assert_false(p.opts.strict);
+	parse_ok(&p, ARGV("--strict", "-p", "nginx"));
+	assert_true(p.opts.strict);
 }
 
 static void test_command_after_double_dash(void **state)
@@ -731,7 +760,8 @@ int main(void)
 		cmocka_unit_test(test_catch_nested_takes_no_argument),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_version),
-		cmocka_unit_test(test_positional_argument_is_rejected),
+		cmocka_unit_test(test_interval_and_count_as_arguments),
+		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_unknown_option),
 		cmocka_unit_test(test_missing_argument),
 		cmocka_unit_test(test_argument_to_flag_is_rejected),

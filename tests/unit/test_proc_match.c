@@ -119,7 +119,7 @@ static void run_match(const char *root, const struct tt_target *targets, size_t 
 		      struct match *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->ret = proc_match(root, targets, n, true, m->pids, MAX_PIDS, &m->n_pids, m->err,
+	m->ret = proc_match(root, targets, n, NULL, m->pids, MAX_PIDS, &m->n_pids, m->err,
 			    sizeof(m->err));
 }
 
@@ -313,18 +313,22 @@ static void test_match_missing_name(void **state)
 	assert_string_equal(m.err, "no process named 'foo'");
 }
 
-static void test_missing_name_allowed_in_run_mode(void **state)
+static void test_missing_name_waited_for(void **state)
 {
 	struct tt_target t[] = { name_target("nginx"), name_target("foo"), pid_target(4242) };
+	bool found[3] = { false, true, false };
 	uint32_t pids[MAX_PIDS];
 	size_t n_pids = 0;
 	char err[128] = "";
 
-	/* COMMAND may start "foo" later; a missing PID is still an error. */
-	assert_int_equal(proc_match(*state, t, 2, false, pids, MAX_PIDS, &n_pids, err,
+	/* A name may be waited for: found says which ones are missing; a
+	 * missing PID is still an error. */
+	assert_int_equal(proc_match(*state, t, 2, found, pids, MAX_PIDS, &n_pids, err,
 				    sizeof(err)), 0);
 	assert_true(n_pids >= 1);
-	assert_int_equal(proc_match(*state, t, 3, false, pids, MAX_PIDS, &n_pids, err,
+	assert_true(found[0]);
+	assert_false(found[1]);
+	assert_int_equal(proc_match(*state, t, 3, found, pids, MAX_PIDS, &n_pids, err,
 				    sizeof(err)), -1);
 	assert_string_equal(err, "no process with PID 4242");
 }
@@ -385,9 +389,9 @@ static void test_match_more_processes_than_room(void **state)
 	size_t n_pids;
 	char err[ERR_LEN];
 
-	assert_int_equal(proc_match(*state, t, 2, true, pids, 3, &n_pids, err, sizeof(err)), 0);
+	assert_int_equal(proc_match(*state, t, 2, NULL, pids, 3, &n_pids, err, sizeof(err)), 0);
 	assert_int_equal(n_pids, 3);
-	assert_int_equal(proc_match(*state, t, 2, true, pids, 2, &n_pids, err, sizeof(err)), -1);
+	assert_int_equal(proc_match(*state, t, 2, NULL, pids, 2, &n_pids, err, sizeof(err)), -1);
 	assert_string_equal(err, "--pid matches more than 2 processes");
 }
 
@@ -449,7 +453,7 @@ int main(void)
 		cmocka_unit_test(test_match_name_of_15_bytes),
 		cmocka_unit_test(test_match_name_with_punctuation),
 		cmocka_unit_test(test_match_missing_name),
-		cmocka_unit_test(test_missing_name_allowed_in_run_mode),
+		cmocka_unit_test(test_missing_name_waited_for),
 		cmocka_unit_test(test_match_ignores_non_numeric_directories),
 		cmocka_unit_test(test_match_ignores_pid_names_with_leading_zero),
 		cmocka_unit_test(test_match_several_targets_unique_and_sorted),

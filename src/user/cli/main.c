@@ -411,6 +411,7 @@ int main(int argc, char **argv)
 	struct tt_snapshot first, last;
 	struct startup_clock clock = { .begun_ns = monotonic_ns() };
 	uint32_t pids[TT_MAX_TRACED * 4], rematched[TT_MAX_TRACED * 4];
+	bool found[TT_MAX_TRACED] = { false };
 	size_t n_pids = 0, n_rematched = 0;
 	bool tracing_started = false;
 	char err[512];
@@ -432,11 +433,16 @@ int main(int argc, char **argv)
 		puts("tcptrace " TCPTRACE_VERSION);
 		return TT_EXIT_OK;
 	}
-	/* In run mode a NAME may belong to a process COMMAND starts. */
-	if (opts.n_targets && proc_match("/proc", opts.targets, opts.n_targets, !opts.command,
-					 pids, sizeof(pids) / sizeof(pids[0]), &n_pids, err,
-					 sizeof(err)))
+	/* A NAME not running yet is counted from its start (in run mode,
+	 * COMMAND may start it), unless --strict. */
+	if (opts.n_targets && proc_match("/proc", opts.targets, opts.n_targets,
+					 opts.strict && !opts.command ? NULL : found, pids,
+					 sizeof(pids) / sizeof(pids[0]), &n_pids, err, sizeof(err)))
 		return die(TT_EXIT_USAGE, "%s", err);
+	for (size_t i = 0; i < opts.n_targets && !opts.strict && !opts.command; i++)
+		if (!found[i])
+			fprintf(stderr, "tcptrace: no process named '%s' yet: counted from its "
+					"start (--strict refuses instead)\n", opts.targets[i].name);
 	if (access(BTF_PATH, R_OK))
 		return die(TT_EXIT_USAGE, "kernel BTF not found at %s: %s (tcptrace needs a kernel "
 			   "built with CONFIG_DEBUG_INFO_BTF=y)", BTF_PATH, strerror(errno));

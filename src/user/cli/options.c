@@ -32,6 +32,7 @@ enum {
 	OPT_MAX_COMMS,
 	OPT_CATCH_NESTED,
 	OPT_VERBOSE,
+	OPT_STRICT,
 };
 
 static const struct option long_options[] = {
@@ -48,6 +49,7 @@ static const struct option long_options[] = {
 	{ "max-comms", required_argument, NULL, OPT_MAX_COMMS },
 	{ "catch-nested", no_argument, NULL, OPT_CATCH_NESTED },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -58,14 +60,19 @@ static const struct option long_options[] = {
 static const char short_options[] = "-:p:i:d:c:hV";
 
 const char tt_usage[] =
-	"Usage: tcptrace [OPTION]... [-- COMMAND [ARG]...]\n"
+	"Usage: tcptrace [OPTION]... [INTERVAL [COUNT]] [-- COMMAND [ARG]...]\n"
 	"       tcptrace compare A.csv B.csv [C.csv...] [--csv]\n"
 	"       tcptrace report A.csv [B.csv...] -o FILE.html\n"
-	"Count, per process, how TCP connections open and end: FIN or RST, who\n"
-	"sent it, timewait sockets, and connect() failures for lack of a local port.\n"
+	"Count, per process and side (clients in, upstream out), how TCP connections\n"
+	"open and end: FIN or RST (and the kernel's reason), TIME_WAIT sockets, connect()\n"
+	"failures by cause and for lack of a local port, connect times, and connection\n"
+	"attempts dropped at a full listen queue; then say what went wrong and which\n"
+	"setting to change. INTERVAL and COUNT are -i and -c, as vmstat takes them.\n"
 	"\n"
 	"  -p, --pid PID|NAME[,...]  trace only these processes (repeatable; NAME is\n"
-	"                            matched against /proc/PID/comm, 15 bytes at most)\n"
+	"                            matched against /proc/PID/comm, 15 bytes at most;\n"
+	"                            a NAME not running yet is counted from its start)\n"
+	"      --strict              refuse a -p NAME that no process has at start\n"
 	"  -i, --interval SECONDS    print a table every SECONDS (0.1 to 3600, default 1)\n"
 	"  -d, --duration SECONDS    stop after SECONDS (at most 31 days)\n"
 	"  -c, --count N             stop after N intervals\n"
@@ -73,7 +80,10 @@ const char tt_usage[] =
 	"      --json FILE           also write every row to FILE as JSON lines (- for\n"
 	"                            stdout)\n"
 	"      --by dest             rows per process and destination of its connect()s,\n"
-	"                            with the local ports still free toward each\n"
+	"                            with the local ports still free toward each: the\n"
+	"                            out side only, each interval (the summary keeps\n"
+	"                            the rows per process, both sides)\n"
+	"      --by process          rows per process (the default)\n"
 	"      --max-sockets N       sockets followed at once (1024 to 16777216,\n"
 	"                            default 131072)\n"
 	"      --max-procs N         processes (and, with --by dest, process and\n"
@@ -100,7 +110,8 @@ const char tt_usage[] =
 	"with its status. If tracing ends first, COMMAND gets SIGTERM.\n"
 	"\n"
 	"Exit status: 0 ok, 1 runtime failure, 2 usage or bad input,\n"
-	"3 BPF load or attach failure; with a COMMAND, COMMAND's exit status\n"
+	"3 BPF load or attach failure, or a start-up self-check that saw its own\n"
+	"connection go uncounted; with a COMMAND, COMMAND's exit status\n"
 	"(126: it could not run, 127: not found, 128+N: killed by signal N).\n"
 	"\n"
 	"Examples:\n"
@@ -334,12 +345,44 @@ static int bad_option(int argc, char **argv, char *err, size_t errlen)
 	return fail(err, errlen, "unknown option '%.*s'", (int)strcspn(arg, "="), arg);
 }
 
+/* -i SECONDS or the first positional argument; given twice is an error. */
+static int set_interval(struct tt_options *opts, const char *what, const char *arg, char *err,
+			size_t errlen)
+{
+	uint64_t v;
+
+	if (parse_seconds_ms(arg, &v) || v < INTERVAL_MIN_MS || v > INTERVAL_MAX_MS)
+		return fail(err, errlen,
+			    "invalid %s '%s': expected seconds from 0.1 to 3600, e.g. 1 or 0.5",
+			    what, arg);
+	if (opts->interval_set)
+		return fail(err, errlen, "the interval is given twice (-i and a first argument)");
+	opts->interval_set = true;
+	opts->interval_ms = v;
+	return 0;
+}
+
+/* -c N or the second positional argument. */
+static int set_count(struct tt_options *opts, const char *what, const char *arg, char *err,
+		     size_t errlen)
+{
+	uint64_t v;
+
+	if (parse_range(arg, 1, COUNT_MAX, &v))
+		return fail(err, errlen, "invalid %s '%s': expected an integer from 1 to 1000000000",
+			    what, arg);
+	if (opts->count)
+		return fail(err, errlen, "the count is given twice (-c and a second argument)");
+	opts->count = v;
+	return 0;
+}
+
 int options_parse(int argc, char **argv, struct tt_options *opts, char *err, size_t errlen)
 {
 	const char *last_optarg = NULL;
+	int c, positional = 0;
 	char name[32];
 	uint64_t v;
-	int c;
 
 	memset(opts, 0, sizeof(*opts));
 	opts->interval_ms = 1000;
@@ -359,13 +402,8 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 				return -1;
 			break;
 		case 'i':
-			if (parse_seconds_ms(optarg, &v) || v < INTERVAL_MIN_MS ||
-			    v > INTERVAL_MAX_MS)
-				return fail(err, errlen,
-					    "invalid --interval '%s': expected seconds from 0.1 to "
-					    "3600, e.g. 1 or 0.5",
-					    optarg);
-			opts->interval_ms = v;
+			if (set_interval(opts, "--interval", optarg, err, errlen))
+				return -1;
 			break;
 		case 'd':
 			if (parse_seconds_ms(optarg, &v) || v == 0 || v > DURATION_MAX_MS)
@@ -376,12 +414,8 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 			opts->duration_ms = v;
 			break;
 		case 'c':
-			if (parse_range(optarg, 1, COUNT_MAX, &v))
-				return fail(err, errlen,
-					    "invalid --count '%s': expected an integer from 1 to "
-					    "1000000000",
-					    optarg);
-			opts->count = v;
+			if (set_count(opts, "--count", optarg, err, errlen))
+				return -1;
 			break;
 		case OPT_CSV:
 			if (optarg[0] == '\0')
@@ -441,14 +475,23 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 		case OPT_VERBOSE:
 			opts->verbose = true;
 			break;
+		case OPT_STRICT:
+			opts->strict = true;
+			break;
 		case 'h':
 			opts->help = true;
 			break;
 		case 'V':
 			opts->version = true;
 			break;
-		case 1:
-			return fail(err, errlen, "unexpected argument '%s'", optarg);
+		case 1: /* [interval [count]], as vmstat and sar take them */
+			if (++positional == 1 && set_interval(opts, "interval", optarg, err, errlen))
+				return -1;
+			if (positional == 2 && set_count(opts, "count", optarg, err, errlen))
+				return -1;
+			if (positional > 2)
+				return fail(err, errlen, "unexpected argument '%s'", optarg);
+			break;
 		case ':':
 			option_name(name, sizeof(name), optopt, argv[optind - 1]);
 			return fail(err, errlen, "option '%s' needs an argument", name);

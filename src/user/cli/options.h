@@ -24,9 +24,10 @@ struct tt_target {
 struct tt_options {
 	struct tt_target targets[TT_MAX_TRACED];
 	size_t n_targets;     /* 0: every process with TCP activity */
-	uint64_t interval_ms; /* -i, default 1000 */
+	uint64_t interval_ms; /* -i or the first argument, default 1000 */
+	bool interval_set;
 	uint64_t duration_ms; /* -d, 0 when not given */
-	uint64_t count;       /* -c, 0 when not given */
+	uint64_t count;       /* -c or the second argument, 0 when not given */
 	const char *csv_path; /* --csv, NULL when not given, "-" for stdout */
 	const char *json_path; /* --json, NULL when not given, "-" for stdout */
 	struct tt_listen listen_addr; /* --listen */
@@ -37,6 +38,7 @@ struct tt_options {
 	bool by_dest;         /* --by dest: rows per process and destination */
 	bool catch_nested;    /* --catch-nested: twin programs (nested.bpf.h) */
 	bool verbose;         /* --verbose: start-up times on stderr */
+	bool strict;          /* --strict: a -p NAME not running is an error */
 	bool help;            /* -h: print usage and exit 0 */
 	bool version;         /* -V */
 };

@@ -134,10 +134,10 @@ static int match_names(const char *proc_root, const struct tt_target *targets, s
 }
 
 int proc_match(const char *proc_root, const struct tt_target *targets, size_t n,
-	       bool require_names, uint32_t *pids, size_t max_pids, size_t *n_pids, char *err,
+	       bool *found, uint32_t *pids, size_t max_pids, size_t *n_pids, char *err,
 	       size_t errlen)
 {
-	bool found[TT_MAX_TRACED] = { false };
+	bool matched[TT_MAX_TRACED] = { false };
 	bool any_name = false;
 	size_t i;
 
@@ -156,10 +156,12 @@ int proc_match(const char *proc_root, const struct tt_target *targets, size_t n,
 			return -1;
 	}
 	if (any_name &&
-	    match_names(proc_root, targets, n, found, pids, max_pids, n_pids, err, errlen))
+	    match_names(proc_root, targets, n, matched, pids, max_pids, n_pids, err, errlen))
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (require_names && !targets[i].is_pid && !found[i])
+		if (found)
+			found[i] = targets[i].is_pid || matched[i];
+		else if (!targets[i].is_pid && !matched[i])
 			return fail(err, errlen, "no process named '%s'", targets[i].name);
 	}
 	*n_pids = sort_unique(pids, *n_pids);

@@ -12,11 +12,11 @@
 
 /* Resolve --pid targets into PIDs by reading <proc_root>/<pid>/comm ("/proc" in production,
  * a fake directory tree in tests). A numeric target must exist as a directory; a NAME must
- * match the comm (exact, up to 15 bytes) of at least one process, unless !require_names
- * (run mode: COMMAND may start it). Writes the PIDs, unique and sorted, to pids. Returns 0, or -1 with one line in err naming the target:
+ * match the comm (exact, up to 15 bytes) of at least one process, unless found is given:
+ * then found[i] says whether target i matched one (a name may be waited for). Writes the PIDs, unique and sorted, to pids. Returns 0, or -1 with one line in err naming the target:
  * "no process named 'foo'" / "no process with PID 123". */
 int proc_match(const char *proc_root, const struct tt_target *targets, size_t n,
-	       bool require_names, uint32_t *pids, size_t max_pids, size_t *n_pids, char *err,
+	       bool *found, uint32_t *pids, size_t max_pids, size_t *n_pids, char *err,
 	       size_t errlen);
 
 /* True when name matches comm the way the kernel truncates comm to 15 bytes. */
