@@ -581,6 +581,11 @@ static void test_interval_and_count_as_arguments(void **state)
 	parse_fails_with(ARGV("1", "2", "bar"), "unexpected argument 'bar'");
 	parse_fails_with(ARGV("-i", "1", "2"), "the interval is given twice (-i and a first argument)");
 	parse_fails_with(ARGV("-c", "4", "1", "2"), "the count is given twice (-c and a second argument)");
+	parse_fails_with(ARGV("1", "-i", "2"), "the interval is given twice (-i and a first argument)");
+	/* An option given again overrides, as with any getopt tool. */
+	parse_ok(&p, ARGV("-i", "0.2", "-i", "30", "-c", "1", "-c", "2"));
+	assert_int_equal(p.opts.interval_ms, 30000);
+	assert_int_equal(p.opts.count, 2);
 }
 
 static void test_strict(void **state)

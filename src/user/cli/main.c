@@ -523,7 +523,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	startup_mark(&clock, STEP_ATTACH);
-	if (opts.n_targets && !proc_match("/proc", opts.targets, opts.n_targets, false, rematched,
+	if (opts.n_targets && !proc_match("/proc", opts.targets, opts.n_targets, found, rematched,
 					  sizeof(rematched) / sizeof(rematched[0]), &n_rematched,
 					  err, sizeof(err))) {
 		memcpy(pids, rematched, n_rematched * sizeof(pids[0]));

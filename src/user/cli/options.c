@@ -345,9 +345,13 @@ static int bad_option(int argc, char **argv, char *err, size_t errlen)
 	return fail(err, errlen, "unknown option '%.*s'", (int)strcspn(arg, "="), arg);
 }
 
-/* -i SECONDS or the first positional argument; given twice is an error. */
-static int set_interval(struct tt_options *opts, const char *what, const char *arg, char *err,
-			size_t errlen)
+/* Where the interval and the count came from: an option given again
+ * overrides, as getopt tools do; an option and an argument conflict. */
+enum given_as { GIVEN_NOT, GIVEN_OPTION, GIVEN_ARGUMENT };
+
+/* -i SECONDS (what "--interval") or the first argument (what "interval"). */
+static int set_interval(struct tt_options *opts, enum given_as *from, enum given_as as,
+			const char *what, const char *arg, char *err, size_t errlen)
 {
 	uint64_t v;
 
@@ -355,24 +359,25 @@ static int set_interval(struct tt_options *opts, const char *what, const char *a
 		return fail(err, errlen,
 			    "invalid %s '%s': expected seconds from 0.1 to 3600, e.g. 1 or 0.5",
 			    what, arg);
-	if (opts->interval_set)
+	if (*from != GIVEN_NOT && *from != as)
 		return fail(err, errlen, "the interval is given twice (-i and a first argument)");
-	opts->interval_set = true;
+	*from = as;
 	opts->interval_ms = v;
 	return 0;
 }
 
-/* -c N or the second positional argument. */
-static int set_count(struct tt_options *opts, const char *what, const char *arg, char *err,
-		     size_t errlen)
+/* -c N (what "--count") or the second argument (what "count"). */
+static int set_count(struct tt_options *opts, enum given_as *from, enum given_as as,
+		     const char *what, const char *arg, char *err, size_t errlen)
 {
 	uint64_t v;
 
 	if (parse_range(arg, 1, COUNT_MAX, &v))
 		return fail(err, errlen, "invalid %s '%s': expected an integer from 1 to 1000000000",
 			    what, arg);
-	if (opts->count)
+	if (*from != GIVEN_NOT && *from != as)
 		return fail(err, errlen, "the count is given twice (-c and a second argument)");
+	*from = as;
 	opts->count = v;
 	return 0;
 }
@@ -380,6 +385,7 @@ static int set_count(struct tt_options *opts, const char *what, const char *arg,
 int options_parse(int argc, char **argv, struct tt_options *opts, char *err, size_t errlen)
 {
 	const char *last_optarg = NULL;
+	enum given_as interval_from = GIVEN_NOT, count_from = GIVEN_NOT;
 	int c, positional = 0;
 	char name[32];
 	uint64_t v;
@@ -402,7 +408,8 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 				return -1;
 			break;
 		case 'i':
-			if (set_interval(opts, "--interval", optarg, err, errlen))
+			if (set_interval(opts, &interval_from, GIVEN_OPTION, "--interval", optarg,
+					 err, errlen))
 				return -1;
 			break;
 		case 'd':
@@ -414,7 +421,7 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 			opts->duration_ms = v;
 			break;
 		case 'c':
-			if (set_count(opts, "--count", optarg, err, errlen))
+			if (set_count(opts, &count_from, GIVEN_OPTION, "--count", optarg, err, errlen))
 				return -1;
 			break;
 		case OPT_CSV:
@@ -485,9 +492,11 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 			opts->version = true;
 			break;
 		case 1: /* [interval [count]], as vmstat and sar take them */
-			if (++positional == 1 && set_interval(opts, "interval", optarg, err, errlen))
+			if (++positional == 1 && set_interval(opts, &interval_from, GIVEN_ARGUMENT,
+							      "interval", optarg, err, errlen))
 				return -1;
-			if (positional == 2 && set_count(opts, "count", optarg, err, errlen))
+			if (positional == 2 && set_count(opts, &count_from, GIVEN_ARGUMENT, "count",
+							 optarg, err, errlen))
 				return -1;
 			if (positional > 2)
 				return fail(err, errlen, "unexpected argument '%s'", optarg);

@@ -25,7 +25,6 @@ struct tt_options {
 	struct tt_target targets[TT_MAX_TRACED];
 	size_t n_targets;     /* 0: every process with TCP activity */
 	uint64_t interval_ms; /* -i or the first argument, default 1000 */
-	bool interval_set;
 	uint64_t duration_ms; /* -d, 0 when not given */
 	uint64_t count;       /* -c or the second argument, 0 when not given */
 	const char *csv_path; /* --csv, NULL when not given, "-" for stdout */
