@@ -14,7 +14,9 @@ USER_CFLAGS := -std=gnu11 $(WARNINGS) $(INCLUDES) -DTCPTRACE_VERSION='"$(VERSION
 DEPFLAGS := -MMD -MP
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARNINGS) \
 	-Wno-unused-parameter -Iinclude -I. -MMD -MP
-LIBS := -lbpf -lelf -lz
+# libbpf linked in, as libbpf-tools' package does: the binary needs libelf
+# and zlib only, and runs with the libbpf it was tested with.
+LIBS := -l:libbpf.a -lelf -lz
 
 # src/user/ by job (docs/layout.md); a folder uses only those before it
 # in this list (tests/lint/layers.sh checks it).
@@ -41,7 +43,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean unit integration kernel-test kernel-fetch test test-programs install uninstall hookcost
+.PHONY: all clean unit integration kernel-test kernel-fetch test test-programs install uninstall hookcost deb
 
 all: tcptrace $(OUTPUT)/tt-scenario $(OUTPUT)/tt-stall
 
@@ -168,6 +170,11 @@ install: tcptrace
 	$(Q)$(INSTALL) -D -m 0644 docs/examples/tcptrace-exporter.service \
 		$(DESTDIR)$(DOCDIR)/examples/tcptrace-exporter.service
 	$(Q)sed -i 's|@SBINDIR@|$(SBINDIR)|' $(DESTDIR)$(DOCDIR)/examples/tcptrace-exporter.service
+
+# The Debian package, tcptrace-bpf (tools/make-deb.sh says why that name).
+deb: tcptrace
+	$(call msg,DEB,$(OUTPUT))
+	$(Q)tools/make-deb.sh $(VERSION) $(OUTPUT)
 
 # Only the folders that are tcptrace's own go with the files, and only when
 # nothing else was put there.

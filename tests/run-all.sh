@@ -8,10 +8,10 @@
 # under qemu; KERNELS="..." narrows it),
 # tcptrace's outputs read by other programs (a Prometheus server, JSON
 # parsers), the end-to-end tests over the proxy scenarios of
-# tools/scenarios, and tcptrace report's pages in a real browser (Debian's
-# chromium). Each runs even when one before it failed.
+# tools/scenarios, tcptrace report's pages in a real browser (Debian's
+# chromium), and the Debian package in a fresh Debian 12 root. Each runs even when one before it failed.
 #
-# Two things run alongside the suites, from the start:
+# Three things run alongside the suites, from the start:
 # - the checks suite (ASan, valgrind, clang-tidy and cppcheck), at the
 #   lowest CPU priority (nice 19). It measures no time and uses no network
 #   namespace, and the other suites leave a CPU idle most of the time (one
@@ -19,6 +19,8 @@
 #   and it yields that CPU whenever a suite wants both. Its output is kept
 #   in build/test-logs/checks.log and printed after the suite during which
 #   it ended. CHECKS_ALONGSIDE=0 runs it in turn instead.
+# - the Debian 12 root the package suite installs the .deb into
+#   (debootstrap, its log in build/test-logs/package-base.log);
 # - the download of the matrix's kernels (`make kernel-fetch`, its log in
 #   build/test-logs/kernel-fetch.log), so that the kernels suite finds them;
 #   what that download could not fetch, the suite fetches itself, and fails
@@ -115,7 +117,9 @@ mkdir -p "$logs"
 rm -f "$logs"/*.status
 "$make" --no-print-directory kernel-fetch >"$logs/kernel-fetch.log" 2>&1 </dev/null &
 fetcher=$!
-trap 'kill "$fetcher" "${alongside_pids[@]}" 2>/dev/null' EXIT
+nice -n 19 tests/package/run.sh --prepare >"$logs/package-base.log" 2>&1 </dev/null &
+rooter=$!
+trap 'kill "$fetcher" "$rooter" "${alongside_pids[@]}" 2>/dev/null' EXIT
 
 [ "${CHECKS_ALONGSIDE:-1}" = 0 ] || alongside checks tests/run-checks.sh
 suite unit tests/run-unit.sh build/test_*
@@ -128,6 +132,8 @@ suite kernels "$make" --no-print-directory kernel-test
 suite exporter tests/integration/exporter.sh
 suite e2e tests/e2e/run.sh
 suite report tests/report/run.sh
+wait "$rooter"
+suite package tests/package/run.sh
 # Nothing else runs now: what is left of a suite alongside gets a whole
 # share of the CPUs again (a busy machine may have left it none so far).
 for pid in "${alongside_pids[@]}"; do unnice "$pid"; done

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-# Installs what tcptrace needs to build, test and run its demo on Debian 12
-# (as root). Package daemons are kept from starting: the demo, the scenarios
-# and the tests start their own haproxy, nginx, apache2, hitch and prometheus,
-# in private network namespaces or on loopback ports of their own. vegeta,
-# which Debian does not package, is built from its Go module at a pinned
-# version with Debian's Go.
+# Installs what tcptrace needs on Debian 12 (as root), by need:
+#   install-deps.sh build   to build tcptrace and make install or make deb
+#   install-deps.sh demo    that, and what tools/haproxy-demo.sh runs
+#   install-deps.sh [test]  all of it: what every test suite runs (the default)
+# Package daemons are kept from starting: the demo, the scenarios and the
+# tests start their own haproxy, nginx, apache2, hitch and prometheus, in
+# private network namespaces or on loopback ports of their own. vegeta,
+# which Debian does not package, is built (for the tests only) from its Go
+# module at a pinned version with Debian's Go.
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 
-packages=(
-	make gcc clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
-	iproute2 nftables haproxy nginx-light libnginx-mod-stream apache2-utils wrk procps util-linux python3
+need=${1:-test}
+build=(make gcc clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev bpftool dpkg-dev)
+demo=(iproute2 haproxy nginx-light apache2-utils procps)
+tests=(
+	libcmocka-dev nftables libnginx-mod-stream wrk util-linux python3
 	apache2 hitch openssl
 	clang-19 libclang-rt-19-dev clang-tidy-19 cppcheck valgrind
 	qemu-system-x86 busybox-static cpio xz-utils
@@ -19,7 +24,17 @@ packages=(
 	groff-base man-db mandoc bash-completion systemd
 	golang-go
 	libjs-chart.js chromium
+	debootstrap lintian
 )
+case $need in
+build) packages=("${build[@]}") ;;
+demo) packages=("${build[@]}" "${demo[@]}") ;;
+test) packages=("${build[@]}" "${demo[@]}" "${tests[@]}") ;;
+*)
+	echo "usage: install-deps.sh [build|demo|test]" >&2
+	exit 2
+	;;
+esac
 
 # vegeta's releases after this one need a newer Go than Debian 12's 1.19.
 VEGETA_MODULE=github.com/tsenart/vegeta/v12
@@ -46,6 +61,10 @@ dpkg-query -W -f='${Status}' prometheus 2>/dev/null | grep -q 'ok installed' && 
 
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+if [ "$need" != test ]; then
+	echo "tcptrace: the dependencies to $need installed"
+	exit 0
+fi
 
 # policy-rc.d only stops the start during installation; under systemd the
 # unit is still enabled and would hold port 9090 from the next boot on. The
@@ -77,4 +96,4 @@ else
 	fi
 	echo "tcptrace: vegeta $VEGETA_VERSION built with Debian's $built_with"
 fi
-echo "tcptrace: build and test dependencies installed"
+echo "tcptrace: the dependencies to build, run the demo and test installed"
