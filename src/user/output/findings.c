@@ -583,7 +583,8 @@ void findings_write_text(FILE *f, const struct tt_finding *v, size_t n,
 		case TT_FINDING_KINDS:
 			break;
 		}
-		fprintf(f, " See docs/diagnosing.md#%s\n", finding_anchor(v[i].kind));
+		fprintf(f, " See man 8 tcptrace (FINDINGS) or diagnosing.md#%s\n",
+			finding_anchor(v[i].kind));
 	}
 }
 
