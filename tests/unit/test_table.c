@@ -283,7 +283,7 @@ static void test_dest_header_and_row_line_up(void **state)
 	assert_string_equal(
 		capture_end(&c),
 		"16:45:01                                          fin         rst       timewait        ports\n"
-		"    PID COMM      DESTINATION            conn  actv  pasv  sent  recv    tw   now  fail  free runout\n"
+		"    PID COMM      DESTINATION            conn  actv  pasv  sent  recv    tw   now  port  free runout\n"
 		"     77 nginx     127.0.0.1:8081          950   940     0     0    10   940 28000    50   123     4s\n");
 	free(c.text);
 }

@@ -234,7 +234,7 @@ void format_dest(char *buf, size_t len, const struct tt_dest_row *row)
 void table_write_dest_header(FILE *f, const char *label)
 {
 	static const char *const names[DEST_CELLS] = {
-		"conn", "actv", "pasv", "sent", "recv", "tw", "now", "fail", "free", "runout",
+		"conn", "actv", "pasv", "sent", "recv", "tw", "now", "port", "free", "runout",
 	};
 
 	write_group_line(f, label, LEAD_WIDTH + 1 + DEST_WIDTH, dest_groups,
