@@ -313,6 +313,17 @@ static void test_match_missing_name(void **state)
 	assert_string_equal(m.err, "no process named 'foo'");
 }
 
+/* A name is quoted back: its control bytes must not break the line. */
+static void test_missing_name_is_quoted_without_control_bytes(void **state)
+{
+	struct tt_target t[] = { name_target("a\x1b[2Jb\nc") };
+	struct match m;
+
+	run_match(*state, t, 1, &m);
+	assert_int_equal(m.ret, -1);
+	assert_string_equal(m.err, "no process named 'a?[2Jb?c'");
+}
+
 static void test_missing_name_waited_for(void **state)
 {
 	struct tt_target t[] = { name_target("nginx"), name_target("foo"), pid_target(4242) };
@@ -453,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_match_name_of_15_bytes),
 		cmocka_unit_test(test_match_name_with_punctuation),
 		cmocka_unit_test(test_match_missing_name),
+		cmocka_unit_test(test_missing_name_is_quoted_without_control_bytes),
 		cmocka_unit_test(test_missing_name_waited_for),
 		cmocka_unit_test(test_match_ignores_non_numeric_directories),
 		cmocka_unit_test(test_match_ignores_pid_names_with_leading_zero),

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "cli/command.h"
+#include "common/fail.h"
 
 /* What the runner writes to result_fd: first once COMMAND's exec has
  * succeeded or failed, then, if it ran, once it has ended. */
@@ -22,8 +23,7 @@ struct command_result {
 
 static int fail(char *err, size_t errlen, const char *what)
 {
-	snprintf(err, errlen, "%s: %s", what, strerror(errno));
-	return -1;
+	return tt_error(err, errlen, "%s: %s", what, strerror(errno));
 }
 
 static void write_result(int fd, int exec_errno, int status)
@@ -165,13 +165,13 @@ int command_start(struct command *c, char *const argv[], char *err, size_t errle
 	struct command_result r;
 
 	if (write(c->control_fd, "g", 1) != 1 || read_result(c, &r)) {
-		snprintf(err, errlen, "cannot run '%s': the runner process failed", argv[0]);
+		tt_error(err, errlen, "cannot run '%s': the runner process failed", argv[0]);
 		return -1;
 	}
 	if (r.exec_errno) {
 		c->finished = true;
 		c->exit_code = r.exec_errno == ENOENT ? 127 : 126;
-		snprintf(err, errlen, "cannot run '%s': %s", argv[0], strerror(r.exec_errno));
+		tt_error(err, errlen, "cannot run '%s': %s", argv[0], strerror(r.exec_errno));
 		return -1;
 	}
 	return 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <linux/types.h>
 #include "cli/options.h"
+#include "common/fail.h"
 
 #define PID_MAX_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT on 64-bit */
 #define INTERVAL_MIN_MS 100ULL
@@ -119,26 +120,6 @@ const char tt_usage[] =
 	"  tcptrace -p nginx --csv nginx.csv -d 30\n"
 	"  tcptrace -p haproxy --csv run.csv -- wrk -c 50 -d 10 http://127.0.0.1:8080/\n"
 	"  tcptrace -p haproxy --listen 9477\n";
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-		/* The bad argument is quoted back: its newlines or escape
-		 * sequences must not break the one line or the terminal. */
-		for (char *c = err; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				*c = '?';
-	}
-	return -1;
-}
 
 static bool all_digits(const char *s, size_t len)
 {
@@ -256,7 +237,7 @@ static int add_target(struct tt_options *opts, const struct tt_target *t, char *
 			return 0;
 	}
 	if (opts->n_targets == TT_MAX_TRACED)
-		return fail(err, errlen, "too many --pid entries: expected at most %d",
+		return tt_error(err, errlen, "too many --pid entries: expected at most %d",
 			    TT_MAX_TRACED);
 	opts->targets[opts->n_targets++] = *t;
 	return 0;
@@ -270,7 +251,7 @@ static int parse_target(const char *entry, size_t len, struct tt_target *t, char
 	memset(t, 0, sizeof(*t));
 	if (all_digits(entry, len)) {
 		if (parse_u64(entry, len, &pid) || pid < 1 || pid > PID_MAX_LIMIT)
-			return fail(err, errlen,
+			return tt_error(err, errlen,
 				    "invalid --pid entry '%.*s': expected a PID from 1 to %d",
 				    (int)len, entry, PID_MAX_LIMIT);
 		t->is_pid = true;
@@ -278,7 +259,7 @@ static int parse_target(const char *entry, size_t len, struct tt_target *t, char
 		return 0;
 	}
 	if (len > TT_COMM_LEN - 1 || memchr(entry, '/', len))
-		return fail(err, errlen,
+		return tt_error(err, errlen,
 			    "invalid --pid entry '%.*s': expected a process name of at most %d "
 			    "bytes without '/', as in /proc/PID/comm",
 			    (int)len, entry, TT_COMM_LEN - 1);
@@ -297,7 +278,7 @@ static int parse_targets(const char *arg, struct tt_options *opts, char *err, si
 		size_t len = comma ? (size_t)(comma - entry) : strlen(entry);
 
 		if (len == 0)
-			return fail(err, errlen,
+			return tt_error(err, errlen,
 				    "invalid --pid '%s': empty entry, expected "
 				    "PID|NAME[,PID|NAME...]",
 				    arg);
@@ -339,10 +320,10 @@ static int bad_option(int argc, char **argv, char *err, size_t errlen)
 	const struct option *o = optopt ? long_option_by_val(optopt) : NULL;
 
 	if (o && o->has_arg == no_argument && strncmp(arg, "--", 2) == 0)
-		return fail(err, errlen, "option '--%s' takes no argument", o->name);
+		return tt_error(err, errlen, "option '--%s' takes no argument", o->name);
 	if (optopt)
-		return fail(err, errlen, "unknown option '-%c'", optopt);
-	return fail(err, errlen, "unknown option '%.*s'", (int)strcspn(arg, "="), arg);
+		return tt_error(err, errlen, "unknown option '-%c'", optopt);
+	return tt_error(err, errlen, "unknown option '%.*s'", (int)strcspn(arg, "="), arg);
 }
 
 /* Where the interval and the count came from: an option given again
@@ -356,11 +337,11 @@ static int set_interval(struct tt_options *opts, enum given_as *from, enum given
 	uint64_t v;
 
 	if (parse_seconds_ms(arg, &v) || v < INTERVAL_MIN_MS || v > INTERVAL_MAX_MS)
-		return fail(err, errlen,
+		return tt_error(err, errlen,
 			    "invalid %s '%s': expected seconds from 0.1 to 3600, e.g. 1 or 0.5",
 			    what, arg);
 	if (*from != GIVEN_NOT && *from != as)
-		return fail(err, errlen, "the interval is given twice (-i and a first argument)");
+		return tt_error(err, errlen, "the interval is given twice (-i and a first argument)");
 	*from = as;
 	opts->interval_ms = v;
 	return 0;
@@ -373,10 +354,10 @@ static int set_count(struct tt_options *opts, enum given_as *from, enum given_as
 	uint64_t v;
 
 	if (parse_range(arg, 1, COUNT_MAX, &v))
-		return fail(err, errlen, "invalid %s '%s': expected an integer from 1 to 1000000000",
+		return tt_error(err, errlen, "invalid %s '%s': expected an integer from 1 to 1000000000",
 			    what, arg);
 	if (*from != GIVEN_NOT && *from != as)
-		return fail(err, errlen, "the count is given twice (-c and a second argument)");
+		return tt_error(err, errlen, "the count is given twice (-c and a second argument)");
 	*from = as;
 	opts->count = v;
 	return 0;
@@ -414,7 +395,7 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 			break;
 		case 'd':
 			if (parse_seconds_ms(optarg, &v) || v == 0 || v > DURATION_MAX_MS)
-				return fail(err, errlen,
+				return tt_error(err, errlen,
 					    "invalid --duration '%s': expected seconds from 0.001 "
 					    "to 2678400 (31 days), e.g. 30 or 0.5",
 					    optarg);
@@ -426,13 +407,13 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 			break;
 		case OPT_CSV:
 			if (optarg[0] == '\0')
-				return fail(err, errlen, "invalid --csv '': expected a file name, "
+				return tt_error(err, errlen, "invalid --csv '': expected a file name, "
 							 "or - for stdout");
 			opts->csv_path = optarg;
 			break;
 		case OPT_MAX_SOCKETS:
 			if (parse_range(optarg, MAX_SOCKETS_MIN, MAX_SOCKETS_MAX, &v))
-				return fail(err, errlen,
+				return tt_error(err, errlen,
 					    "invalid --max-sockets '%s': expected an integer from "
 					    "%d to %d",
 					    optarg, MAX_SOCKETS_MIN, MAX_SOCKETS_MAX);
@@ -440,7 +421,7 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 			break;
 		case OPT_MAX_PROCS:
 			if (parse_range(optarg, MAX_PROCS_MIN, MAX_PROCS_MAX, &v))
-				return fail(err, errlen,
+				return tt_error(err, errlen,
 					    "invalid --max-procs '%s': expected an integer from "
 					    "%d to %d",
 					    optarg, MAX_PROCS_MIN, MAX_PROCS_MAX);
@@ -452,25 +433,25 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 			else if (strcmp(optarg, "process") == 0)
 				opts->by_dest = false;
 			else
-				return fail(err, errlen,
+				return tt_error(err, errlen,
 					    "invalid --by '%s': expected dest or process", optarg);
 			break;
 		case OPT_JSON:
 			if (optarg[0] == '\0')
-				return fail(err, errlen, "invalid --json '': expected a file name, "
+				return tt_error(err, errlen, "invalid --json '': expected a file name, "
 							 "or - for stdout");
 			opts->json_path = optarg;
 			break;
 		case OPT_LISTEN:
 			if (parse_listen(optarg, &opts->listen_addr))
-				return fail(err, errlen,
+				return tt_error(err, errlen,
 					    "invalid --listen '%s': expected PORT or ADDR:PORT, ADDR "
 					    "an IPv4 address or [IPv6 address], PORT from 1 to 65535",
 					    optarg);
 			break;
 		case OPT_MAX_COMMS:
 			if (parse_range(optarg, 1, MAX_COMMS_MAX, &v))
-				return fail(err, errlen,
+				return tt_error(err, errlen,
 					    "invalid --max-comms '%s': expected an integer from 1 "
 					    "to %d",
 					    optarg, MAX_COMMS_MAX);
@@ -499,27 +480,27 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 							 optarg, err, errlen))
 				return -1;
 			if (positional > 2)
-				return fail(err, errlen, "unexpected argument '%s'", optarg);
+				return tt_error(err, errlen, "unexpected argument '%s'", optarg);
 			break;
 		case ':':
 			option_name(name, sizeof(name), optopt, argv[optind - 1]);
-			return fail(err, errlen, "option '%s' needs an argument", name);
+			return tt_error(err, errlen, "option '%s' needs an argument", name);
 		default:
 			return bad_option(argc, argv, err, errlen);
 		}
 	}
 	if (opts->csv_path && opts->json_path && !strcmp(opts->csv_path, "-") &&
 	    !strcmp(opts->json_path, "-"))
-		return fail(err, errlen, "--csv - and --json - cannot both write to stdout");
+		return tt_error(err, errlen, "--csv - and --json - cannot both write to stdout");
 	/* getopt stops after "--" (unless it was an option's argument, as in
 	 * --csv --): what follows is the command to run. */
 	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0 && argv[optind - 1] != last_optarg) {
 		if (optind == argc)
-			return fail(err, errlen, "missing COMMAND after '--'");
+			return tt_error(err, errlen, "missing COMMAND after '--'");
 		opts->command = &argv[optind];
 		return 0;
 	}
 	if (optind < argc)
-		return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+		return tt_error(err, errlen, "unexpected argument '%s'", argv[optind]);
 	return 0;
 }

@@ -12,22 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/proc_match.h"
+#include "common/fail.h"
 #include "common/procfs.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 bool comm_matches(const char *name, const char *comm)
 {
@@ -92,7 +78,7 @@ static int add_pid(uint32_t *pids, size_t max_pids, size_t *n, uint32_t pid, cha
 	if (*n == max_pids)
 		*n = sort_unique(pids, *n);
 	if (*n == max_pids)
-		return fail(err, errlen, "--pid matches more than %zu processes", max_pids);
+		return tt_error(err, errlen, "--pid matches more than %zu processes", max_pids);
 	pids[(*n)++] = pid;
 	return 0;
 }
@@ -111,7 +97,7 @@ static int match_names(const char *proc_root, const struct tt_target *targets, s
 
 	dir = opendir(proc_root);
 	if (!dir)
-		return fail(err, errlen, "cannot read %s: %s", proc_root, strerror(errno));
+		return tt_error(err, errlen, "cannot read %s: %s", proc_root, strerror(errno));
 	while (!ret && (de = readdir(dir))) {
 		bool matched = false;
 
@@ -143,7 +129,7 @@ int proc_match(const char *proc_root, const struct tt_target *targets, size_t n,
 
 	*n_pids = 0;
 	if (n > TT_MAX_TRACED)
-		return fail(err, errlen, "too many --pid entries: expected at most %d",
+		return tt_error(err, errlen, "too many --pid entries: expected at most %d",
 			    TT_MAX_TRACED);
 	for (i = 0; i < n; i++) {
 		if (!targets[i].is_pid) {
@@ -151,7 +137,7 @@ int proc_match(const char *proc_root, const struct tt_target *targets, size_t n,
 			continue;
 		}
 		if (!pid_exists(proc_root, targets[i].pid))
-			return fail(err, errlen, "no process with PID %u", targets[i].pid);
+			return tt_error(err, errlen, "no process with PID %u", targets[i].pid);
 		if (add_pid(pids, max_pids, n_pids, targets[i].pid, err, errlen))
 			return -1;
 	}
@@ -162,7 +148,7 @@ int proc_match(const char *proc_root, const struct tt_target *targets, size_t n,
 		if (found)
 			found[i] = targets[i].is_pid || matched[i];
 		else if (!targets[i].is_pid && !matched[i])
-			return fail(err, errlen, "no process named '%s'", targets[i].name);
+			return tt_error(err, errlen, "no process named '%s'", targets[i].name);
 	}
 	*n_pids = sort_unique(pids, *n_pids);
 	return 0;

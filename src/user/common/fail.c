@@ -1,9 +1,34 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* One line that names a failed step and why, for the caller to print. */
+/* One line that says what failed (see fail.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "common/fail.h"
+
+static void scrub(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+static void vformat(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+	if (!err || !errlen)
+		return;
+	vsnprintf(err, errlen, fmt, ap);
+	scrub(err);
+}
+
+int tt_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vformat(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
 
 int tt_fail(char *err, int errnum, const char *fmt, ...)
 {
@@ -11,9 +36,21 @@ int tt_fail(char *err, int errnum, const char *fmt, ...)
 	size_t len;
 
 	va_start(ap, fmt);
-	vsnprintf(err, TT_ERR_LEN, fmt, ap);
+	vformat(err, TT_ERR_LEN, fmt, ap);
 	va_end(ap);
 	len = strlen(err);
 	snprintf(err + len, TT_ERR_LEN - len, ": %s", strerror(errnum < 0 ? -errnum : errnum));
 	return errnum < 0 ? errnum : -errnum;
+}
+
+int tt_die(int code, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vformat(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "tcptrace: %s\n", line);
+	return code;
 }

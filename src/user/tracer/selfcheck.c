@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include "common/fail.h"
 #include "tracer/selfcheck.h"
 
 #define SELFCHECK_WAIT_MS 5000
@@ -240,7 +241,7 @@ static void describe(char *err, size_t errlen, const struct tt_proc_counters *se
 	want_of(&want_server, &want_client);
 	differences(others, sizeof(others), "connecting end", &c, &want_client);
 	differences(others, sizeof(others), "accepting end", &s, &want_server);
-	snprintf(err, errlen,
+	tt_error(err, errlen,
 		 "self-check failed on Linux %s: its own loopback connection was not counted "
 		 "(connecting end conn_out %llu fin_active_out %llu tw_out %llu, accepting end "
 		 "conn_in %llu fin_passive_in %llu; 1 each expected%s%s)",
@@ -260,13 +261,13 @@ int selfcheck_start(struct selfcheck *sc, char *err, size_t errlen)
 	sc->client = 0;
 	sc->go[0] = sc->go[1] = sc->report[0] = sc->report[1] = -1;
 	if (pipe2(sc->go, O_CLOEXEC) || pipe2(sc->report, O_CLOEXEC)) {
-		snprintf(err, errlen, "self-check: cannot make a pipe: %s", strerror(errno));
+		tt_error(err, errlen, "self-check: cannot make a pipe: %s", strerror(errno));
 		selfcheck_stop(sc);
 		return -1;
 	}
 	pid = fork();
 	if (pid < 0) {
-		snprintf(err, errlen, "self-check: cannot fork: %s", strerror(errno));
+		tt_error(err, errlen, "self-check: cannot fork: %s", strerror(errno));
 		selfcheck_stop(sc);
 		return -1;
 	}
@@ -339,15 +340,15 @@ int selfcheck_run(struct selfcheck *sc, struct tracer *t, char *err, size_t errl
 	int ret = -1;
 
 	if (!server || !client) {
-		snprintf(err, errlen, "self-check: its processes did not start");
+		tt_error(err, errlen, "self-check: its processes did not start");
 		goto out;
 	}
 	if (tracer_trace_pid(t, server) || tracer_trace_pid(t, client)) {
-		snprintf(err, errlen, "%s", t->err);
+		tt_error(err, errlen, "%s", t->err);
 		goto out;
 	}
 	if (write(sc->go[1], "g", 1) != 1) {
-		snprintf(err, errlen, "self-check: its processes ended early");
+		tt_error(err, errlen, "self-check: its processes ended early");
 		goto out;
 	}
 	/* For tcptrace's own tests: the counters read late, as by a tcptrace
@@ -357,7 +358,7 @@ int selfcheck_run(struct selfcheck *sc, struct tracer *t, char *err, size_t errl
 	deadline = now_ms() + SELFCHECK_WAIT_MS;
 	do {
 		if (tracer_counters_of(t, server, &server_c) || tracer_counters_of(t, client, &client_c)) {
-			snprintf(err, errlen, "%s", t->err);
+			tt_error(err, errlen, "%s", t->err);
 			goto out;
 		}
 		if (seen_as_expected(&server_c, &client_c)) {
