@@ -529,20 +529,26 @@ ns_link_to_nowhere() {
 			net.ipv4.neigh.tt0.retrans_time_ms=200
 }
 
-case_connect_causes_and_times() {
-	local csv=$WORK/t.csv srv_slow srv_fast pids=() outs=(refused timeout unreach abandoned slow fast)
-	local p o i sum
-	ns_new net.ipv4.tcp_syn_retries=1 || return 1
-	ns_link_to_nowhere || return 1
-	in_ns nft -f - <<EOF || return 1
-table inet tt_connects {
+# A namespace where a connect() times out after one SYN sent again (3 s):
+# nothing answers 10.77.0.2, whose SYNs nftables drops, and 10.77.0.3 and
+# up are unreachable (ns_link_to_nowhere); an extra nft rule may be given.
+ns_syn_black_hole() { # [nft rule]
+	ns_new net.ipv4.tcp_syn_retries=1 && ns_link_to_nowhere || return 1
+	in_ns nft -f - <<EOF
+table inet tt_black_hole {
 	chain output {
 		type filter hook output priority 0;
 		ip daddr 10.77.0.2 tcp flags == syn drop
-		tcp dport 8099 tcp flags == syn numgen inc mod 2 == 0 drop
+		${1:-}
 	}
 }
 EOF
+}
+
+case_connect_causes_and_times() {
+	local csv=$WORK/t.csv srv_slow srv_fast pids=() outs=(refused timeout unreach abandoned slow fast)
+	local p o i sum
+	ns_syn_black_hole 'tcp dport 8099 tcp flags == syn numgen inc mod 2 == 0 drop' || return 1
 	server_start 127.0.0.1 8099 1 noaccept || return 1
 	srv_slow=$SRV
 	server_start 127.0.0.1 8098 1 noaccept || return 1
@@ -634,16 +640,7 @@ case_wrk_connect_errors() {
 # connecting" proxy_connect_timeout closing the socket first (abandoned).
 case_nginx_upstream_failures() {
 	local prefix=$WORK/nginx csv=$WORK/n.csv i path logged counted abs=()
-	ns_new net.ipv4.tcp_syn_retries=1 || return 1
-	ns_link_to_nowhere || return 1
-	in_ns nft -f - <<EOF || return 1
-table inet tt_silent {
-	chain output {
-		type filter hook output priority 0;
-		ip daddr 10.77.0.2 tcp flags == syn drop
-	}
-}
-EOF
+	ns_syn_black_hole || return 1
 	mkdir -p "$prefix/tmp"
 	ip netns exec "$NS" nginx -p "$prefix/" -c "$TOP/tools/scenarios/nginx-upstream-failures.conf" \
 		-e "$prefix/error.log" -g 'daemon off;' >"$WORK/nginx.out" 2>&1 &
