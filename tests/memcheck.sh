@@ -80,7 +80,9 @@ collect() {
 }
 
 # run_case NAME EXPECTED_STATUS [--as-nobody] PROGRAM ARGS... (in a job of
-# its own: its folder is named after the job, case_no there).
+# its own: its folder is named after the job, case_no there). A case that
+# has not ended in CASE_LIMIT seconds is stopped, exit status 124.
+CASE_LIMIT=${CASE_LIMIT:-300}
 run_case() {
 	local name=$1 expected=$2 status reports log dir prefix=() start=$SECONDS
 	shift 2
@@ -93,8 +95,8 @@ run_case() {
 	chmod 777 "$dir"
 	log="$dir/output"
 	if [ "$tool" = valgrind ]; then
-		"${prefix[@]}" "$VALGRIND" "${valgrind_flags[@]}" --log-file="$dir/valgrind.%p" \
-			"$@" >"$log" 2>&1 </dev/null
+		timeout -k 10 "$CASE_LIMIT" "${prefix[@]}" "$VALGRIND" "${valgrind_flags[@]}" \
+			--log-file="$dir/valgrind.%p" "$@" >"$log" 2>&1 </dev/null
 		status=$?
 		# Each process writes its own log; any with errors fails the case,
 		# and so does no log at all (valgrind did not run).
@@ -103,7 +105,7 @@ run_case() {
 	else
 		ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1:log_path=$dir/asan" \
 			UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$dir/asan" \
-			"${prefix[@]}" "$@" >"$log" 2>&1 </dev/null
+			timeout -k 10 "$CASE_LIMIT" "${prefix[@]}" "$@" >"$log" 2>&1 </dev/null
 		status=$?
 		# The sanitizers write a log file only when they report something.
 		reports=$(ls "$dir"/asan.* 2>/dev/null)
@@ -186,7 +188,8 @@ else
 	spawn run_case "JSON lines per destination" 0 "$bin" --by dest -c 2 -i 0.2 --json "$work/d.json"
 	spawn case_listen
 	spawn run_case "bad interval (-i abc)" 2 "$bin" -i abc
-	spawn run_case "no such process (-p no-such-proc)" 2 "$bin" -p no-such-proc
+	spawn run_case "no such process (--strict -p no-such-proc)" 2 "$bin" --strict -p no-such-proc
+	spawn run_case "a name not running yet, waited for (-p no-such-proc 0.2 2)" 0 "$bin" -p no-such-proc 0.2 2
 	spawn run_case "unwritable CSV path" 2 "$bin" -c 1 --csv "$work/no/such/dir/x.csv"
 	spawn run_case "without privilege (load fails, cleanup runs)" 2 --as-nobody "$bin" -c 1 -i 0.2
 	spawn run_case "run mode: COMMAND's exit status" 3 "$bin" -i 0.2 -- sh -c 'sleep 0.3; exit 3'

@@ -236,12 +236,17 @@ sc_hitch() { # role conf port
 # sleeps for all of -d: SIGINT, sent until wrk has gone, ends that sleep.
 # From the wrapper, not from wrk's Lua: a process wrk started would hold
 # wrk's sockets open after it exits. Once the load generator is gone, the
-# wrapper waits (5 s at most) until no listener of the namespace has a
+# wrapper waits (10 s at most) until no listener of the namespace has a
 # connection waiting in its accept queue: a server that had stopped
 # accepting (haproxy at maxconn, nginx out of descriptors) takes and closes
-# the ones the load left there while tcptrace still traces it. Then (5 s at
-# most) until no socket is closing and the timewait sockets stay as many
-# for 0.2 s: tcptrace's last look at them comes after the last close.
+# the ones the load left there while tcptrace still traces it. Then (10 s
+# at most) until no socket is connecting or closing and the timewait
+# sockets stay as many for 0.2 s: tcptrace's last look at them comes after
+# the last close. A proxy that takes the last queued connections late then
+# connects upstream for them, each connect a second or more when the
+# backend's queue is full too: ending before those ended left them to the
+# kernel's counters and not to tcptrace's (17 of 2169 once, on a busy
+# machine).
 sc_load_cmd() { # url
 	local done_file=$SC_RUN/wrk.done
 	SC_LOAD=(timeout -k 5 "$((TIME_LIMIT + 10))" bash -c '
@@ -256,15 +261,15 @@ sc_load_cmd() { # url
 		done
 		wait "$load"
 		rc=$?
-		for i in $(seq 50); do
+		for i in $(seq 100); do
 			ss -ltnH | awk "\$2 > 0 { q = 1 } END { exit !q }" || break
 			sleep 0.1
 		done
 		tw=-1
-		for i in $(seq 25); do
+		for i in $(seq 50); do
 			now=$(ss -tanH state time-wait | wc -l)
-			[ "$now" = "$tw" ] && [ -z "$(ss -tanH state fin-wait-1 state closing state last-ack)" ] &&
-				break
+			[ "$now" = "$tw" ] && [ -z "$(ss -tanH state syn-sent state syn-recv \
+				state fin-wait-1 state closing state last-ack)" ] && break
 			tw=$now
 			sleep 0.2
 		done
