@@ -882,6 +882,52 @@ case_daemon_and_hostile_clients() {
 	expect_eq "no table on stdout" "" "$(cat "$WORK/tracer.out")"
 }
 
+# Clients that ask for /metrics and never read it: each response is larger
+# than what their socket and the server's hold (small segments keep the
+# server's send buffer small), so it stalls half sent.
+# From one address they may hold at most half of the 16 slots; once a
+# response has taken nothing for a second its client gives way to a new
+# one. A scraper from the same address must be answered while they wait.
+case_clients_that_never_read() {
+	local mport i n=16 code body
+	ns_new || return 1
+	mport=$(free_port)
+	: >"$WORK/tracer.err"
+	"$TCPTRACE" -p bash -i 0.2 --by dest --max-comms 1000 --listen "127.0.0.1:$mport" \
+		>"$WORK/tracer.out" 2>"$WORK/tracer.err" &
+	TRACER_PID=$!
+	for i in $(seq 600); do grep -q '^tcptrace: tracing' "$WORK/tracer.err" && break; sleep 0.05; done
+	# A large body: series for 200 destinations (refused connects).
+	in_ns bash -c 'for p in $(seq 9000 9199); do (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; done'
+	sleep 0.5
+	body=$(curl -s -m 3 "http://127.0.0.1:$mport/metrics" | wc -c)
+	expect_eq "the body is larger than the sockets hold (over 100 kB)" 1 "$((body > 100000))"
+	python3 - "$mport" "$n" >"$WORK/stallers.out" 2>&1 <<'EOF' &
+import socket, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+held = []
+for _ in range(n):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    # Small segments keep the server's send buffer small (it grows with them).
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
+    s.connect(("127.0.0.1", port))
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    held.append(s)
+print("sent", len(held), flush=True)
+time.sleep(8)
+EOF
+	local stallers=$!
+	for i in $(seq 100); do grep -q '^sent' "$WORK/stallers.out" && break; sleep 0.05; done
+	sleep 1.5
+	code=$(curl -s -o "$WORK/m.txt" -m 3 -w '%{http_code}' "http://127.0.0.1:$mport/metrics")
+	expect_eq "a scraper answered beside $n clients that never read" 200 "$code"
+	expect_eq "and its body whole" 1 "$(grep -c '^tcptrace_build_info{' "$WORK/m.txt")"
+	kill "$stallers" 2>/dev/null
+	wait "$stallers" 2>/dev/null
+	tracer_stop
+}
+
 # Run mode: COMMAND scrapes tcptrace itself while it runs, and tcptrace
 # ends with COMMAND and its status, without waiting for the interval.
 case_run_mode() {
@@ -958,6 +1004,7 @@ run_case "listen queues: drops = ListenDrops, SYNs sent again = TCPSynRetrans, o
 run_case "the Grafana dashboard: every query returns its series, exact where the scenario makes it" case_grafana_dashboard
 run_case "--max-comms: names past the limit added up, sums exact" case_series_cap
 run_case "--listen as a daemon: outlives its target, IPv6, hostile clients, SIGTERM" case_daemon_and_hostile_clients
+run_case "--listen: clients that never read their response cannot keep a scraper out" case_clients_that_never_read
 run_case "--listen in run mode: ends with COMMAND" case_run_mode
 run_case "--json - on stdout" case_json_on_stdout
 run_case "bad --listen and --json input is refused in one line" case_bad_input

@@ -33,6 +33,8 @@ struct http_client {
 	int fd;
 	enum client_state state;
 	uint64_t accepted_ns, deadline_ns;
+	uint64_t progress_ns; /* accepted, or the last byte of the response the client took */
+	struct sockaddr_storage peer;
 	size_t req_len, drained;
 	char req[HTTP_MAX_REQUEST];
 	char head[512];
@@ -379,6 +381,7 @@ static void client_send(struct http_client *c, uint64_t now)
 			return;
 		}
 		c->sent += (size_t)n;
+		c->progress_ns = now;
 	}
 	/* All sent: shut our side and read until the client closes, so that
 	 * unread request bytes cannot turn our close into an RST that would
@@ -434,30 +437,80 @@ static void client_drain(struct http_client *c)
 	}
 }
 
-/* A free slot; when all are taken, the slot of the oldest client that has
- * not finished its request yet (a slow client gives way to a new one), or
- * NULL when every client is being answered. */
-static struct http_client *free_slot(struct http_server *s)
+static bool same_source(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+}
+
+/* Whether c may give way to a new client: it has not finished its request,
+ * or it has not taken a byte of its response for HTTP_STALL_MS. The oldest
+ * such goes first: the one that has waited longest without progress. */
+static bool may_give_way(const struct http_client *c, uint64_t now)
+{
+	return c->state == CLIENT_READING ||
+	       (c->state == CLIENT_WRITING && c->progress_ns + HTTP_STALL_MS * NS_PER_MS <= now);
+}
+
+static struct http_client *first_to_go(struct http_server *s, const struct sockaddr_storage *peer,
+				       uint64_t now)
 {
 	struct http_client *oldest = NULL;
 
 	for (size_t i = 0; i < HTTP_MAX_CLIENTS; i++) {
 		struct http_client *c = &s->clients[i];
 
-		if (c->state == CLIENT_FREE)
-			return c;
-		if (c->state == CLIENT_READING && (!oldest || c->accepted_ns < oldest->accepted_ns))
+		if (c->state == CLIENT_FREE || !may_give_way(c, now) ||
+		    (peer && !same_source(&c->peer, peer)))
+			continue;
+		/* A client still reading goes before one stalled on its response. */
+		if (!oldest || (c->state == CLIENT_READING) > (oldest->state == CLIENT_READING) ||
+		    ((c->state == CLIENT_READING) == (oldest->state == CLIENT_READING) &&
+		     c->progress_ns < oldest->progress_ns))
 			oldest = c;
 	}
-	if (oldest)
-		client_close(oldest);
 	return oldest;
+}
+
+/* A slot for a client from peer: a free one, unless that address already
+ * holds HTTP_MAX_PER_SOURCE; when none is free, or the address is at its
+ * cap, the slot of a client that may give way (of that address, at the
+ * cap); NULL when every client is being answered. One address cannot take
+ * every slot, and clients that stopped reading cannot keep a scraper out. */
+static struct http_client *free_slot(struct http_server *s, const struct sockaddr_storage *peer,
+				     uint64_t now)
+{
+	struct http_client *free_one = NULL, *victim;
+	size_t from_peer = 0;
+
+	for (size_t i = 0; i < HTTP_MAX_CLIENTS; i++) {
+		struct http_client *c = &s->clients[i];
+
+		if (c->state == CLIENT_FREE)
+			free_one = free_one ? free_one : c;
+		else if (same_source(&c->peer, peer))
+			from_peer++;
+	}
+	if (from_peer < HTTP_MAX_PER_SOURCE && free_one)
+		return free_one;
+	victim = first_to_go(s, from_peer < HTTP_MAX_PER_SOURCE ? NULL : peer, now);
+	if (victim)
+		client_close(victim);
+	return victim;
 }
 
 static void accept_clients(struct http_server *s, uint64_t now)
 {
 	for (int i = 0; i < ACCEPTS_PER_WAKE; i++) {
-		int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct sockaddr_storage peer = { 0 };
+		socklen_t peer_len = sizeof(peer);
+		int fd = accept4(s->fd, (struct sockaddr *)&peer, &peer_len,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct http_client *c;
 
 		if (fd < 0) {
@@ -467,7 +520,7 @@ static void accept_clients(struct http_server *s, uint64_t now)
 				continue;
 			return;
 		}
-		c = free_slot(s);
+		c = free_slot(s, &peer, now);
 		if (!c) {
 			close(fd);
 			continue;
@@ -476,6 +529,8 @@ static void accept_clients(struct http_server *s, uint64_t now)
 		c->state = CLIENT_READING;
 		c->req_len = 0;
 		c->accepted_ns = now;
+		c->progress_ns = now;
+		c->peer = peer;
 		c->deadline_ns = now + HTTP_REQUEST_TIMEOUT_MS * NS_PER_MS;
 	}
 }

@@ -14,6 +14,8 @@
 #include <sys/socket.h>
 
 #define HTTP_MAX_CLIENTS 16       /* connections served at once */
+#define HTTP_MAX_PER_SOURCE 8     /* of them, from one address */
+#define HTTP_STALL_MS 1000        /* a response not read for this long may give way */
 #define HTTP_MAX_REQUEST 8192     /* request line and headers, bytes */
 #define HTTP_MAX_PATH 256
 #define HTTP_REQUEST_TIMEOUT_MS 5000  /* from accept to the end of the headers */
