@@ -217,7 +217,7 @@ SAN_OBJ_CFLAGS := $(SAN_CFLAGS) -fsanitize=fuzzer-no-link
 # tests/fuzz/fuzz_NAME.c drives the module .../NAME.c of this list.
 FUZZ_MODULES := cli/options output/http offline/csv_read
 # What a fuzzed module may use besides libc: linked into every fuzzer.
-FUZZ_SHARED := common/columns common/connect_time
+FUZZ_SHARED := common/columns common/connect_time common/fail
 FUZZERS := $(notdir $(FUZZ_MODULES))
 LINT_CFLAGS := -std=gnu11 $(INCLUDES) -DTCPTRACE_VERSION='"$(VERSION)"'
 
