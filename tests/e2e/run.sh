@@ -38,6 +38,7 @@ scenario() { # name [options...]
 	LOST=$(sed -n 's/^tcptrace: \([0-9]*\) events lost.*/\1/p' "$WORK/$name.out")
 	LOST=${LOST:-0}
 	[ "$LOST" -eq 0 ] || log "    tcptrace: $LOST events lost to the kernel's recursion guard (see docs/reliability.md)"
+	[ -z "${unsettled:-}" ] || log "    the run ended before the namespace settled: $unsettled"
 }
 
 # Sum of a CSV column over the processes of a role (pids_ROLE of the

@@ -263,13 +263,16 @@ sc_load_cmd() { # url
 		rc=$?
 		for i in $(seq 100); do
 			ss -ltnH | awk "\$2 > 0 { q = 1 } END { exit !q }" || break
+			[ "$i" -lt 100 ] || echo "load-bounded: connections still queued after 10 s" >&2
 			sleep 0.1
 		done
 		tw=-1
 		for i in $(seq 50); do
 			now=$(ss -tanH state time-wait | wc -l)
-			[ "$now" = "$tw" ] && [ -z "$(ss -tanH state syn-sent state syn-recv \
-				state fin-wait-1 state closing state last-ack)" ] && break
+			busy=$(ss -tanH state syn-sent state syn-recv state fin-wait-1 state closing \
+				state last-ack | awk "{ n[\$1]++ } END { for (s in n) printf \"%s %d \", s, n[s] }")
+			[ "$now" = "$tw" ] && [ -z "$busy" ] && break
+			[ "$i" -lt 50 ] || echo "load-bounded: sockets still busy after 10 s: $busy" >&2
 			tw=$now
 			sleep 0.2
 		done
@@ -450,6 +453,8 @@ sc_write_truth() {
 		# Processes of the namespace that belong to no role: the load
 		# generator should have ended before tcptrace did.
 		echo "strays=\"$(sc_strays)\""
+		# The run's end came before the namespace settled (see sc_load_cmd).
+		echo "unsettled=\"$(grep '^load-bounded:' "$SC_RUN/load.out" | tr '\n' ' ')\""
 		echo "load=$LOAD"
 		echo "load_requests=$LOAD_REQUESTS"
 		echo "load_non2xx=$LOAD_NON2XX"

@@ -10,7 +10,7 @@
 #include "output/findings.h"
 
 void summary_print(struct tracer *t, struct report *rep, const struct tt_snapshot *first,
-			  const struct tt_snapshot *last, FILE *f)
+		   const struct tt_snapshot *last, FILE *f)
 {
 	struct tt_row *totals = calloc(last->n ? last->n : 1, sizeof(*totals));
 	struct tt_listener_row *listeners =
