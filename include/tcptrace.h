@@ -57,6 +57,8 @@ struct tt_proc_counters {
 struct tt_proc_times {
 	__u64 connect_le[TT_CONNECT_BUCKETS]; /* connects established, by latency */
 	__u64 connect_us;                     /* their latencies added up, in microseconds */
+	__u64 acceptq_le[TT_CONNECT_BUCKETS]; /* connections accepted, by their wait in the queue */
+	__u64 acceptq_us;                     /* those waits added up, in microseconds */
 };
 
 /* Key of dest_counters (--by dest): one process's connections to one
@@ -117,7 +119,8 @@ struct tt_sock {
 	 * reason of the RST that ended the connection after (an RST is
 	 * recorded only once the socket is CLOSE). */
 	union {
-		__u32 since_us;   /* TT_SK_TIMED: the clock's microseconds at connect() */
+		__u32 since_us;   /* TT_SK_TIMED: the clock's microseconds at connect(), or at
+				   * a child's queueing for accept() */
 		__u32 rst_reason; /* TT_SK_RST_SENT: enum sk_rst_reason */
 	};
 	__u32 slot; /* tgid's index in proc_counters, or TT_NO_SLOT */
@@ -159,7 +162,8 @@ enum tt_sock_flags {
 	TT_SK_CLOSED = 1 << 10,     /* its move to CLOSE was seen */
 	TT_SK_OPEN = 1 << 11,       /* in opened[], not yet in open_ended[] */
 	TT_SK_ACCEPTED_EARLY = 1 << 12, /* accept() returned it in SYN_RECV (Fast Open) */
-	TT_SK_TIMED = 1 << 13,      /* since_us holds its connect's start, until SYN_SENT ends */
+	TT_SK_TIMED = 1 << 13,      /* since_us holds a wait's start: a connect's until SYN_SENT
+				     * ends, a child's queueing until accept() */
 };
 
 /* A listening port and who owns it, per network namespace. */

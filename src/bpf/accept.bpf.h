@@ -40,17 +40,20 @@ static __always_inline struct sock *accepted_child(unsigned long long *ctx)
  * followed yet is still in SYN_RECV: a Fast Open child, which is queued at
  * the SYN, or one that a busy acceptor took between its queueing and its
  * move to ESTABLISHED. It is followed from now on as the acceptor's, its
- * conn_in counted at that move (on_set_state). */
+ * conn_in counted at that move (on_set_state). A child queued at its move
+ * to ESTABLISHED (follow_child) has waited until now: its accept wait. */
 static __always_inline void on_accept(const struct sock *listener, struct sock *child)
 {
 	struct tt_listener_key key;
 	struct tt_owner *owner;
 	struct tt_sock *s;
-	__u32 tgid;
+	__u32 tgid, us;
 
 	s = lookup_sock(child);
 	if (s) {
 		touch(child, s);
+		if (timed_end(s, &us))
+			count_accept_wait(s, us);
 		return;
 	}
 	if (child->__sk_common.skc_state != TCP_SYN_RECV || !is_inet_tcp(child))

@@ -195,6 +195,9 @@ static __always_inline bool follow_child(const struct sock *sk, __u32 tgid, bool
 		  TT_SK_ESTABLISHED | (shared ? TT_SK_PROVISIONAL : TT_SK_COUNTED));
 	if (!s)
 		return false;
+	/* Queued for accept() now: where accept() is traced, its wait there. */
+	if (acceptors_at_accept && open)
+		timed_from_now(s);
 	if (shared)
 		return true;
 	counters = counters_at(slot);

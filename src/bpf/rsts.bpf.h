@@ -124,7 +124,7 @@ static __always_inline bool count_connection_rst(const struct sock *sk, const st
 	 * (tcp_disconnect from FIN_WAIT): counted already, the kernel's reason. */
 	if (s->flags & TT_SK_RST_AHEAD) {
 		s->flags &= ~TT_SK_RST_AHEAD;
-		s->rst_reason = reason;
+		rst_reason_set(s, reason);
 		return true;
 	}
 	if (s->flags & TT_SK_RST_SENT)
@@ -132,7 +132,7 @@ static __always_inline bool count_connection_rst(const struct sock *sk, const st
 	if (skb && sk->__sk_common.skc_state != TCP_CLOSE)
 		return false;
 	s->flags |= TT_SK_RST_SENT;
-	s->rst_reason = reason;
+	rst_reason_set(s, reason);
 	return true;
 }
 

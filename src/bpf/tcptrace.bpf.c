@@ -35,6 +35,7 @@ const volatile bool acceptors_at_accept = false;
 #include "maps.bpf.h"
 #include "procs.bpf.h"
 #include "socks.bpf.h"
+#include "times.bpf.h"
 #include "dests.bpf.h"
 #include "queues.bpf.h"
 #include "sharing.bpf.h"
@@ -112,44 +113,12 @@ static __always_inline void count_syn_retrans(const struct sock *sk, struct tt_s
 		__sync_fetch_and_add(&c->syn_retrans, n);
 }
 
-/* The clock in microseconds, cut to 32 bits: a connect's latency is the
- * difference, right across a wrap for any wait under an hour. */
-static __always_inline __u32 now_us(void)
-{
-	return bpf_ktime_get_ns() / 1000;
-}
-
-/* The bucket of a connect's latency: global, so that the verifier walks
- * the ladder once, not once for each path of its caller. */
-__noinline __u32 connect_bucket(__u32 us)
-{
-	__u32 bound = 10, i = 0;
-
-	for (int decade = 0; decade < TT_CONNECT_BUCKETS / 3; decade++) {
-		if (us <= bound)
-			return i;
-		if (us <= bound * 2)
-			return i + 1;
-		if (us <= bound * 5)
-			return i + 2;
-		bound *= 10;
-		i += 3;
-	}
-	return TT_CONNECT_BUCKETS - 1;
-}
-
 /* A connect() leaving SYN_SENT: the word that held its start goes back to
  * the RST's reason. True, with its time in *us, when it reached
  * ESTABLISHED and its start was seen (not a connect from before start-up). */
 static __always_inline bool connect_ends(struct tt_sock *s, int newstate, __u32 *us)
 {
-	bool timed = (s->flags & TT_SK_TIMED) && newstate == TCP_ESTABLISHED;
-
-	if (timed)
-		*us = now_us() - s->since_us;
-	s->flags &= ~TT_SK_TIMED;
-	s->rst_reason = 0;
-	return timed;
+	return timed_end(s, us) && newstate == TCP_ESTABLISHED;
 }
 
 /* A connect() that reached ESTABLISHED after us microseconds. */
@@ -160,7 +129,7 @@ static __always_inline void count_connect_time(struct tt_sock *s, __u32 us,
 	struct tt_proc_times *t;
 	__u64 i;
 
-	i = connect_bucket(us);
+	i = latency_bucket(us);
 	if (i >= TT_CONNECT_BUCKETS)
 		return;
 	barrier_var(i); /* the bounded register itself indexes both maps */
@@ -207,8 +176,7 @@ static __always_inline void on_connect(const struct sock *sk, struct net *net)
 		return;
 	s = track(sk, tgid, slot_of_process(tgid), TT_SIDE_OUT, 0);
 	if (s) {
-		s->since_us = now_us();
-		s->flags |= TT_SK_TIMED;
+		timed_from_now(s);
 	}
 }
 
@@ -298,7 +266,7 @@ static __always_inline void on_close(const struct sock *sk, struct net *net,
 	err = sk->sk_err;
 	if (oldstate != TCP_CLOSING && !err && !death_row_full(death_row_of(net))) {
 		s->flags |= TT_SK_RST_SENT | TT_SK_RST_AHEAD;
-		s->rst_reason = reason_abort_on_data();
+		rst_reason_set(s, reason_abort_on_data());
 	}
 }
 

@@ -239,6 +239,12 @@ spid=$!
 wait_for ready.8089 || say "server defer did not start: $(cat server.8089)"
 client_start 8089 3 burst --wait 2
 pair_end defer 8089
+# A slow server: 200 ms before each accept() (--accept-delay), its 5
+# connections made at once: the k-th it takes has waited in the accept
+# queue (k - 1) x 200 ms or more. Timed where accept() is traced.
+server_start 8095 5 hold --accept-delay 200
+client_start 8095 5 burst --wait 3
+pair_end accept-wait 8095
 max_port_range=$(cat /proc/sys/net/ipv4/ip_local_port_range)
 echo "$PORT_RANGE_EXHAUST" >/proc/sys/net/ipv4/ip_local_port_range
 server_start 8085 4 hold

@@ -329,6 +329,42 @@ case_connects_by_cause_and_time() {
 		"$(csv_total connfail_refused connfail_timeout connfail_unreach connfail_abandoned)"
 }
 
+# Accept queue waits where accept() is traced (fexit, every Debian guest):
+# the slow server slept 200 ms before each of its 5 accepts, all of them
+# queued at once, so 4 waited 200, 400, 600 and 800 ms or more.
+case_accept_wait() {
+	guest_ran || return 1
+	local csv=$GUEST/t.csv srv
+	srv=$(pair_field accept-wait server)
+	expect_eq "slow server: accepted its 5 (its own count), client ok" "5 0" \
+		"$(scenario_field accept-wait server accepted) $(pair_field accept-wait client_rc)"
+	expect_eq "its accepts timed = conn_in = 5" "5 5" \
+		"$(csv_sum "$csv" "$srv" conn_in) $(wait_buckets "$csv" "$srv" accept_wait)"
+	expect_eq "at least 4 of them waited more than 100 ms" 1 \
+		"$(($(wait_buckets "$csv" "$srv" accept_wait over_100ms) >= 4))"
+	expect_eq "their waits add up to 2 s or more (200 + 400 + 600 + 800 ms)" 1 \
+		"$(($(csv_sum "$csv" "$srv" accept_wait_us) >= 2000000))"
+	expect_eq "the connects' own times are not counted as accept waits: the client has none" 0 \
+		"$(wait_buckets "$csv" "$(pair_field accept-wait client)" accept_wait)"
+}
+
+# Waits in the buckets of one PID's rows: all of them, or those over 100 ms.
+wait_buckets() { # csv pid prefix [over_100ms]
+	awk -F, -v pid="$2" -v pre="$3" -v over="${4:-}" '
+		NR == 1 {
+			for (i = 1; i <= NF; i++) {
+				if ($i !~ "^" pre "_([0-9]+(us|ms|s)|over_50s)$")
+					continue
+				if (over && $i ~ /_([0-9]+us|[0-9]ms|[0-9][0-9]ms|100ms)$/)
+					continue
+				c[i] = 1
+			}
+			next
+		}
+		$3 == pid { for (i in c) s += $i }
+		END { print s + 0 }' "$1"
+}
+
 # Connects timed: every latency bucket of one PID's rows.
 connect_buckets() { # csv pid
 	awk -F, -v pid="$2" '
@@ -339,7 +375,7 @@ connect_buckets() { # csv pid
 
 case_totals_equal_kernel_counters() {
 	guest_ran || return 1
-	local opened=$((8 * N + EXHAUST_PORTS + KA_CONNS + 5 + 3 + 1)) # + the listen queue's 5, defer's 3, the moment's 1
+	local opened=$((8 * N + EXHAUST_PORTS + KA_CONNS + 5 + 3 + 1 + 5)) # + the listen queue's 5, defer's 3, the moment's 1, the slow server's 5
 	expect_eq "TcpPassiveOpens = connections the scenario opened" "$opened" "$(counter_delta TcpPassiveOpens)"
 	expect_eq "conn_in = TcpPassiveOpens" "$(counter_delta TcpPassiveOpens)" "$(csv_total conn_in)"
 	expect_eq "conn_out + connfail_out = TcpActiveOpens" "$(counter_delta TcpActiveOpens)" "$(csv_total conn_out connfail_out)"
@@ -468,6 +504,7 @@ run_case "$SERIES: a listener shared by a fork, connections queued before it: ea
 run_case "$SERIES: TCP Fast Open: accept() before the handshake's end, counted once" case_fastopen
 run_case "$SERIES: kept-alive requests cost no program run (fexit, no read hook)" case_keepalive_costs_nothing
 run_case "$SERIES: connects by cause (refused, abandoned) and time" case_connects_by_cause_and_time
+run_case "$SERIES: accept queue waits, a server that sleeps 200 ms before each accept()" case_accept_wait
 run_case "$SERIES: totals = the guest kernel's TCP counters" case_totals_equal_kernel_counters
 case $SERIES in
 5.10 | 6.1) run_case "$SERIES: RST reasons unavailable, and said so" case_rst_reasons_unavailable ;;

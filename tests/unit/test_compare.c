@@ -51,7 +51,7 @@
 	      fast, slow)                                                                    \
 	t "," e "," pid "," comm "," ZEROS "," open_in "," open_out "," drops "," peak ","    \
 	limit "," syn "," synack ",0,0,0," abandoned ",0,0," fast                             \
-	",0,0,0,0,0,0,0,0,0,0,0,0,0," slow ",0,0,0,0,0,0,\n"
+	",0,0,0,0,0,0,0,0,0,0,0,0,0," slow ",0,0,0,0,0,0," ZEROS_ACCEPT_WAIT ",\n"
 
 /* haproxy with backlog 16 under ab: its queue full, ab's SYNs sent again. */
 #define SMALL_QUEUE_CSV                                                                      \

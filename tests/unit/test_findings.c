@@ -103,6 +103,38 @@ static void test_haproxy_listener_drops(void **state)
 	free(text);
 }
 
+/* Where accept() is traced, the listener's finding says how long the
+ * connections its owner took waited in the queue; JSON gives the bounds. */
+static void test_listener_drops_with_accept_waits(void **state)
+{
+	struct tt_row row = make_row(4242, "haproxy");
+	struct tt_listener_row l = haproxy_listener();
+	struct findings_input in = { .rows = &row, .n = 1, .listeners = &l, .n_listeners = 1 };
+	struct tt_finding v[2];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	row.listen_drops = 281;
+	row.c.conn[TT_SIDE_IN] = 300;
+	row.t.acceptq_le[9] = 250;  /* at most 10 ms */
+	row.t.acceptq_le[13] = 47;  /* at most 200 ms */
+	row.t.acceptq_le[15] = 3;   /* at most 1 s */
+	assert_int_equal(findings_collect(&in, v, 2), 1);
+	text = text_of(v, 1, NULL);
+	assert_non_null(strstr(text, "sends it again after 1 s or more. The connections it accepted "
+				     "waited in the queue p99 at most 200ms, the longest at most 1s. "
+				     "haproxy stops accepting"));
+	free(text);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(findings_write_json(f, v, 1, NULL), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, ",\"accept_wait_p99_us\":200000,\"accept_wait_max_us\":1000000"));
+	free(text);
+}
+
 /* With no listener that dropped, the SYNs' causes are named without one;
  * the failed connects by cause. */
 static void test_syn_retries_alone_and_failed_connects_by_cause(void **state)
@@ -455,6 +487,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_healthy_run_has_none),
 		cmocka_unit_test(test_haproxy_listener_drops),
+		cmocka_unit_test(test_listener_drops_with_accept_waits),
 		cmocka_unit_test(test_syn_retries_alone_and_failed_connects_by_cause),
 		cmocka_unit_test(test_somaxconn_that_caps_and_sharers),
 		cmocka_unit_test(test_drops_with_the_queue_never_full),

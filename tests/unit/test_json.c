@@ -24,7 +24,17 @@
 	",\"connect_50ms\":0,\"connect_100ms\":0,\"connect_200ms\":0" \
 	",\"connect_500ms\":0,\"connect_1s\":0,\"connect_2s\":0" \
 	",\"connect_5s\":0,\"connect_10s\":0,\"connect_20s\":0" \
-	",\"connect_50s\":0,\"connect_over_50s\":0,\"connect_us\":0"
+	",\"connect_50s\":0,\"connect_over_50s\":0,\"connect_us\":0" ACCEPT_WAIT_ZERO_FIELDS
+/* The accept queue waits, all 0. */
+#define ACCEPT_WAIT_ZERO_FIELDS \
+	",\"accept_wait_10us\":0,\"accept_wait_20us\":0,\"accept_wait_50us\":0" \
+	",\"accept_wait_100us\":0,\"accept_wait_200us\":0,\"accept_wait_500us\":0" \
+	",\"accept_wait_1ms\":0,\"accept_wait_2ms\":0,\"accept_wait_5ms\":0" \
+	",\"accept_wait_10ms\":0,\"accept_wait_20ms\":0,\"accept_wait_50ms\":0" \
+	",\"accept_wait_100ms\":0,\"accept_wait_200ms\":0,\"accept_wait_500ms\":0" \
+	",\"accept_wait_1s\":0,\"accept_wait_2s\":0,\"accept_wait_5s\":0" \
+	",\"accept_wait_10s\":0,\"accept_wait_20s\":0,\"accept_wait_50s\":0" \
+	",\"accept_wait_over_50s\":0,\"accept_wait_us\":0"
 #define ZERO_FIELDS                                                                          \
 	"\"conn_in\":0,\"conn_out\":0,\"fin_active_in\":0,\"fin_active_out\":0,"             \
 	"\"fin_passive_in\":0,\"fin_passive_out\":0,\"rst_sent_in\":0,\"rst_sent_out\":0,"   \
@@ -224,7 +234,7 @@ static void test_comm_of_all_16_bytes_stops_at_the_array(void **state)
 static void test_fields_are_the_csv_columns(void **state)
 {
 	struct tt_row row = make_row(1, "x");
-	char *header = NULL, *text, *p, keys[1024] = "";
+	char *header = NULL, *text, *p, keys[2048] = "";
 	size_t used = 0;
 	size_t size = 0;
 	FILE *m = open_memstream(&header, &size);
@@ -307,7 +317,7 @@ static void test_dest_row_spelled_out(void **state)
 static void test_dest_fields_are_the_dest_csv_columns(void **state)
 {
 	struct tt_dest_row row;
-	char *header = NULL, *text = NULL, *p, keys[1024] = "";
+	char *header = NULL, *text = NULL, *p, keys[2048] = "";
 	size_t size = 0, used = 0;
 	FILE *m = open_memstream(&header, &size);
 

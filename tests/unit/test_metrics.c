@@ -367,6 +367,38 @@ static void test_counts_of_a_process_that_exits_stay_in_its_name(void **state)
 	metrics_free(&m);
 }
 
+/* The accept wait histogram: only where accept() is traced; its buckets
+ * are the workers' waits added up, cumulative. */
+static void test_accept_wait_histogram_where_accept_is_traced(void **state)
+{
+	struct tt_row rows[2] = { make_row(100, "nginx"), make_row(101, "nginx") };
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	metrics_init(&m, 16);
+	rows[0].t.acceptq_le[6] = 4;  /* at most 1 ms */
+	rows[1].t.acceptq_le[14] = 1; /* at most 500 ms */
+	rows[0].t.acceptq_us = 2000;
+	rows[1].t.acceptq_us = 300000;
+	metrics_add_interval(&m, rows, 2, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_no_line_starting(text, "tcptrace_accept_wait_seconds");
+	free(text);
+	m.accept_waits = true;
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "# TYPE tcptrace_accept_wait_seconds histogram");
+	expect_line(text, "tcptrace_accept_wait_seconds_bucket{comm=\"nginx\",le=\"0.0005\"} 0");
+	expect_line(text, "tcptrace_accept_wait_seconds_bucket{comm=\"nginx\",le=\"0.001\"} 4");
+	expect_line(text, "tcptrace_accept_wait_seconds_bucket{comm=\"nginx\",le=\"0.2\"} 4");
+	expect_line(text, "tcptrace_accept_wait_seconds_bucket{comm=\"nginx\",le=\"0.5\"} 5");
+	expect_line(text, "tcptrace_accept_wait_seconds_bucket{comm=\"nginx\",le=\"+Inf\"} 5");
+	expect_line(text, "tcptrace_accept_wait_seconds_sum{comm=\"nginx\"} 0.302");
+	expect_line(text, "tcptrace_accept_wait_seconds_count{comm=\"nginx\"} 5");
+	free(text);
+	metrics_free(&m);
+}
+
 static void test_timewait_sockets_is_the_last_interval_sum(void **state)
 {
 	struct tt_row rows[2] = { make_row(1, "nginx"), make_row(2, "nginx") };
@@ -1046,6 +1078,7 @@ int main(void)
 		cmocka_unit_test(test_text_format_spelled_out),
 		cmocka_unit_test(test_openmetrics_names_families_without_suffix_and_ends_with_eof),
 		cmocka_unit_test(test_counts_of_a_process_that_exits_stay_in_its_name),
+		cmocka_unit_test(test_accept_wait_histogram_where_accept_is_traced),
 		cmocka_unit_test(test_timewait_sockets_is_the_last_interval_sum),
 		cmocka_unit_test(test_names_are_in_byte_order),
 		cmocka_unit_test(test_rst_reasons_per_side_and_unnamed),

@@ -379,6 +379,31 @@ static void test_latency_block(void **state)
 	free(c.text);
 }
 
+/* The accepts block: a row for a wait over 100 ms in the intervals, for
+ * any accept in the summary; the connects' buckets are not its. */
+static void test_accept_wait_block(void **state)
+{
+	struct tt_row row = overflowing_row();
+	struct capture c;
+
+	(void)state;
+	row.t.connect_le[17] = 9; /* connects: not accept waits */
+	assert_false(table_row_has_accept_wait(&row, true));
+	row.t.acceptq_le[6] = 40; /* at most 1 ms */
+	row.t.acceptq_le[12] = 1; /* at most 100 ms */
+	assert_true(table_row_has_accept_wait(&row, true));
+	assert_false(table_row_has_accept_wait(&row, false));
+	row.t.acceptq_le[14] = 3; /* at most 500 ms */
+	assert_true(table_row_has_accept_wait(&row, false));
+	capture_start(&c);
+	table_write_accept_wait_header(c.f);
+	table_write_accept_wait_row(c.f, &row);
+	assert_string_equal(capture_end(&c), "                    accepts     wait, at most\n"
+					     "    PID COMM        all >0.1s   p50   p99   max\n"
+					     "   4242 haproxy      44     3   1ms 500ms 500ms\n");
+	free(c.text);
+}
+
 /* A row is in the failures block for any failure, or a queue more than
  * half full; not for a queue at half its limit. */
 static void test_which_rows_have_failures(void **state)
@@ -424,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_failure_block_run_queue_in_the_summary),
 		cmocka_unit_test(test_which_rows_have_failures),
 		cmocka_unit_test(test_latency_block),
+		cmocka_unit_test(test_accept_wait_block),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -172,6 +172,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	startup_mark(&clock, STEP_LOAD);
+	exp.metrics.accept_waits = tracer_times_accepts(&t);
 	if (opts.verbose)
 		verifier_stats_print(&t);
 	ret = TT_EXIT_RUNTIME;

@@ -42,7 +42,7 @@ void summary_print(struct tracer *t, struct report *rep, const struct tt_snapsho
 	found.listeners = listeners;
 	found.n_listeners = listeners_diff(first, last, listeners, last->n_listeners);
 	report_summary(f, totals, n, (double)(last->mono_ns - first->mono_ns) / 1e9,
-		       &t->reason_names, t->reasons_available);
+		       &t->reason_names, t->reasons_available, tracer_times_accepts(t));
 	report_listeners(f, listeners, found.n_listeners, t->listen_drops_exact);
 	if (t->cfg.by_dest) {
 		found.dests = dests;

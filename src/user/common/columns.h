@@ -47,6 +47,36 @@
 	X(CONNECT_21, "connect_over_50s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[21], "", "") \
 	X(CONNECT_US, "connect_us", TT_COL_LATER | TT_COL_DEST, r->t.connect_us, "", "")
 
+/* Connections accepted, by how long each waited in its listener's queue,
+ * from the move to ESTABLISHED to accept(): accept_wait_B as connect_B.
+ * Only where accept() is traced (fexit on inet_csk_accept); 0 elsewhere,
+ * and the summary says so. In /metrics, the histogram
+ * tcptrace_accept_wait_seconds. */
+#define TT_ACCEPT_WAIT_COLUMNS(X)                                                            \
+	X(ACCEPT_WAIT_0, "accept_wait_10us", TT_COL_LATER, r->t.acceptq_le[0], "", "")       \
+	X(ACCEPT_WAIT_1, "accept_wait_20us", TT_COL_LATER, r->t.acceptq_le[1], "", "")       \
+	X(ACCEPT_WAIT_2, "accept_wait_50us", TT_COL_LATER, r->t.acceptq_le[2], "", "")       \
+	X(ACCEPT_WAIT_3, "accept_wait_100us", TT_COL_LATER, r->t.acceptq_le[3], "", "")      \
+	X(ACCEPT_WAIT_4, "accept_wait_200us", TT_COL_LATER, r->t.acceptq_le[4], "", "")      \
+	X(ACCEPT_WAIT_5, "accept_wait_500us", TT_COL_LATER, r->t.acceptq_le[5], "", "")      \
+	X(ACCEPT_WAIT_6, "accept_wait_1ms", TT_COL_LATER, r->t.acceptq_le[6], "", "")        \
+	X(ACCEPT_WAIT_7, "accept_wait_2ms", TT_COL_LATER, r->t.acceptq_le[7], "", "")        \
+	X(ACCEPT_WAIT_8, "accept_wait_5ms", TT_COL_LATER, r->t.acceptq_le[8], "", "")        \
+	X(ACCEPT_WAIT_9, "accept_wait_10ms", TT_COL_LATER, r->t.acceptq_le[9], "", "")       \
+	X(ACCEPT_WAIT_10, "accept_wait_20ms", TT_COL_LATER, r->t.acceptq_le[10], "", "")     \
+	X(ACCEPT_WAIT_11, "accept_wait_50ms", TT_COL_LATER, r->t.acceptq_le[11], "", "")     \
+	X(ACCEPT_WAIT_12, "accept_wait_100ms", TT_COL_LATER, r->t.acceptq_le[12], "", "")    \
+	X(ACCEPT_WAIT_13, "accept_wait_200ms", TT_COL_LATER, r->t.acceptq_le[13], "", "")    \
+	X(ACCEPT_WAIT_14, "accept_wait_500ms", TT_COL_LATER, r->t.acceptq_le[14], "", "")    \
+	X(ACCEPT_WAIT_15, "accept_wait_1s", TT_COL_LATER, r->t.acceptq_le[15], "", "")       \
+	X(ACCEPT_WAIT_16, "accept_wait_2s", TT_COL_LATER, r->t.acceptq_le[16], "", "")       \
+	X(ACCEPT_WAIT_17, "accept_wait_5s", TT_COL_LATER, r->t.acceptq_le[17], "", "")       \
+	X(ACCEPT_WAIT_18, "accept_wait_10s", TT_COL_LATER, r->t.acceptq_le[18], "", "")      \
+	X(ACCEPT_WAIT_19, "accept_wait_20s", TT_COL_LATER, r->t.acceptq_le[19], "", "")      \
+	X(ACCEPT_WAIT_20, "accept_wait_50s", TT_COL_LATER, r->t.acceptq_le[20], "", "")      \
+	X(ACCEPT_WAIT_21, "accept_wait_over_50s", TT_COL_LATER, r->t.acceptq_le[21], "", "") \
+	X(ACCEPT_WAIT_US, "accept_wait_us", TT_COL_LATER, r->t.acceptq_us, "", "")
+
 /* X(ID, name, flags, value of const struct tt_row *r, its /metrics family
  * per process name, the labels it has there besides comm) */
 #define TT_COLUMNS(X)                                                                            \
@@ -113,7 +143,8 @@
 	X(CONNFAIL_ABANDONED, "connfail_abandoned", TT_COL_LATER | TT_COL_DEST,                  \
 	  r->c.connfail_by[TT_CONNFAIL_ABANDONED], "tcptrace_connect_failures_total",             \
 	  "cause=\"abandoned\"")                                                                  \
-	TT_CONNECT_COLUMNS(X)
+	TT_CONNECT_COLUMNS(X)                                                                     \
+	TT_ACCEPT_WAIT_COLUMNS(X)
 
 enum tt_csv_col {
 #define TT_COLUMN_ID(id, name, flags, value, metric, labels) TT_CSV_##id,

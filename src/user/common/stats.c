@@ -12,7 +12,12 @@ _Static_assert(sizeof(struct tt_proc_counters) % sizeof(__u64) == 0,
 	       "struct tt_proc_counters must hold only __u64 fields");
 _Static_assert(sizeof(struct tt_proc_times) % sizeof(__u64) == 0,
 	       "struct tt_proc_times must hold only __u64 fields");
-#define COUNTER_WORDS (sizeof(struct tt_proc_counters) / sizeof(__u64))
+/* The larger of the structs words_sub takes. */
+#define COUNTER_WORDS                                                                  \
+	((sizeof(struct tt_proc_counters) > sizeof(struct tt_proc_times) ?                  \
+		  sizeof(struct tt_proc_counters) :                                         \
+		  sizeof(struct tt_proc_times)) /                                           \
+	 sizeof(__u64))
 
 size_t reason_slot(uint32_t reason)
 {
@@ -54,7 +59,6 @@ static void words_sub(void *out, const void *cur, const void *prev, size_t size)
 		c[i] = counter_delta(c[i], p[i]);
 	memcpy(out, c, size);
 }
-_Static_assert(sizeof(struct tt_proc_times) <= sizeof(struct tt_proc_counters), "words_sub");
 
 static void row_diff(struct tt_row *out, const struct tt_row *cur, const struct tt_row *prev)
 {

@@ -41,6 +41,7 @@ struct name_totals {
 	uint32_t pids[TT_FINDING_PIDS];
 	struct tt_proc_counters c;
 	__u64 connect_le[TT_CONNECT_BUCKETS];
+	__u64 accept_le[TT_CONNECT_BUCKETS];
 	uint64_t reasons[TT_SIDES][TT_REASON_SLOTS];
 };
 
@@ -103,8 +104,10 @@ static size_t totals_by_name(const struct tt_row *rows, size_t n, struct name_to
 		sum = (__u64 *)&t->c;
 		for (size_t w = 0; w < sizeof(t->c) / sizeof(__u64); w++)
 			sum[w] += add[w];
-		for (size_t b = 0; b < TT_CONNECT_BUCKETS; b++)
+		for (size_t b = 0; b < TT_CONNECT_BUCKETS; b++) {
 			t->connect_le[b] += row->t.connect_le[b];
+			t->accept_le[b] += row->t.acceptq_le[b];
+		}
 		for (int side = 0; side < TT_SIDES; side++)
 			for (size_t r = 0; r < TT_REASON_SLOTS; r++)
 				t->reasons[side][r] += row->reasons[side][r];
@@ -222,9 +225,14 @@ static void add_listener(struct tt_finding *out, size_t *n, size_t max,
 	f->comm[TT_COMM_LEN - 1] = '\0';
 	f->pid = f->pids[0] = l->pid;
 	f->n_pids = 1;
-	for (size_t i = 0; i < n_names; i++)
-		if (!strcmp(names[i].comm, f->comm) && names[i].connects)
+	for (size_t i = 0; i < n_names; i++) {
+		if (strcmp(names[i].comm, f->comm) != 0)
+			continue;
+		if (names[i].connects)
 			f->proxy = names[i].c.conn[TT_SIDE_IN] && names[i].c.conn[TT_SIDE_OUT];
+		for (size_t b = 0; b < TT_CONNECT_BUCKETS; b++)
+			f->accept_le[b] += names[i].accept_le[b];
+	}
 	f->peak = l->peak_run;
 	f->limit = l->limit;
 	f->somaxconn = l->somaxconn;
@@ -365,6 +373,14 @@ static void write_listen_drops(FILE *f, const struct tt_finding *v)
 			   "cookies, a final ACK refused)", v->peak, v->limit);
 	fputs(". A client whose SYN is dropped hears nothing and sends it again after 1 s or "
 	      "more.", f);
+	if (tt_connect_count(v->accept_le)) {
+		char p99[16], worst[16];
+
+		tt_connect_format(p99, sizeof(p99), tt_connect_quantile(v->accept_le, 0.99));
+		tt_connect_format(worst, sizeof(worst), tt_connect_quantile(v->accept_le, 1.0));
+		fprintf(f, " The connections it accepted waited in the queue p99 at most %s, the "
+			   "longest at most %s.", p99, worst);
+	}
 	if (v->n_sharers) {
 		fputs(" The listener is shared with", f);
 		for (size_t i = 0; i < v->n_sharers; i++)
@@ -614,6 +630,10 @@ int findings_write_json(FILE *f, const struct tt_finding *v, size_t n,
 			for (size_t s = 0; s < x->n_sharers; s++)
 				fprintf(f, "%s%u", s ? "," : "", x->sharers[s]);
 			fputc(']', f);
+			if (tt_connect_count(x->accept_le))
+				fprintf(f, ",\"accept_wait_p99_us\":%" PRIu64 ",\"accept_wait_max_us\":%" PRIu64,
+					tt_connect_bound_us((size_t)tt_connect_quantile(x->accept_le, 0.99)),
+					tt_connect_bound_us((size_t)tt_connect_quantile(x->accept_le, 1.0)));
 		}
 		if (x->where[0] && x->kind != TT_FINDING_LISTEN_DROPS)
 			fprintf(f, ",\"ports_held\":%" PRIu64 ",\"ports_free\":%" PRIu64

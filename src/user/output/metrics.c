@@ -123,9 +123,12 @@ static void series_add(struct tt_comm_series *s, const struct tt_row *row)
 	for (size_t i = 0; i < COUNTER_WORDS; i++)
 		words[i] += add[i];
 	memcpy(&sum->c, words, sizeof(words));
-	for (size_t b = 0; b < TT_CONNECT_BUCKETS; b++)
+	for (size_t b = 0; b < TT_CONNECT_BUCKETS; b++) {
 		sum->t.connect_le[b] += row->t.connect_le[b];
+		sum->t.acceptq_le[b] += row->t.acceptq_le[b];
+	}
 	sum->t.connect_us += row->t.connect_us;
+	sum->t.acceptq_us += row->t.acceptq_us;
 	for (size_t side = 0; side < TT_SIDES; side++) {
 		for (size_t i = 0; i < TT_REASON_SLOTS; i++)
 			sum->reasons[side][i] += row->reasons[side][i];
@@ -510,22 +513,45 @@ static void put_seconds(FILE *f, uint64_t us)
 	fputs(buf, f);
 }
 
-static void connect_histogram(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
+/* A histogram of waits from a slot's buckets (struct tt_proc_times): the
+ * buckets at offset le, their sum in microseconds at offset us. */
+struct wait_histogram {
+	const char *name, *bucket, *sum, *count, *help;
+	size_t le, us;
+};
+
+static const struct wait_histogram connect_wait = {
+	"tcptrace_connect_duration_seconds", "tcptrace_connect_duration_seconds_bucket",
+	"tcptrace_connect_duration_seconds_sum", "tcptrace_connect_duration_seconds_count",
+	"connect() calls that reached ESTABLISHED, by how long from the SYN (the move to "
+	"SYN_SENT) to ESTABLISHED; a SYN sent again adds a second or more. Connects begun "
+	"before tcptrace started are not in it.",
+	offsetof(struct tt_proc_times, connect_le), offsetof(struct tt_proc_times, connect_us),
+};
+
+static const struct wait_histogram accept_wait = {
+	"tcptrace_accept_wait_seconds", "tcptrace_accept_wait_seconds_bucket",
+	"tcptrace_accept_wait_seconds_sum", "tcptrace_accept_wait_seconds_count",
+	"Connections accepted, by how long each waited in its listener's accept queue, from "
+	"its move to ESTABLISHED to accept(). Only where accept() is traced (fexit on "
+	"inet_csk_accept): the family is left out elsewhere.",
+	offsetof(struct tt_proc_times, acceptq_le), offsetof(struct tt_proc_times, acceptq_us),
+};
+
+static void histogram(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
+		      const struct wait_histogram *h)
 {
-	const char *name = "tcptrace_connect_duration_seconds";
 	const struct tt_comm_series *s;
 
-	family(f, fmt, name, "histogram",
-	       "connect() calls that reached ESTABLISHED, by how long from the SYN (the move to "
-	       "SYN_SENT) to ESTABLISHED; a SYN sent again adds a second or more. Connects begun "
-	       "before tcptrace started are not in it.");
+	family(f, fmt, h->name, "histogram", h->help);
 	for (size_t i = 0; (s = nth_series(m, i)); i++) {
-		const struct tt_proc_times *c = &s->sum.t;
+		const char *t = (const char *)&s->sum.t;
+		const __u64 *le = (const __u64 *)(t + h->le);
 		uint64_t running = 0;
 
 		for (size_t b = 0; b < TT_CONNECT_BUCKETS; b++) {
-			running += c->connect_le[b];
-			comm_label(f, "tcptrace_connect_duration_seconds_bucket", s);
+			running += le[b];
+			comm_label(f, h->bucket, s);
 			fputs(",le=\"", f);
 			if (b == TT_CONNECT_OVER)
 				fputs("+Inf", f);
@@ -533,11 +559,11 @@ static void connect_histogram(FILE *f, const struct tt_metrics *m, enum metrics_
 				put_seconds(f, tt_connect_bound_us(b));
 			fprintf(f, "\"} %llu\n", (unsigned long long)running);
 		}
-		comm_label(f, "tcptrace_connect_duration_seconds_sum", s);
+		comm_label(f, h->sum, s);
 		fputs("} ", f);
-		put_seconds(f, c->connect_us);
+		put_seconds(f, *(const __u64 *)(t + h->us));
 		fputc('\n', f);
-		comm_label(f, "tcptrace_connect_duration_seconds_count", s);
+		comm_label(f, h->count, s);
 		fprintf(f, "} %llu\n", (unsigned long long)running);
 	}
 }
@@ -802,7 +828,9 @@ char *metrics_render(const struct tt_metrics *m, const struct tt_reason_names *n
 		if (!strcmp(comm_families[k].name, "tcptrace_connections_closed_total"))
 			rst_sent(f, m, format, names);
 	}
-	connect_histogram(f, m, format);
+	histogram(f, m, format, &connect_wait);
+	if (m->accept_waits)
+		histogram(f, m, format, &accept_wait);
 	listener_families(f, m, format);
 	if (m->by_dest)
 		dest_families(f, m, format);

@@ -71,6 +71,7 @@ struct tt_metrics {
 	bool other_used;
 	uint64_t overflow_rows; /* rows with counts that went to other */
 	bool by_dest;                 /* expose the tcptrace_dest_* families */
+	bool accept_waits;            /* accept() is traced: tcptrace_accept_wait_seconds */
 	struct tt_dest_series *dests; /* sorted by comm, then dest; at most limit */
 	size_t n_dests, dests_allocated;
 	struct tt_dest_series other_dest; /* pairs past the limit, added up */

@@ -73,7 +73,8 @@ void report_csv_header(struct report *r)
 		csv_write_header(r->csv);
 }
 
-/* A block under the rows (failures, connect times), when any row has one. */
+/* A block under the rows (failures, connect times, accept waits), when any
+ * row has one. */
 struct row_block {
 	bool (*has)(const struct tt_row *row, bool run);
 	void (*header)(FILE *f);
@@ -90,6 +91,15 @@ static const struct row_block failures = { table_row_has_failures, table_write_f
 					   table_write_failure_row };
 static const struct row_block latencies = { table_row_has_latency, table_write_latency_header,
 					    latency_row };
+
+static void accept_wait_row(FILE *f, const struct tt_row *row, bool run)
+{
+	(void)run;
+	table_write_accept_wait_row(f, row);
+}
+
+static const struct row_block accept_waits = { table_row_has_accept_wait,
+					       table_write_accept_wait_header, accept_wait_row };
 
 static void write_block(FILE *f, const struct row_block *b, const struct tt_row *rows, size_t n,
 			bool run)
@@ -139,6 +149,7 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 					table_write_row(r->table, &rows[i]);
 			write_block(r->table, &failures, rows, n, false);
 			write_block(r->table, &latencies, rows, n, false);
+			write_block(r->table, &accept_waits, rows, n, false);
 		}
 		if (fflush(r->table) || ferror(r->table))
 			return -(errno ? errno : EIO);
@@ -157,8 +168,10 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 }
 
 void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed_s,
-		    const struct tt_reason_names *names, bool reasons_available)
+		    const struct tt_reason_names *names, bool reasons_available, bool waits_measured)
 {
+	bool accepted = false;
+
 	fprintf(f, "\nTotals over %.1f s\n", elapsed_s);
 	table_write_header(f, "total");
 	for (size_t i = 0; i < n; i++)
@@ -166,8 +179,10 @@ void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed
 			table_write_row(f, &rows[i]);
 	write_block(f, &failures, rows, n, true);
 	write_block(f, &latencies, rows, n, true);
+	write_block(f, &accept_waits, rows, n, true);
 
 	for (size_t i = 0; i < n; i++) {
+		accepted |= rows[i].c.conn[TT_SIDE_IN] > 0;
 		uint64_t reasons[TT_REASON_SLOTS];
 
 		if (!rows[i].c.rst_sent[TT_SIDE_IN] && !rows[i].c.rst_sent[TT_SIDE_OUT])
@@ -184,6 +199,9 @@ void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed
 			   "reason before Linux 6.10)\n"
 			   "RSTs sent by timewait sockets or for no socket are not seen on this "
 			   "kernel (tcp_send_reset reports them from Linux 6.10): tw_rst stays 0\n");
+	if (!waits_measured && accepted)
+		fprintf(f, "Accept queue waits are not measured on this kernel (accept() is not "
+			   "traced: no fexit on inet_csk_accept): the accept_wait columns stay 0\n");
 	fflush(f);
 }
 void report_other_rsts(FILE *f, const struct tt_snapshot *first, const struct tt_snapshot *last,

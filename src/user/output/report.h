@@ -36,9 +36,10 @@ void report_csv_header(struct report *r);
 /* Totals per process and destination over the whole run (--by dest). */
 void report_dest_summary(FILE *f, const struct tt_dest_row *dests, size_t n);
 
-/* Totals per process over the whole run, then the RST reasons. */
+/* Totals per process over the whole run, then the RST reasons; what this
+ * kernel does not give is said (no RST reasons, no accept queue waits). */
 void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed_s,
-		    const struct tt_reason_names *names, bool reasons_available);
+		    const struct tt_reason_names *names, bool reasons_available, bool waits_measured);
 
 /* RSTs in no process's row, per network namespace, over the whole run
  * (last minus first). */

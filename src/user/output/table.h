@@ -35,6 +35,15 @@ bool table_row_has_latency(const struct tt_row *row, bool run);
 void table_write_latency_header(FILE *f);
 void table_write_latency_row(FILE *f, const struct tt_row *row);
 
+/* The accept queue block, under the connect times: of the connections the
+ * process accepted where accept() is traced, how many, how many waited
+ * more than 100 ms in their listener's queue, and the bound of the bucket
+ * their p50, p99 and max wait fall in. A row is in it when one waited more
+ * than 100 ms, or, run (the summary), when it has any. */
+bool table_row_has_accept_wait(const struct tt_row *row, bool run);
+void table_write_accept_wait_header(FILE *f);
+void table_write_accept_wait_row(FILE *f, const struct tt_row *row);
+
 /* "192.0.2.1:80" or "[2001:db8::1]:80". buf must hold TT_DEST_LEN bytes. */
 #define TT_DEST_LEN 56
 void format_dest(char *buf, size_t len, const struct tt_dest_row *row);

@@ -513,6 +513,11 @@ const char *tracer_acceptors(const struct tracer *t)
 	return acceptors_way_text(&t->acceptors);
 }
 
+bool tracer_times_accepts(const struct tracer *t)
+{
+	return t->acceptors.way == ACCEPTORS_AT_ACCEPT;
+}
+
 uint64_t tracer_read_hook_failures(const struct tracer *t, int *error)
 {
 	*error = __atomic_load_n(&t->acceptors.attach_error, __ATOMIC_RELAXED);

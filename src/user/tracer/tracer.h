@@ -102,6 +102,9 @@ int tracer_attach(struct tracer *t);
 int tracer_watch(struct tracer *t);
 /* How acceptors are named on this kernel, for the start-up line. */
 const char *tracer_acceptors(const struct tracer *t);
+/* Whether accept() is traced, and with it each connection's wait in its
+ * listener's queue (the accept_wait columns). */
+bool tracer_times_accepts(const struct tracer *t);
 /* Times the read hook could not be attached while it was needed, and the
  * last errno; connections of shared listeners were then named at their close. */
 uint64_t tracer_read_hook_failures(const struct tracer *t, int *error);
