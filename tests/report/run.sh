@@ -32,9 +32,10 @@ PROCESS_CHARTS="tw_now conn open closes rst eaddrnotavail listen_drops acceptq s
 EARLIER_CHARTS="tw_now conn closes rst eaddrnotavail"
 DEST_CHARTS="$EARLIER_CHARTS connect_p99 connects_slow ports_free runout_s"
 # The columns an earlier version did not write (csv_col_optional), and
-# those of failed connects by cause and connect times (NEW_PATTERN).
+# those of failed connects by cause, connect times and accept waits
+# (NEW_PATTERN).
 NEW_COLUMNS="open_in open_out listen_drops acceptq_peak acceptq_limit syn_retrans_out synack_retrans_in"
-NEW_PATTERN='^(connfail_(refused|timeout|unreach|abandoned)|connect_([0-9]+(us|ms|s)|over_50s|us))$'
+NEW_PATTERN='^(connfail_(refused|timeout|unreach|abandoned)|(connect|accept_wait)_([0-9]+(us|ms|s)|over_50s|us))$'
 # Limits of the real runs: bursts of connections 0.3 s apart.
 BURSTS=5
 PER_BURST=40
