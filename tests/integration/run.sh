@@ -632,6 +632,17 @@ case_wrk_connect_errors() {
 		"$(comm_sum "$csv" wrk conn_out) $(comm_sum "$csv" wrk connfail_out)"
 }
 
+# nginx in the namespace with a config and a prefix of its own, in the
+# foreground (daemon off); SRV is its master once its 2 workers are up.
+nginx_start() { # prefix conf [nginx options...]
+	local prefix=$1 conf=$2 i
+	shift 2
+	mkdir -p "$prefix/tmp"
+	ip netns exec "$NS" nginx -p "$prefix/" -c "$conf" "$@" -g 'daemon off;' >"$WORK/nginx.out" 2>&1 &
+	SRV=$!
+	for i in $(seq 100); do [ -s "$prefix/nginx.pid" ] && [ "$(pgrep -c -P "$SRV")" -ge 2 ] && break; sleep 0.05; done
+}
+
 # nginx's error log names each upstream connect that failed, with its worker
 # and upstream; tcptrace's causes per worker and destination must match it
 # line for line: "connect() failed (111: Connection refused)" is refused,
@@ -641,11 +652,7 @@ case_wrk_connect_errors() {
 case_nginx_upstream_failures() {
 	local prefix=$WORK/nginx csv=$WORK/n.csv i path logged counted abs=()
 	ns_syn_black_hole || return 1
-	mkdir -p "$prefix/tmp"
-	ip netns exec "$NS" nginx -p "$prefix/" -c "$TOP/tools/scenarios/nginx-upstream-failures.conf" \
-		-e "$prefix/error.log" -g 'daemon off;' >"$WORK/nginx.out" 2>&1 &
-	SRV=$!
-	for i in $(seq 100); do [ -s "$prefix/nginx.pid" ] && [ "$(pgrep -c -P "$SRV")" -ge 2 ] && break; sleep 0.05; done
+	nginx_start "$prefix" "$TOP/tools/scenarios/nginx-upstream-failures.conf" -e "$prefix/error.log"
 	tracer_start "$csv" --by dest -p nginx || return 1
 	for path in down silent slow; do
 		in_ns ab -q -n 6 -c 3 -s 15 "http://127.0.0.1:8080/$path/" >"$WORK/ab.$path" 2>&1 & abs+=($!)
@@ -1197,11 +1204,7 @@ case_two_instances() {
 case_nginx_reload() {
 	local prefix=$WORK/nginx old_workers new_workers i p
 	ns_new || return 1
-	mkdir -p "$prefix/tmp"
-	ip netns exec "$NS" nginx -p "$prefix/" -c "$TOP/tools/scenarios/nginx-backend.conf" \
-		-e "$prefix/error.log" -g 'daemon off;' >"$WORK/nginx.out" 2>&1 &
-	SRV=$!
-	for i in $(seq 100); do [ -s "$prefix/nginx.pid" ] && [ "$(pgrep -c -P "$SRV")" -ge 2 ] && break; sleep 0.05; done
+	nginx_start "$prefix" "$TOP/tools/scenarios/nginx-backend.conf" -e "$prefix/error.log"
 	old_workers=$(pgrep -P "$SRV" | sort | paste -sd,)
 	tracer_start "$WORK/t.csv" -p nginx || return 1
 	in_ns ab -q -n 500 -c 5 -s 10 http://127.0.0.1:8081/ >"$WORK/ab1.out" 2>&1 || return 1
@@ -1257,10 +1260,7 @@ case_nginx_shared_listener_client_aborts() {
 	local prefix=$WORK/nginx n=40 i pid workers expected total=0
 	ns_new || return 1
 	write_nginx_conf_by_pid "$prefix"
-	ip netns exec "$NS" nginx -p "$prefix/" -c "$prefix/nginx.conf" -g 'daemon off;' \
-		>"$WORK/nginx.out" 2>&1 &
-	SRV=$!
-	for i in $(seq 100); do [ -s "$prefix/nginx.pid" ] && [ "$(pgrep -c -P "$SRV")" -ge 2 ] && break; sleep 0.05; done
+	nginx_start "$prefix" "$prefix/nginx.conf"
 	workers=$(pgrep -P "$SRV" | paste -sd' ')
 	tracer_start "$WORK/t.csv" -p nginx || return 1
 	in_ns python3 - "$n" >"$WORK/client.out" 2>&1 <<-'EOF' || { log "client: $(cat "$WORK/client.out")"; return 1; }
