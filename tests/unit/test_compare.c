@@ -694,6 +694,41 @@ static void test_listen_queues_and_open_connections_spelled_out(void **state)
 	runs_free(runs, 2);
 }
 
+/* A current CSV's row of one process whose accepts waited: b1ms at most
+ * 1 ms, b500ms at most 500 ms; the other counts 0. */
+#define AROW(pid, comm, b1ms, b500ms, us)                                                    \
+	T1 ",1.000," pid "," comm "," ZEROS ",0,0,0,0,0,0,0,"                                 \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                              \
+	"0,0,0,0,0,0," b1ms ",0,0,0,0,0,0,0," b500ms ",0,0,0,0,0,0,0," us ",\n"
+
+/* The accept queue waits, side by side, where a run has any; none where
+ * no run accepted with accept() traced (all 0). */
+static void test_accept_queue_waits(void **state)
+{
+	struct compare_run runs[2];
+	char *text;
+
+	(void)state;
+	run_from(&runs[0], "slow.csv", HEADER_NOW AROW("10", "haproxy", "10", "2", "1000000"));
+	run_from(&runs[1], "fast.csv", HEADER_NOW AROW("20", "haproxy", "12", "0", "9000"));
+	text = text_of(runs, 2);
+	assert_string_equal(line_of(text, "accepts_over_100ms"),
+			    "accepts_over_100ms          2        2.00            0        0.00     0.00x");
+	assert_string_equal(line_of(text, "accept_wait_p99_us"),
+			    "accept_wait_p99_us     500000                     1000                <0.01x");
+	free(text);
+	text = csv_of(runs, 2);
+	assert_non_null(strstr(text, "\naccepts,B,fast.csv,12,12.000,1.0000,\n"));
+	free(text);
+	runs_free(runs, 2);
+	run_from(&runs[0], "a.csv", HEADER_NOW AROW("10", "haproxy", "0", "0", "0"));
+	run_from(&runs[1], "b.csv", HEADER_NOW AROW("20", "haproxy", "0", "0", "0"));
+	text = text_of(runs, 2);
+	assert_null(strstr(text, "accept"));
+	free(text);
+	runs_free(runs, 2);
+}
+
 /* CSVs written before the listen queue columns show no section of them. */
 static void test_earlier_csvs_show_no_listen_queues(void **state)
 {
@@ -1305,6 +1340,7 @@ int main(void)
 		cmocka_unit_test(test_tw_now_sum_past_64_bits_names_the_row),
 		cmocka_unit_test(test_csv_report),
 		cmocka_unit_test(test_listen_queues_and_open_connections_spelled_out),
+		cmocka_unit_test(test_accept_queue_waits),
 		cmocka_unit_test(test_earlier_csvs_show_no_listen_queues),
 		cmocka_unit_test(test_earlier_csv_beside_a_current_one_is_na),
 		cmocka_unit_test(test_levels_are_not_summed),

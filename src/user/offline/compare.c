@@ -650,35 +650,71 @@ void compare_write_verdict(FILE *f, const struct compare_run *runs, size_t n)
 	fprintf(f, " (%llu).\n", (unsigned long long)lo);
 }
 
-static bool has_connect_times(const struct compare_run *runs, size_t n)
+/* A section of waits from a run's bucket columns: connect times, and accept
+ * queue waits (where accept() is traced; 0 elsewhere, so shown only when a
+ * run has one). Its rows: how many, how many above the bucket `over`, and
+ * the bounds of the buckets of p50, p99 and max. */
+#define WAIT_ROWS 5
+struct wait_section {
+	const char *title;
+	enum tt_csv_col first; /* the first bucket's column */
+	size_t over;
+	bool only_when_any;
+	const char *rows[WAIT_ROWS];
+};
+
+static const struct wait_section connect_section = {
+	"connect times", TT_CSV_CONNECT_0, TT_CONNECT_1S, false,
+	{ "connects", "connects_over_1s", "connect_p50_us", "connect_p99_us", "connect_max_us" },
+};
+
+static const struct wait_section accept_section = {
+	"accept queue waits", TT_CSV_ACCEPT_WAIT_0, 12 /* at most 100 ms */, true,
+	{ "accepts", "accepts_over_100ms", "accept_wait_p50_us", "accept_wait_p99_us",
+	  "accept_wait_max_us" },
+};
+
+static void wait_buckets(const struct compare_run *run, const struct wait_section *w,
+			 __u64 le[TT_CONNECT_BUCKETS])
 {
-	for (size_t i = 0; i < n; i++)
-		if (runs[i].has[TT_CSV_CONNECT_0])
+	for (size_t i = 0; i < TT_CONNECT_BUCKETS; i++)
+		le[i] = run->total[w->first + i];
+}
+
+static bool has_waits(const struct compare_run *runs, size_t n, const struct wait_section *w)
+{
+	__u64 le[TT_CONNECT_BUCKETS];
+
+	for (size_t i = 0; i < n; i++) {
+		if (!runs[i].has[w->first])
+			continue;
+		wait_buckets(&runs[i], w, le);
+		if (!w->only_when_any || tt_connect_count(le))
 			return true;
+	}
 	return false;
 }
 
-/* The rows of the connects section: how many, how many took more than a
- * second, and the bounds of the buckets of p50, p99 and max. */
-#define CONNECT_ROWS 5
-static const char *const connect_row_names[CONNECT_ROWS] = {
-	"connects", "connects_over_1s", "connect_p50_us", "connect_p99_us", "connect_max_us",
-};
-
-/* Row r of run's connects section; false when the run lacks the columns,
- * or the quantile has no bound (no connect, or one above the last). */
-static bool connect_row(const struct compare_run *run, size_t r, uint64_t *v)
+/* Row r of run's section; false when the run lacks the columns, or the
+ * quantile has no bound (no wait, or one above the last). */
+static bool wait_row(const struct compare_run *run, const struct wait_section *w, size_t r,
+		     uint64_t *v)
 {
 	static const double quantiles[3] = { 0.5, 0.99, 1.0 };
 	__u64 le[TT_CONNECT_BUCKETS];
 	int bucket;
 
-	if (!run->has[TT_CSV_CONNECT_0])
+	if (!run->has[w->first])
 		return false;
-	for (size_t i = 0; i < TT_CONNECT_BUCKETS; i++)
-		le[i] = run->total[TT_CSV_CONNECT_0 + i];
-	if (r < 2) {
-		*v = r ? tt_connect_slow(le) : tt_connect_count(le);
+	wait_buckets(run, w, le);
+	if (r == 0) {
+		*v = tt_connect_count(le);
+		return true;
+	}
+	if (r == 1) {
+		*v = 0;
+		for (size_t b = w->over + 1; b < TT_CONNECT_BUCKETS; b++)
+			*v += le[b];
 		return true;
 	}
 	bucket = tt_connect_quantile(le, quantiles[r - 2]);
@@ -688,20 +724,21 @@ static bool connect_row(const struct compare_run *run, size_t r, uint64_t *v)
 	return true;
 }
 
-static int write_connects(FILE *f, const struct compare_run *runs, size_t n, uint64_t *values,
-			  bool *present)
+static int write_waits(FILE *f, const struct wait_section *w, const struct compare_run *runs,
+		       size_t n, uint64_t *values, bool *present)
 {
-	if (write_table_header(f, "connect times", n))
+	if (write_table_header(f, w->title, n))
 		return -1;
-	for (size_t r = 0; r < CONNECT_ROWS; r++) {
+	for (size_t r = 0; r < WAIT_ROWS; r++) {
 		for (size_t i = 0; i < n; i++) {
 			values[i] = 0;
-			present[i] = connect_row(&runs[i], r, &values[i]);
+			present[i] = wait_row(&runs[i], w, r, &values[i]);
 		}
-		if (write_table_row(f, connect_row_names[r], values, runs, n, r < 2, present))
+		if (write_table_row(f, w->rows[r], values, runs, n, r < 2, present))
 			return -1;
 	}
-	if (write_count_rows(f, connfail_cols, TT_CONNFAILS, runs, n, values, present, true))
+	if (w == &connect_section &&
+	    write_count_rows(f, connfail_cols, TT_CONNFAILS, runs, n, values, present, true))
 		return -1;
 	fputc('\n', f);
 	return 0;
@@ -731,7 +768,11 @@ int compare_write_text(FILE *f, const struct compare_run *runs, size_t n)
 	fputc('\n', f);
 	if (compare_has_queues(runs, n) && write_queues(f, runs, n, values, present))
 		goto out;
-	if (has_connect_times(runs, n) && write_connects(f, runs, n, values, present))
+	if (has_waits(runs, n, &connect_section) &&
+	    write_waits(f, &connect_section, runs, n, values, present))
+		goto out;
+	if (has_waits(runs, n, &accept_section) &&
+	    write_waits(f, &accept_section, runs, n, values, present))
 		goto out;
 	if (write_table_header(f, "other counters", n) ||
 	    write_count_rows(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n, values,
@@ -792,6 +833,23 @@ static void write_csv_counts(FILE *f, const enum tt_csv_col *cols, size_t n_cols
 			write_csv_row(f, &cell, i, &runs[i], runs[i].total[cols[c]],
 				      !with_has || runs[i].has[cols[c]], runs[0].total[cols[c]],
 				      !with_has || runs[0].has[cols[c]]);
+	}
+}
+
+static void write_csv_waits(FILE *f, const struct wait_section *w, const struct compare_run *runs,
+			    size_t n)
+{
+	for (size_t r = 0; r < WAIT_ROWS; r++) {
+		struct csv_cell cell = { w->rows[r], NULL, r < 2 };
+		uint64_t v0 = 0;
+		bool p0 = wait_row(&runs[0], w, r, &v0);
+
+		for (size_t i = 0; i < n; i++) {
+			uint64_t v = 0;
+			bool p = wait_row(&runs[i], w, r, &v);
+
+			write_csv_row(f, &cell, i, &runs[i], v, p, v0, p0);
+		}
 	}
 }
 
@@ -858,21 +916,12 @@ int compare_write_csv(FILE *f, const struct compare_run *runs, size_t n)
 					      runs[0].has[open_cols[s]]);
 		}
 	}
-	if (has_connect_times(runs, n)) {
-		for (size_t r = 0; r < CONNECT_ROWS; r++) {
-			struct csv_cell cell = { connect_row_names[r], NULL, r < 2 };
-			uint64_t v0 = 0;
-			bool p0 = connect_row(&runs[0], r, &v0);
-
-			for (i = 0; i < n; i++) {
-				uint64_t v = 0;
-				bool p = connect_row(&runs[i], r, &v);
-
-				write_csv_row(f, &cell, i, &runs[i], v, p, v0, p0);
-			}
-		}
+	if (has_waits(runs, n, &connect_section)) {
+		write_csv_waits(f, &connect_section, runs, n);
 		write_csv_counts(f, connfail_cols, TT_CONNFAILS, runs, n, true);
 	}
+	if (has_waits(runs, n, &accept_section))
+		write_csv_waits(f, &accept_section, runs, n);
 	write_csv_counts(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n, false);
 	return ferror(f) ? -1 : 0;
 }
