@@ -742,8 +742,28 @@ case_listen_queue() { # scenario load requests
 	expect_counted "$load's syn_retrans_out + $p's synack_retrans_in = TcpExtTCPSynRetrans" \
 		"$TcpExtTCPSynRetrans" "$(($(sum load syn_retrans_out) + $(sum proxy synack_retrans_in)))"
 	expect_eq "the clients sent SYNs again" 1 "$(($(sum load syn_retrans_out) > 0))"
-	[ "$load" = ab ] && expect_eq "ab's Connect: max is a SYN sent again (1000 ms or more: $load_connect_max)" \
-		1 "$((load_connect_max >= 1000))"
+	if [ "$load" = ab ]; then
+		expect_eq "ab's Connect: max is a SYN sent again (1000 ms or more: $load_connect_max)" \
+			1 "$((load_connect_max >= 1000))"
+		# Each connect that waited for a SYN sent again took a second or
+		# more; ab timed each of its requests' connects itself (-g).
+		local slow=0 col
+		for col in connect_2s connect_5s connect_10s connect_20s connect_50s connect_over_50s; do
+			slow=$((slow + $(sum load "$col")))
+		done
+		# ab times the first connections it closes, as many as its -n:
+		# those still open at its end are not in its count.
+		local untimed=$(($(sum load conn_out) - load_timed_connects))
+		if [ "$untimed" -eq 0 ]; then
+			expect_eq "ab's connects over 1 s: tcptrace's = ab's own (of $load_timed_connects)" \
+				"$load_slow_connects" "$slow"
+		else
+			expect_eq "ab's connects over 1 s: tcptrace's = ab's own ($load_slow_connects of $load_timed_connects) and at most $untimed it did not time" \
+				1 "$((slow >= load_slow_connects && slow <= load_slow_connects + untimed))"
+		fi
+		expect_eq "ab timed no connection tcptrace did not see" 1 "$((untimed >= 0))"
+		expect_le "each of them a SYN sent again, at least" "$slow" "$(sum load syn_retrans_out)"
+	fi
 	expect_eq "the listen_drops finding: listener, count, limit, somaxconn" \
 		"127.0.0.1:8080 $TcpExtListenDrops $ss_limit_proxy $somaxconn" \
 		"$(for f in listener count acceptq_limit somaxconn; do finding_field listen_drops proxy $f; done | paste -sd' ')"

@@ -288,7 +288,9 @@ sc_load_cmd() { # url
 	case $LOAD in
 	ab)
 		# -t before -n: -t alone would mean 50000 requests.
-		SC_LOAD+=("$SC_RUN/bin/$SC_LOAD_NAME" -q -r -t "$TIME_LIMIT" -n "$REQUESTS" -c "$CONCURRENCY" -s 10)
+		# -g: each request's times, its connect's among them (ctime, ms).
+		SC_LOAD+=("$SC_RUN/bin/$SC_LOAD_NAME" -q -r -t "$TIME_LIMIT" -n "$REQUESTS" -c "$CONCURRENCY" -s 10
+			-g "$SC_RUN/ab-requests.tsv")
 		[ "$KEEPALIVE" -eq 1 ] && SC_LOAD+=(-k)
 		[ "$POST_BYTES" -gt 0 ] && SC_LOAD+=(-p "$body" -T application/octet-stream)
 		SC_LOAD+=("$1") ;;
@@ -356,7 +358,14 @@ sc_load_summary() {
 		LOAD_REQUESTS=$(awk '/^Complete requests:/ { print $3 }' "$SC_RUN/load.out")
 		LOAD_NON2XX=$(awk '/^Non-2xx responses:/ { print $3 }' "$SC_RUN/load.out")
 		# Connect: min mean [+/-sd] median max, in ms.
-		LOAD_CONNECT_MAX=$(awk '$1 == "Connect:" { print $NF }' "$SC_RUN/load.out") ;;
+		LOAD_CONNECT_MAX=$(awk '$1 == "Connect:" { print $NF }' "$SC_RUN/load.out")
+		# The connections it timed (a row each after a header: starttime,
+		# seconds, ctime, dtime, ttime, wait), and those whose connect
+		# took a second or more. It times the first -n it closes; one
+		# still open when those are done is not among them.
+		read -r LOAD_TIMED_CONNECTS LOAD_SLOW_CONNECTS < <(awk -F'\t' \
+			'NR > 1 { n++; if ($3 >= 1000) slow++ } END { print n + 0, slow + 0 }' \
+			"$SC_RUN/ab-requests.tsv" 2>/dev/null) ;;
 	wrk)
 		LOAD_REQUESTS=$(awk '/ requests in / { print $1 }' "$SC_RUN/load.out")
 		LOAD_NON2XX=$(awk '/^  Non-2xx or 3xx responses:/ { print $5 }' "$SC_RUN/load.out")
@@ -374,6 +383,8 @@ sc_load_summary() {
 	LOAD_REQUESTS=${LOAD_REQUESTS:-0}
 	LOAD_NON2XX=${LOAD_NON2XX:-0}
 	LOAD_CONNECT_MAX=${LOAD_CONNECT_MAX:-0}
+	LOAD_SLOW_CONNECTS=${LOAD_SLOW_CONNECTS:-0}
+	LOAD_TIMED_CONNECTS=${LOAD_TIMED_CONNECTS:-0}
 	LOAD_TIMEOUTS=${LOAD_TIMEOUTS:-0}
 	LOAD_CONNECT_ERRORS=${LOAD_CONNECT_ERRORS:-0}
 	sc_log "$LOAD: $LOAD_REQUESTS requests, $LOAD_NON2XX answered with an error status"
@@ -459,6 +470,8 @@ sc_write_truth() {
 		echo "load_requests=$LOAD_REQUESTS"
 		echo "load_non2xx=$LOAD_NON2XX"
 		echo "load_connect_max=$LOAD_CONNECT_MAX"
+		echo "load_slow_connects=$LOAD_SLOW_CONNECTS"
+		echo "load_timed_connects=$LOAD_TIMED_CONNECTS"
 		echo "load_timeouts=$LOAD_TIMEOUTS"
 		echo "load_connect_errors=$LOAD_CONNECT_ERRORS"
 		echo "requests=$REQUESTS"
