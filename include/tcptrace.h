@@ -59,6 +59,10 @@ struct tt_proc_times {
 	__u64 connect_us;                     /* their latencies added up, in microseconds */
 	__u64 acceptq_le[TT_CONNECT_BUCKETS]; /* connections accepted, by their wait in the queue */
 	__u64 acceptq_us;                     /* those waits added up, in microseconds */
+	/* Connections its listeners completed, by the handshake as the
+	 * listener saw it: its first SYN-ACK to ESTABLISHED. */
+	__u64 handshake_le[TT_CONNECT_BUCKETS];
+	__u64 handshake_us;
 };
 
 /* Key of dest_counters (--by dest): one process's connections to one

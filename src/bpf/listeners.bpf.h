@@ -181,13 +181,14 @@ static __always_inline bool is_unaccepted_child(const struct sock *sk, struct ne
 	       sk_local_port_of(sk) == stopping->key.port;
 }
 
-/* Follows a connection accepted from a listener of process tgid, its entry
- * complete from the start; open when it has reached ESTABLISHED. conn_in
- * waits for the first touch if the listener is shared (see on_touch). */
-static __always_inline bool follow_child(const struct sock *sk, __u32 tgid, bool shared,
-					 bool open)
+/* Follows a connection accepted from a listener of process tgid (in
+ * owner_slot), its entry complete from the start; open when it has reached
+ * ESTABLISHED. conn_in waits for the first touch if the listener is shared
+ * (see on_touch). */
+static __always_inline bool follow_child(const struct sock *sk, __u32 tgid, __u32 owner_slot,
+					 bool shared, bool open)
 {
-	__u32 slot = shared ? TT_NO_SLOT : slot_of_process(tgid);
+	__u32 slot = shared ? TT_NO_SLOT : owner_slot;
 	struct tt_proc_counters *counters;
 	struct tt_sock *s;
 
@@ -215,6 +216,7 @@ static __always_inline void adopt_child(const struct sock *sk, struct net *net)
 {
 	struct tt_listener_key lkey;
 	struct tt_owner *owner;
+	__u32 slot;
 
 	if (!is_inet_tcp(sk))
 		return;
@@ -223,7 +225,9 @@ static __always_inline void adopt_child(const struct sock *sk, struct net *net)
 	if (!owner)
 		return;
 	note_queue_depth(&lkey);
-	follow_child(sk, owner->tgid, acceptor_unknown(owner), true);
+	slot = slot_of_process(owner->tgid);
+	follow_child(sk, owner->tgid, slot, acceptor_unknown(owner), true);
+	count_handshake(sk, lkey.netns, slot);
 }
 
 /* A socket leaving SYN_RECV for anything but ESTABLISHED, not followed:
@@ -263,11 +267,13 @@ static __always_inline struct tt_sock *adopt_fastopen_child(const struct sock *s
 	lkey.pad = 0;
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
 	if (owner)
-		followed = follow_child(sk, owner->tgid, acceptor_unknown(owner), false);
+		followed = follow_child(sk, owner->tgid, slot_of_process(owner->tgid),
+					acceptor_unknown(owner), false);
 	else if (is_unaccepted_child(sk, net))
 		/* Its listener's owner is closing the listener, which it has
 		 * forgotten already (on_unlisten): the child stays its. */
-		followed = follow_child(sk, current_tgid(), false, false);
+		followed = follow_child(sk, current_tgid(), slot_of_process(current_tgid()), false,
+					false);
 	if (!followed)
 		return NULL;
 	s = find(sk);
@@ -311,7 +317,8 @@ static __always_inline void on_kfree_skb(const struct sk_buff *skb, __u64 locati
 
 /* A SYN-ACK sent again: by a listener for a request (its owner's), or by
  * a Fast Open child before the handshake's last ACK (the child's owner). */
-static __always_inline void on_synack_retrans(const struct sock *sk)
+static __always_inline void on_synack_retrans(const struct sock *sk,
+					      const struct request_sock *req)
 {
 	struct tt_proc_counters *c = NULL;
 
@@ -324,6 +331,7 @@ static __always_inline void on_synack_retrans(const struct sock *sk)
 		if (owner) {
 			c = counters_of(owner->tgid);
 			listen_queue_seen(&key, sk);
+			synack_sent_again(req, key.netns);
 		}
 	} else {
 		struct tt_sock *s = lookup_sock(sk);

@@ -515,4 +515,25 @@ static __always_inline bool is_inet_tcp(const struct sock *sk)
 	return family == AF_INET || family == AF_INET6;
 }
 
+/* The flow key of a socket from its head; lport is given because where
+ * to read it depends on the kind of socket (see sk_local_port_of). */
+static __always_inline void flow_of(const struct sock_common *c, __u32 netns, __u16 lport,
+				    struct tt_flow_key *k)
+{
+	__u16 family = c->skc_family;
+
+	__builtin_memset(k, 0, sizeof(*k));
+	k->netns = netns;
+	k->family = family;
+	k->lport = lport;
+	k->rport = bpf_ntohs(c->skc_dport);
+	if (family == AF_INET) {
+		__builtin_memcpy(k->laddr, &c->skc_rcv_saddr, 4);
+		__builtin_memcpy(k->raddr, &c->skc_daddr, 4);
+	} else {
+		__builtin_memcpy(k->laddr, &c->skc_v6_rcv_saddr, 16);
+		__builtin_memcpy(k->raddr, &c->skc_v6_daddr, 16);
+	}
+}
+
 #endif /* TT_SOCKS_BPF_H */

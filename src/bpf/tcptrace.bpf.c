@@ -125,19 +125,11 @@ static __always_inline bool connect_ends(struct tt_sock *s, int newstate, __u32 
 static __always_inline void count_connect_time(struct tt_sock *s, __u32 us,
 					       struct tt_dest_counters *d)
 {
-	__u32 slot = slot_of_sock(s);
-	struct tt_proc_times *t;
-	__u64 i;
+	__u64 i = count_wait(slot_of_sock(s), us, WAIT_CONNECT);
 
-	i = latency_bucket(us);
 	if (i >= TT_CONNECT_BUCKETS)
 		return;
-	barrier_var(i); /* the bounded register itself indexes both maps */
-	t = bpf_map_lookup_elem(&proc_times, &slot);
-	if (t) {
-		bump(&t->connect_le[i]);
-		__sync_fetch_and_add(&t->connect_us, us);
-	}
+	barrier_var(i);
 	if (d) {
 		bump(&d->connect_le[i]);
 		__sync_fetch_and_add(&d->connect_us, us);
@@ -439,7 +431,7 @@ int BPF_PROG(catch_receive_reset, struct sock *sk)
 SEC("tp_btf/tcp_retransmit_synack")
 int BPF_PROG(handle_retransmit_synack, struct sock *sk, struct request_sock *req)
 {
-	on_synack_retrans(sk);
+	on_synack_retrans(sk, req);
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Waits timed in the kernel: a connect() from its SYN to ESTABLISHED, and
- * an accepted connection from its queueing to accept(). Each wait lands in
- * a 1-2-5 bucket of its process's slot in proc_times (procs.bpf.h). */
+/* Waits timed in the kernel: a connect() from its SYN to ESTABLISHED, an
+ * accepted connection from its queueing to accept(), and the handshake as
+ * a listener saw it. Each wait lands in a 1-2-5 bucket of its process's
+ * slot in proc_times (procs.bpf.h). */
 #ifndef TT_TIMES_BPF_H
 #define TT_TIMES_BPF_H
 
@@ -59,22 +60,91 @@ static __always_inline void rst_reason_set(struct tt_sock *s, __u32 reason)
 	s->rst_reason = reason;
 }
 
-/* A child taken by accept() after us microseconds in its listener's queue:
- * on the acceptor's slot (on_touch has made the entry its). */
-static __always_inline void count_accept_wait(struct tt_sock *s, __u32 us)
+enum wait_kind { WAIT_CONNECT, WAIT_ACCEPTQ, WAIT_HANDSHAKE };
+
+/* A wait of us microseconds into the slot's buckets of its kind. Returns
+ * its bucket, bounded for the caller's own buckets, or TT_CONNECT_BUCKETS. */
+static __always_inline __u64 count_wait(__u32 slot, __u32 us, enum wait_kind kind)
 {
-	__u32 slot = slot_of_sock(s);
 	struct tt_proc_times *t;
 	__u64 i = latency_bucket(us);
 
 	if (i >= TT_CONNECT_BUCKETS)
-		return;
-	barrier_var(i);
+		return TT_CONNECT_BUCKETS;
+	barrier_var(i); /* the bounded register itself indexes the buckets */
 	t = bpf_map_lookup_elem(&proc_times, &slot);
-	if (t) {
+	if (!t)
+		return i;
+	switch (kind) {
+	case WAIT_CONNECT:
+		bump(&t->connect_le[i]);
+		__sync_fetch_and_add(&t->connect_us, us);
+		break;
+	case WAIT_ACCEPTQ:
 		bump(&t->acceptq_le[i]);
 		__sync_fetch_and_add(&t->acceptq_us, us);
+		break;
+	case WAIT_HANDSHAKE:
+		bump(&t->handshake_le[i]);
+		__sync_fetch_and_add(&t->handshake_us, us);
+		break;
 	}
+	return i;
+}
+
+/* A child taken by accept() after us microseconds in its listener's queue:
+ * on the acceptor's slot (on_touch has made the entry its). */
+static __always_inline void count_accept_wait(struct tt_sock *s, __u32 us)
+{
+	count_wait(slot_of_sock(s), us, WAIT_ACCEPTQ);
+}
+
+/* The first SYN-ACK of a request whose SYN-ACK went again, in the clock
+ * of now_us(), by its flow: by the time the child made of it is
+ * established, the kernel keeps that time nowhere the child can reach. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct tt_flow_key);
+	__type(value, __u32);
+} synack_first SEC(".maps");
+
+/* A traced listener sent a request's SYN-ACK again: its first stays. */
+static __always_inline void synack_sent_again(const struct request_sock *req, __u32 netns)
+{
+	const struct sock_common *c = &req->__req_common;
+	__u32 first = BPF_CORE_READ((struct tcp_request_sock *)req, snt_synack);
+	struct tt_flow_key k;
+
+	flow_of(c, netns, c->skc_num, &k);
+	bpf_map_update_elem(&synack_first, &k, &first, BPF_NOEXIST);
+}
+
+/* A traced listener's child just established: its handshake, from the
+ * first SYN-ACK, on the listener owner's slot. Without a SYN-ACK sent
+ * again, that is the RTT the kernel measured from it (tcp_synack_rtt_meas,
+ * before the move); with one, the first's time kept by synack_sent_again. */
+static __always_inline void count_handshake(const struct sock *sk, __u32 netns, __u32 slot)
+{
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
+	struct tt_flow_key k;
+	__u32 us, *first;
+
+	if (!tp)
+		return;
+	if (!tp->total_retrans) {
+		us = tp->srtt_us >> 3;
+		if (us)
+			count_wait(slot, us, WAIT_HANDSHAKE);
+		return;
+	}
+	flow_of(&sk->__sk_common, netns, sk->__sk_common.skc_num, &k);
+	first = bpf_map_lookup_elem(&synack_first, &k);
+	if (!first)
+		return;
+	us = now_us() - *first;
+	bpf_map_delete_elem(&synack_first, &k);
+	count_wait(slot, us, WAIT_HANDSHAKE);
 }
 
 #endif /* TT_TIMES_BPF_H */

@@ -129,6 +129,23 @@ csv_sum() { # csv pid column
 		END { if (!c) { print "no-column-" col; exit } print s + 0 }' "$1"
 }
 
+# Sum of the columns named NAME_B (NAME_10us ... NAME_over_50s), of the
+# buckets above 1 s with "over_1s" as FROM, for one PID.
+csv_buckets() { # csv pid name [over_1s]
+	awk -F, -v pid="$2" -v name="$3" -v from="${4:-all}" '
+		NR == 1 {
+			for (i = 1; i <= NF; i++)
+				if (index($i, name "_") == 1 && $i != name "_us") {
+					b = substr($i, length(name) + 2)
+					if (from == "all" || b ~ /^([2-9]|[1-9][0-9]+)s$/ || b == "over_50s")
+						c[i] = 1
+				}
+			next
+		}
+		$3 == pid { for (i in c) s += $i }
+		END { if (!length(c)) { print "no-column-" name; exit } print s + 0 }' "$1"
+}
+
 # The last value of a gauge column (tw_now) for one PID.
 csv_last() { # csv pid column
 	awk -F, -v pid="$2" -v col="$3" '

@@ -9,10 +9,12 @@ server: listens with a small backlog and accepts slowly (--count 0: never),
         --close-after it closes its listener that many seconds after the
         first accept instead, so that its drops must be read from the close.
         --defer sets TCP_DEFER_ACCEPT (nginx's deferred, haproxy's
-        defer-accept).
+        defer-accept). Prints how many it accepted, and of those how
+        many had a handshake of more than a second (slow_handshake).
 burst:  opens --count connections at once (non-blocking connects), waits at
         most --timeout seconds in all for each to connect or fail, sends a
-        byte on each and waits for the server's close, then closes them;
+        byte on each (none with --silent) and waits for the server's close,
+        then closes them;
         prints how many connected and ended.
 Every wait is bounded; both print one summary line of key=value pairs.
 """
@@ -21,8 +23,22 @@ import errno
 import select
 import signal
 import socket
+import struct
 import sys
 import time
+
+
+def slow_handshake(conn):
+    """Whether the handshake of an accepted connection took more than a
+    second as the kernel saw it, read from tcp_info before the connection
+    sends anything: its SYN-ACK was sent again (tcpi_total_retrans, which a
+    child starts from its request's), or the RTT the kernel measured from
+    its SYN-ACK (tcpi_rtt, its first and only sample then) is above 1 s (a
+    SYN cookie's connection whose ACK was dropped, made when the client sent
+    again)."""
+    info = conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    rtt_us, total_retrans = struct.unpack_from("I", info, 68)[0], struct.unpack_from("I", info, 100)[0]
+    return total_retrans > 0 or rtt_us > 1000000
 
 
 def accept_slowly(lfd, a):
@@ -38,6 +54,7 @@ def accept_slowly(lfd, a):
         except socket.timeout:
             continue
         accepted += 1
+        a.slow_handshakes += slow_handshake(conn)
         first = first or time.monotonic()
         conn.close()
         time.sleep(a.accept_every / 1000)
@@ -58,7 +75,7 @@ def server(a):
         signal.sigtimedwait([signal.SIGUSR1], a.hold)
     lfd.close()
     time.sleep(a.linger)
-    print(f"role=server accepted={accepted}")
+    print(f"role=server accepted={accepted} slow_handshakes={a.slow_handshakes}")
 
 
 def burst(a):
@@ -93,7 +110,8 @@ def burst(a):
         if s.fileno() in waiting or s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
             continue
         try:
-            s.send(b"x")
+            if not a.silent:
+                s.send(b"x")
         except OSError:
             continue
         poller.register(s, select.POLLIN)
@@ -122,7 +140,10 @@ def main():
     p.add_argument("--defer", type=int, default=0, help="TCP_DEFER_ACCEPT seconds")
     p.add_argument("--linger", type=float, default=0)
     p.add_argument("--ready", default="/dev/null")
+    p.add_argument("--silent", action="store_true",
+                   help="burst: send nothing; a last ACK dropped is made good only by the server")
     a = p.parse_args()
+    a.slow_handshakes = 0
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
     server(a) if a.role == "server" else burst(a)
     return 0

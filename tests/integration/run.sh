@@ -1513,8 +1513,9 @@ lq_server_start() { # backlog accept-every-ms count [options...]
 }
 
 # A burst of connects at once from one client process; sets CLI.
-lq_burst() { # count timeout-s out-file
-	ip netns exec "$NS" "$WORK/$LQ_NAME" "$LQ" burst --port "$PORT" --count "$1" --timeout "$2" >"$3" 2>&1 &
+lq_burst() { # count timeout-s out-file [options...]
+	ip netns exec "$NS" "$WORK/$LQ_NAME" "$LQ" burst --port "$PORT" --count "$1" --timeout "$2" "${@:4}" \
+		>"$3" 2>&1 &
 	CLI=$!
 	wait "$CLI" || { log "burst failed: $(cat "$3")"; return 1; }
 }
@@ -1556,6 +1557,32 @@ expect_listen_queue_counts() { # csv backlog client-pid...
 	expect_eq "server acceptq_limit = its backlog" "$backlog" "$(csv_max "$csv" "$SRV" acceptq_limit)"
 	expect_eq "a finding names the listener and its drops, if any" "$((drops > 0))" \
 		"$(grep -c "^finding: $LQ_NAME $SRV: its listener 127.0.0.1:$PORT dropped $drops connection attempts" "$WORK/tracer.out")"
+	expect_handshakes "$csv" "${@:3}"
+}
+
+# The handshakes as the server's listener saw them: each connection it
+# completed timed; those over 1 s the ones the server itself found slow
+# among those it accepted (tcp_info: a SYN-ACK sent again, or an RTT from
+# the SYN-ACK above 1 s), and at most those it did not accept.
+expect_handshakes() { # csv client-pid...
+	local csv=$1 conn_in accepted slow over cli clients=0
+	conn_in=$(csv_sum "$csv" "$SRV" conn_in)
+	accepted=$(field "$WORK/server.out" accepted)
+	slow=$(field "$WORK/server.out" slow_handshakes)
+	over=$(csv_buckets "$csv" "$SRV" handshake over_1s)
+	expect_eq "server: its connections' handshakes timed = its conn_in" "$conn_in" \
+		"$(csv_buckets "$csv" "$SRV" handshake)"
+	if [ "$accepted" -eq "$conn_in" ]; then
+		expect_eq "server: handshakes over 1 s = those it accepted and found slow (tcp_info)" \
+			"$slow" "$over"
+	else
+		expect_eq "server: handshakes over 1 s ($over): its $slow accepted and found slow (tcp_info), and at most the $((conn_in - accepted)) it did not accept" \
+			1 "$((over >= slow && over <= slow + conn_in - accepted))"
+	fi
+	for cli in "${@:2}"; do
+		clients=$((clients + $(csv_buckets "$csv" "$cli" handshake)))
+	done
+	expect_eq "clients: no handshake of a listener" 0 "$clients"
 }
 
 # Only SYN-time drops, as every kernel sees them: a server that never
@@ -1598,6 +1625,27 @@ case_listen_drops_overload() { # syncookies
 	log "    (ss -ltm's d $d, ListenDrops $(nstat_of TcpExtListenDrops), SyncookiesSent $(nstat_of TcpExtSyncookiesSent))"
 	expect_eq "client conn_out = the connections it made" "$(field "$WORK/client.out" connected)" \
 		"$(csv_sum "$csv" "$CLI" conn_out)"
+	expect_listen_queue_counts "$csv" 4 "$CLI"
+}
+
+# Clients that send nothing after connecting, to a server whose accept
+# queue is full when their last ACKs come: the kernel drops those ACKs and
+# sends the SYN-ACKs again a second later, then again after two more, and
+# each connection comes into being at an ACK that answers one. Its
+# handshake, as the listener saw it, is over a second.
+case_handshakes_synack_again() {
+	local csv=$WORK/t.csv
+	ns_new net.ipv4.tcp_syncookies=0 || return 1
+	lq_server_start 4 250 20 --hold 60 || return 1
+	tracer_start "$csv" -p "$LQ_NAME" || return 1
+	lq_burst 20 12 "$WORK/client.out" --silent || return 1
+	kill -USR1 "$SRV"
+	wait "$SRV"
+	tracer_stop || return 1
+	expect_eq "every connection made, accepted and ended" "20 20 20" \
+		"$(field "$WORK/client.out" connected) $(field "$WORK/server.out" accepted) $(field "$WORK/client.out" ended)"
+	expect_eq "the server sent SYN-ACKs again" 1 "$(($(csv_sum "$csv" "$SRV" synack_retrans_in) > 0))"
+	expect_eq "the server found handshakes over 1 s (tcp_info)" 1 "$(($(field "$WORK/server.out" slow_handshakes) > 0))"
 	expect_listen_queue_counts "$csv" 4 "$CLI"
 }
 
@@ -2084,6 +2132,7 @@ run_case "listen drops at the SYN: = ListenDrops = ss -ltm's d, SYN retries = TC
 run_case "listen drops under overload, no SYN cookies: = ListenDrops" case_listen_drops_overload 0
 run_case "listen drops under overload, SYN cookies: = ListenDrops" case_listen_drops_overload 1
 run_case "listen drops of a listener closed between two snapshots: none lost" case_listen_drops_listener_closed
+run_case "handshakes: last ACKs dropped at a full accept queue, SYN-ACKs sent again" case_handshakes_synack_again
 run_case "listen drops under TCP_DEFER_ACCEPT: its bare ACKs dropped are none" case_listen_drops_defer_accept
 run_case "connections in an accept queue at start: the listener's" case_unaccepted_before_start
 run_case "servers that start while tcptrace starts are counted" case_servers_starting_with_tcptrace

@@ -35,7 +35,7 @@ DEST_CHARTS="$EARLIER_CHARTS connect_p99 connects_slow ports_free runout_s"
 # those of failed connects by cause, connect times and accept waits
 # (NEW_PATTERN).
 NEW_COLUMNS="open_in open_out listen_drops acceptq_peak acceptq_limit syn_retrans_out synack_retrans_in"
-NEW_PATTERN='^(connfail_(refused|timeout|unreach|abandoned)|(connect|accept_wait)_([0-9]+(us|ms|s)|over_50s|us))$'
+NEW_PATTERN='^(connfail_(refused|timeout|unreach|abandoned)|(connect|accept_wait|handshake)_([0-9]+(us|ms|s)|over_50s|us))$'
 # Limits of the real runs: bursts of connections 0.3 s apart.
 BURSTS=5
 PER_BURST=40

@@ -15,7 +15,8 @@
 	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"   \
 	"tw_rst,rst_sent_reasons\n"
 /* The columns after synack_retrans_in: failed connects by cause, connects
- * by latency (common/connect_time.h), and accepts by their queue wait. */
+ * by latency (common/connect_time.h), accepts by their queue wait, and
+ * handshakes as the listeners saw them. */
 #define HEADER_CONNECT                                                                       \
 	HEADER_CONNECT_NO_COMMA ","                                                          \
 	"accept_wait_10us,accept_wait_20us,accept_wait_50us,accept_wait_100us,"              \
@@ -23,7 +24,12 @@
 	"accept_wait_5ms,accept_wait_10ms,accept_wait_20ms,accept_wait_50ms,"                \
 	"accept_wait_100ms,accept_wait_200ms,accept_wait_500ms,accept_wait_1s,"              \
 	"accept_wait_2s,accept_wait_5s,accept_wait_10s,accept_wait_20s,accept_wait_50s,"     \
-	"accept_wait_over_50s,accept_wait_us,"
+	"accept_wait_over_50s,accept_wait_us,"                                               \
+	"handshake_10us,handshake_20us,handshake_50us,handshake_100us,handshake_200us,"      \
+	"handshake_500us,handshake_1ms,handshake_2ms,handshake_5ms,handshake_10ms,"          \
+	"handshake_20ms,handshake_50ms,handshake_100ms,handshake_200ms,"                     \
+	"handshake_500ms,handshake_1s,handshake_2s,handshake_5s,handshake_10s,"              \
+	"handshake_20s,handshake_50s,handshake_over_50s,handshake_us,"
 /* The failed connects and the connects by latency, without a comma after
  * connect_us: the per-destination CSV's last columns. */
 #define HEADER_CONNECT_NO_COMMA                                                              \
@@ -33,14 +39,14 @@
 	"connect_50ms,connect_100ms,connect_200ms,connect_500ms,connect_1s,"                 \
 	"connect_2s,connect_5s,connect_10s,connect_20s,connect_50s,connect_over_50s,"        \
 	"connect_us"
-/* The 23 accept_wait columns, all 0. */
-#define ZEROS_ACCEPT_WAIT "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
-/* HEADER_CONNECT's 50 columns, all 0. */
-#define ZEROS_CONNECT                                                                        \
-	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                             \
+/* The 23 accept_wait and 23 handshake columns, all 0. */
+#define ZEROS_WAITS                                                                          \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                                     \
 	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+/* HEADER_CONNECT's 73 columns, all 0. */
+#define ZEROS_CONNECT "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_WAITS
 /* The header tcptrace writes now: HEADER's columns with the optional ones
- * (open_in to accept_wait_us) before rst_sent_reasons. */
+ * (open_in to handshake_us) before rst_sent_reasons. */
 #define HEADER_NOW                                                                           \
 	"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"             \
 	"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,"  \

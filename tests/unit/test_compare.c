@@ -51,7 +51,7 @@
 	      fast, slow)                                                                    \
 	t "," e "," pid "," comm "," ZEROS "," open_in "," open_out "," drops "," peak ","    \
 	limit "," syn "," synack ",0,0,0," abandoned ",0,0," fast                             \
-	",0,0,0,0,0,0,0,0,0,0,0,0,0," slow ",0,0,0,0,0,0," ZEROS_ACCEPT_WAIT ",\n"
+	",0,0,0,0,0,0,0,0,0,0,0,0,0," slow ",0,0,0,0,0,0," ZEROS_WAITS ",\n"
 
 /* haproxy with backlog 16 under ab: its queue full, ab's SYNs sent again. */
 #define SMALL_QUEUE_CSV                                                                      \
@@ -699,7 +699,8 @@ static void test_listen_queues_and_open_connections_spelled_out(void **state)
 #define AROW(pid, comm, b1ms, b500ms, us)                                                    \
 	T1 ",1.000," pid "," comm "," ZEROS ",0,0,0,0,0,0,0,"                                 \
 	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                              \
-	"0,0,0,0,0,0," b1ms ",0,0,0,0,0,0,0," b500ms ",0,0,0,0,0,0,0," us ",\n"
+	"0,0,0,0,0,0," b1ms ",0,0,0,0,0,0,0," b500ms ",0,0,0,0,0,0,0," us ","                \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
 
 /* The accept queue waits, side by side, where a run has any; none where
  * no run accepted with accept() traced (all 0). */

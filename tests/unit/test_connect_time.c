@@ -50,6 +50,9 @@ static void test_slow_connects_are_those_above_one_second(void **state)
 	le[16] = 3;
 	le[TT_CONNECT_OVER] = 2;
 	assert_int_equal(tt_connect_slow(le), 5);
+	assert_int_equal(tt_waits_above(le, TT_WAIT_100MS), 14);
+	assert_int_equal(tt_waits_above(le, TT_CONNECT_OVER), 0);
+	assert_int_equal(tt_connect_bound_us(TT_WAIT_100MS), 100000);
 }
 
 static void test_text(void **state)

@@ -126,12 +126,16 @@ static void test_row_puts_each_counter_in_its_column(void **state)
 	for (size_t i = 0; i < TT_CONNECT_BUCKETS; i++)
 		row.t.acceptq_le[i] = 54 + i;
 	row.t.acceptq_us = 76;
+	for (size_t i = 0; i < TT_CONNECT_BUCKETS; i++)
+		row.t.handshake_le[i] = 77 + i;
+	row.t.handshake_us = 99;
 	text = row_text(&row, 2.5, NULL);
 	assert_string_equal(text, ISO_TIME ",2.500,7,nginx,"
 					   "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
 					   "18446744073709551615,19,20,21,22,23,24,25,26,27,28,29,30,31,"
 					   "32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,"
-					   "53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,\n");
+					   "53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,"
+					   "77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,\n");
 	free(text);
 }
 

@@ -25,7 +25,7 @@
 	",\"connect_500ms\":0,\"connect_1s\":0,\"connect_2s\":0" \
 	",\"connect_5s\":0,\"connect_10s\":0,\"connect_20s\":0" \
 	",\"connect_50s\":0,\"connect_over_50s\":0,\"connect_us\":0" ACCEPT_WAIT_ZERO_FIELDS
-/* The accept queue waits, all 0. */
+/* The accept queue waits and the handshakes, all 0. */
 #define ACCEPT_WAIT_ZERO_FIELDS \
 	",\"accept_wait_10us\":0,\"accept_wait_20us\":0,\"accept_wait_50us\":0" \
 	",\"accept_wait_100us\":0,\"accept_wait_200us\":0,\"accept_wait_500us\":0" \
@@ -34,7 +34,15 @@
 	",\"accept_wait_100ms\":0,\"accept_wait_200ms\":0,\"accept_wait_500ms\":0" \
 	",\"accept_wait_1s\":0,\"accept_wait_2s\":0,\"accept_wait_5s\":0" \
 	",\"accept_wait_10s\":0,\"accept_wait_20s\":0,\"accept_wait_50s\":0" \
-	",\"accept_wait_over_50s\":0,\"accept_wait_us\":0"
+	",\"accept_wait_over_50s\":0,\"accept_wait_us\":0" \
+	",\"handshake_10us\":0,\"handshake_20us\":0,\"handshake_50us\":0" \
+	",\"handshake_100us\":0,\"handshake_200us\":0,\"handshake_500us\":0" \
+	",\"handshake_1ms\":0,\"handshake_2ms\":0,\"handshake_5ms\":0" \
+	",\"handshake_10ms\":0,\"handshake_20ms\":0,\"handshake_50ms\":0" \
+	",\"handshake_100ms\":0,\"handshake_200ms\":0,\"handshake_500ms\":0" \
+	",\"handshake_1s\":0,\"handshake_2s\":0,\"handshake_5s\":0" \
+	",\"handshake_10s\":0,\"handshake_20s\":0,\"handshake_50s\":0" \
+	",\"handshake_over_50s\":0,\"handshake_us\":0"
 #define ZERO_FIELDS                                                                          \
 	"\"conn_in\":0,\"conn_out\":0,\"fin_active_in\":0,\"fin_active_out\":0,"             \
 	"\"fin_passive_in\":0,\"fin_passive_out\":0,\"rst_sent_in\":0,\"rst_sent_out\":0,"   \

@@ -174,6 +174,34 @@ static const char one_comm_text[] =
 	"tcptrace_connect_duration_seconds_bucket{comm=\"nginx\",le=\"+Inf\"} 4\n"
 	"tcptrace_connect_duration_seconds_sum{comm=\"nginx\"} 1.00012\n"
 	"tcptrace_connect_duration_seconds_count{comm=\"nginx\"} 4\n"
+	"# HELP tcptrace_handshake_seconds Connections the process's listeners completed, by the "
+	"handshake as the listener saw it: from its first SYN-ACK to ESTABLISHED; a SYN-ACK sent "
+	"again adds a second or more.\n"
+	"# TYPE tcptrace_handshake_seconds histogram\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.00001\"} 0\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.00002\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.00005\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.0001\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.0002\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.0005\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.001\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.002\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.005\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.01\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.02\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.05\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.1\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.2\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"0.5\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"1\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"2\"} 2\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"5\"} 3\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"10\"} 3\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"20\"} 3\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"50\"} 3\n"
+	"tcptrace_handshake_seconds_bucket{comm=\"nginx\",le=\"+Inf\"} 3\n"
+	"tcptrace_handshake_seconds_sum{comm=\"nginx\"} 3.00003\n"
+	"tcptrace_handshake_seconds_count{comm=\"nginx\"} 3\n"
 	"# HELP tcptrace_listener_drops_total Connection attempts the listener dropped because a "
 	"queue was full, on the process name that owns it; a listener several processes share "
 	"(nginx's master and workers) counts once. listener is its address and port.\n"
@@ -256,6 +284,9 @@ static void one_nginx_interval(struct tt_metrics *m, struct tt_reason_names *nam
 	row.t.connect_le[2] = 3; /* at most 50 us */
 	row.t.connect_le[16] = 1; /* at most 2 s: a SYN sent again */
 	row.t.connect_us = 1000120;
+	row.t.handshake_le[1] = 2; /* at most 20 us */
+	row.t.handshake_le[17] = 1; /* at most 5 s: two SYN-ACKs sent again */
+	row.t.handshake_us = 3000030;
 	metrics_init(m, 256);
 	metrics_add_interval(m, &row, 1, NULL, NULL);
 }

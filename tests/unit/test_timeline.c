@@ -248,9 +248,9 @@ static void test_connects_from_the_buckets(void **state)
 	/* 98 at most 50 us and 2 at most 2 s; then 5 at most 100 us. */
 	static const char text[] =
 		HEADER_NOW T1 ",1.000,7,ab," ZEROS ",0,0,0,0,0,0,0,0,0,0,0,0,0,98,0,0,0,0,0,0,0,0,0,0,0,0,"
-		"0,2,0,0,0,0,0,0," ZEROS_ACCEPT_WAIT ",\n"
+		"0,2,0,0,0,0,0,0," ZEROS_WAITS ",\n"
 		T2 ",2.000,7,ab," ZEROS ",0,0,0,0,0,0,0,0,0,0,0,0,0,0,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
-		"0,0,0,0," ZEROS_ACCEPT_WAIT ",\n"
+		"0,0,0,0," ZEROS_WAITS ",\n"
 		T2 ",2.000,8,nginx," ZEROS ",0,0,0,0,0,0,0," ZEROS_CONNECT ",\n";
 	struct parsed p;
 	char *json;

@@ -77,6 +77,35 @@
 	X(ACCEPT_WAIT_21, "accept_wait_over_50s", TT_COL_LATER, r->t.acceptq_le[21], "", "") \
 	X(ACCEPT_WAIT_US, "accept_wait_us", TT_COL_LATER, r->t.acceptq_us, "", "")
 
+/* Connections a process's listeners completed, by the handshake as the
+ * listener saw it: from its first SYN-ACK to ESTABLISHED (a SYN-ACK sent
+ * again shows here as a second or more), handshake_B as connect_B; on the
+ * listener's owner. In /metrics, the histogram tcptrace_handshake_seconds. */
+#define TT_HANDSHAKE_COLUMNS(X)                                                               \
+	X(HANDSHAKE_0, "handshake_10us", TT_COL_LATER, r->t.handshake_le[0], "", "")          \
+	X(HANDSHAKE_1, "handshake_20us", TT_COL_LATER, r->t.handshake_le[1], "", "")          \
+	X(HANDSHAKE_2, "handshake_50us", TT_COL_LATER, r->t.handshake_le[2], "", "")          \
+	X(HANDSHAKE_3, "handshake_100us", TT_COL_LATER, r->t.handshake_le[3], "", "")         \
+	X(HANDSHAKE_4, "handshake_200us", TT_COL_LATER, r->t.handshake_le[4], "", "")         \
+	X(HANDSHAKE_5, "handshake_500us", TT_COL_LATER, r->t.handshake_le[5], "", "")         \
+	X(HANDSHAKE_6, "handshake_1ms", TT_COL_LATER, r->t.handshake_le[6], "", "")           \
+	X(HANDSHAKE_7, "handshake_2ms", TT_COL_LATER, r->t.handshake_le[7], "", "")           \
+	X(HANDSHAKE_8, "handshake_5ms", TT_COL_LATER, r->t.handshake_le[8], "", "")           \
+	X(HANDSHAKE_9, "handshake_10ms", TT_COL_LATER, r->t.handshake_le[9], "", "")          \
+	X(HANDSHAKE_10, "handshake_20ms", TT_COL_LATER, r->t.handshake_le[10], "", "")        \
+	X(HANDSHAKE_11, "handshake_50ms", TT_COL_LATER, r->t.handshake_le[11], "", "")        \
+	X(HANDSHAKE_12, "handshake_100ms", TT_COL_LATER, r->t.handshake_le[12], "", "")       \
+	X(HANDSHAKE_13, "handshake_200ms", TT_COL_LATER, r->t.handshake_le[13], "", "")       \
+	X(HANDSHAKE_14, "handshake_500ms", TT_COL_LATER, r->t.handshake_le[14], "", "")       \
+	X(HANDSHAKE_15, "handshake_1s", TT_COL_LATER, r->t.handshake_le[15], "", "")          \
+	X(HANDSHAKE_16, "handshake_2s", TT_COL_LATER, r->t.handshake_le[16], "", "")          \
+	X(HANDSHAKE_17, "handshake_5s", TT_COL_LATER, r->t.handshake_le[17], "", "")          \
+	X(HANDSHAKE_18, "handshake_10s", TT_COL_LATER, r->t.handshake_le[18], "", "")         \
+	X(HANDSHAKE_19, "handshake_20s", TT_COL_LATER, r->t.handshake_le[19], "", "")         \
+	X(HANDSHAKE_20, "handshake_50s", TT_COL_LATER, r->t.handshake_le[20], "", "")         \
+	X(HANDSHAKE_21, "handshake_over_50s", TT_COL_LATER, r->t.handshake_le[21], "", "")    \
+	X(HANDSHAKE_US, "handshake_us", TT_COL_LATER, r->t.handshake_us, "", "")
+
 /* X(ID, name, flags, value of const struct tt_row *r, its /metrics family
  * per process name, the labels it has there besides comm) */
 #define TT_COLUMNS(X)                                                                            \
@@ -144,7 +173,8 @@
 	  r->c.connfail_by[TT_CONNFAIL_ABANDONED], "tcptrace_connect_failures_total",             \
 	  "cause=\"abandoned\"")                                                                  \
 	TT_CONNECT_COLUMNS(X)                                                                     \
-	TT_ACCEPT_WAIT_COLUMNS(X)
+	TT_ACCEPT_WAIT_COLUMNS(X)                                                                 \
+	TT_HANDSHAKE_COLUMNS(X)
 
 enum tt_csv_col {
 #define TT_COLUMN_ID(id, name, flags, value, metric, labels) TT_CSV_##id,

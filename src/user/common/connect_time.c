@@ -25,15 +25,19 @@ uint64_t tt_connect_count(const __u64 le[TT_CONNECT_BUCKETS])
 	return n;
 }
 
-/* Connects of more than a second: the buckets above the 1 s bound. A
- * SYN sent again waits a second, its connect a little more. */
-uint64_t tt_connect_slow(const __u64 le[TT_CONNECT_BUCKETS])
+uint64_t tt_waits_above(const __u64 le[TT_CONNECT_BUCKETS], size_t over)
 {
 	uint64_t n = 0;
 
-	for (size_t i = TT_CONNECT_1S + 1; i < TT_CONNECT_BUCKETS; i++)
+	for (size_t i = over + 1; i < TT_CONNECT_BUCKETS; i++)
 		n += le[i];
 	return n;
+}
+
+/* A SYN sent again waits a second, its connect a little more. */
+uint64_t tt_connect_slow(const __u64 le[TT_CONNECT_BUCKETS])
+{
+	return tt_waits_above(le, TT_CONNECT_1S);
 }
 
 int tt_connect_quantile(const __u64 le[TT_CONNECT_BUCKETS], double q)

@@ -14,12 +14,16 @@
 #define TT_CONNECT_OVER (TT_CONNECT_BUCKETS - 1)
 /* The bucket of at most 1 s: those above it took more than a second. */
 #define TT_CONNECT_1S 15
+/* The bucket of at most 100 ms: an accept wait above it is a long one. */
+#define TT_WAIT_100MS 12
 
 /* Bucket i holds the connects of at most this many microseconds. */
 uint64_t tt_connect_bound_us(size_t i);
 
-/* Connects in the buckets, and those of more than a second. */
+/* Connects in the buckets, those above bucket `over`, and those of more
+ * than a second. */
 uint64_t tt_connect_count(const __u64 le[TT_CONNECT_BUCKETS]);
+uint64_t tt_waits_above(const __u64 le[TT_CONNECT_BUCKETS], size_t over);
 uint64_t tt_connect_slow(const __u64 le[TT_CONNECT_BUCKETS]);
 
 /* The bucket of quantile q (0 < q <= 1): the first whose running count

@@ -56,7 +56,8 @@ const char compare_usage[] =
 	"peaks of open_in and open_out (n/a for a CSV written before they were).\n"
 	"Then the connects timed, those of more than 1 s, the bucket bounds of\n"
 	"their p50, p99 and max in microseconds (n/a above 50 s), and the failed\n"
-	"connects by cause.\n"
+	"connects by cause; as much of the accept queue waits (over 100 ms) and\n"
+	"of the handshakes as the listeners saw them (over 1 s), when a run has any.\n"
 	"\n"
 	"      --csv     write the figures as CSV: counter,run,file,total,\n"
 	"                per_second,ratio_to_first,comm\n"
@@ -669,9 +670,15 @@ static const struct wait_section connect_section = {
 };
 
 static const struct wait_section accept_section = {
-	"accept queue waits", TT_CSV_ACCEPT_WAIT_0, 12 /* at most 100 ms */, true,
+	"accept queue waits", TT_CSV_ACCEPT_WAIT_0, TT_WAIT_100MS, true,
 	{ "accepts", "accepts_over_100ms", "accept_wait_p50_us", "accept_wait_p99_us",
 	  "accept_wait_max_us" },
+};
+
+static const struct wait_section handshake_section = {
+	"handshakes, as the listeners saw them", TT_CSV_HANDSHAKE_0, TT_CONNECT_1S, true,
+	{ "handshakes", "handshakes_over_1s", "handshake_p50_us", "handshake_p99_us",
+	  "handshake_max_us" },
 };
 
 static void wait_buckets(const struct compare_run *run, const struct wait_section *w,
@@ -712,9 +719,7 @@ static bool wait_row(const struct compare_run *run, const struct wait_section *w
 		return true;
 	}
 	if (r == 1) {
-		*v = 0;
-		for (size_t b = w->over + 1; b < TT_CONNECT_BUCKETS; b++)
-			*v += le[b];
+		*v = tt_waits_above(le, w->over);
 		return true;
 	}
 	bucket = tt_connect_quantile(le, quantiles[r - 2]);
@@ -773,6 +778,9 @@ int compare_write_text(FILE *f, const struct compare_run *runs, size_t n)
 		goto out;
 	if (has_waits(runs, n, &accept_section) &&
 	    write_waits(f, &accept_section, runs, n, values, present))
+		goto out;
+	if (has_waits(runs, n, &handshake_section) &&
+	    write_waits(f, &handshake_section, runs, n, values, present))
 		goto out;
 	if (write_table_header(f, "other counters", n) ||
 	    write_count_rows(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n, values,
@@ -922,6 +930,8 @@ int compare_write_csv(FILE *f, const struct compare_run *runs, size_t n)
 	}
 	if (has_waits(runs, n, &accept_section))
 		write_csv_waits(f, &accept_section, runs, n);
+	if (has_waits(runs, n, &handshake_section))
+		write_csv_waits(f, &handshake_section, runs, n);
 	write_csv_counts(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n, false);
 	return ferror(f) ? -1 : 0;
 }

@@ -123,12 +123,13 @@ static void series_add(struct tt_comm_series *s, const struct tt_row *row)
 	for (size_t i = 0; i < COUNTER_WORDS; i++)
 		words[i] += add[i];
 	memcpy(&sum->c, words, sizeof(words));
-	for (size_t b = 0; b < TT_CONNECT_BUCKETS; b++) {
-		sum->t.connect_le[b] += row->t.connect_le[b];
-		sum->t.acceptq_le[b] += row->t.acceptq_le[b];
+	{
+		__u64 *t = (__u64 *)&sum->t;
+		const __u64 *rt = (const __u64 *)&row->t;
+
+		for (size_t i = 0; i < sizeof(sum->t) / sizeof(__u64); i++)
+			t[i] += rt[i];
 	}
-	sum->t.connect_us += row->t.connect_us;
-	sum->t.acceptq_us += row->t.acceptq_us;
 	for (size_t side = 0; side < TT_SIDES; side++) {
 		for (size_t i = 0; i < TT_REASON_SLOTS; i++)
 			sum->reasons[side][i] += row->reasons[side][i];
@@ -538,6 +539,14 @@ static const struct wait_histogram accept_wait = {
 	offsetof(struct tt_proc_times, acceptq_le), offsetof(struct tt_proc_times, acceptq_us),
 };
 
+static const struct wait_histogram handshake = {
+	"tcptrace_handshake_seconds", "tcptrace_handshake_seconds_bucket",
+	"tcptrace_handshake_seconds_sum", "tcptrace_handshake_seconds_count",
+	"Connections the process's listeners completed, by the handshake as the listener saw "
+	"it: from its first SYN-ACK to ESTABLISHED; a SYN-ACK sent again adds a second or more.",
+	offsetof(struct tt_proc_times, handshake_le), offsetof(struct tt_proc_times, handshake_us),
+};
+
 static void histogram(FILE *f, const struct tt_metrics *m, enum metrics_format fmt,
 		      const struct wait_histogram *h)
 {
@@ -831,6 +840,7 @@ char *metrics_render(const struct tt_metrics *m, const struct tt_reason_names *n
 	histogram(f, m, format, &connect_wait);
 	if (m->accept_waits)
 		histogram(f, m, format, &accept_wait);
+	histogram(f, m, format, &handshake);
 	listener_families(f, m, format);
 	if (m->by_dest)
 		dest_families(f, m, format);

@@ -54,10 +54,6 @@ static const char *const accept_wait_cell_names[LATENCY_CELLS] = {
 	"all", ">0.1s", "p50", "p99", "max",
 };
 
-/* The bucket of at most 100 ms: an accept wait above it shows in the
- * intervals. */
-#define ACCEPT_WAIT_100MS 12
-
 void format_count(char *buf, size_t len, uint64_t v)
 {
 	static const char units[] = "kMGTPE";
@@ -213,14 +209,11 @@ void table_write_latency_header(FILE *f)
 static void write_latency_cells(FILE *f, const struct tt_row *row, const __u64 *le, size_t over)
 {
 	const double quantiles[3] = { 0.5, 0.99, 1.0 };
-	uint64_t above = 0;
 	char buf[16];
 
-	for (size_t b = over + 1; b < TT_CONNECT_BUCKETS; b++)
-		above += le[b];
 	format_count(buf, sizeof(buf), tt_connect_count(le));
 	fprintf(f, "%7u %-9.9s %5s", row->pid, row->comm, buf);
-	format_count(buf, sizeof(buf), above);
+	format_count(buf, sizeof(buf), tt_waits_above(le, over));
 	fprintf(f, " %5s", buf);
 	for (size_t i = 0; i < 3; i++) {
 		tt_connect_format(buf, sizeof(buf), tt_connect_quantile(le, quantiles[i]));
@@ -237,13 +230,8 @@ void table_write_latency_row(FILE *f, const struct tt_row *row)
 bool table_row_has_accept_wait(const struct tt_row *row, bool run)
 {
 	const __u64 *le = row->t.acceptq_le;
-	uint64_t above = 0;
 
-	if (run)
-		return tt_connect_count(le) > 0;
-	for (size_t b = ACCEPT_WAIT_100MS + 1; b < TT_CONNECT_BUCKETS; b++)
-		above += le[b];
-	return above > 0;
+	return run ? tt_connect_count(le) > 0 : tt_waits_above(le, TT_WAIT_100MS) > 0;
 }
 
 void table_write_accept_wait_header(FILE *f)
@@ -255,7 +243,7 @@ void table_write_accept_wait_header(FILE *f)
 
 void table_write_accept_wait_row(FILE *f, const struct tt_row *row)
 {
-	write_latency_cells(f, row, row->t.acceptq_le, ACCEPT_WAIT_100MS);
+	write_latency_cells(f, row, row->t.acceptq_le, TT_WAIT_100MS);
 }
 
 #define DEST_WIDTH 21 /* "255.255.255.255:65535"; longer IPv6 ones push the row */
