@@ -348,6 +348,21 @@ case_accept_wait() {
 		"$(wait_buckets "$csv" "$(pair_field accept-wait client)" accept_wait)"
 }
 
+# The handshakes as each listener saw them, on every kernel: each
+# connection a server completed is timed (by the RTT the kernel measured
+# from its SYN-ACK), on the server; its clients have none.
+case_handshakes() {
+	guest_ran || return 1
+	local csv=$GUEST/t.csv pair srv
+	for pair in fin-server accept-wait listen-queue; do
+		srv=$(pair_field "$pair" server)
+		expect_eq "$pair server: handshakes timed = conn_in" "$(csv_sum "$csv" "$srv" conn_in)" \
+			"$(wait_buckets "$csv" "$srv" handshake)"
+		expect_eq "$pair client: no handshake of a listener" 0 \
+			"$(wait_buckets "$csv" "$(pair_field "$pair" client)" handshake)"
+	done
+}
+
 # Waits in the buckets of one PID's rows: all of them, or those over 100 ms.
 wait_buckets() { # csv pid prefix [over_100ms]
 	awk -F, -v pid="$2" -v pre="$3" -v over="${4:-}" '
@@ -505,6 +520,7 @@ run_case "$SERIES: TCP Fast Open: accept() before the handshake's end, counted o
 run_case "$SERIES: kept-alive requests cost no program run (fexit, no read hook)" case_keepalive_costs_nothing
 run_case "$SERIES: connects by cause (refused, abandoned) and time" case_connects_by_cause_and_time
 run_case "$SERIES: accept queue waits, a server that sleeps 200 ms before each accept()" case_accept_wait
+run_case "$SERIES: handshakes as the listeners saw them, every connection a server completed" case_handshakes
 run_case "$SERIES: totals = the guest kernel's TCP counters" case_totals_equal_kernel_counters
 case $SERIES in
 5.10 | 6.1) run_case "$SERIES: RST reasons unavailable, and said so" case_rst_reasons_unavailable ;;
