@@ -723,6 +723,11 @@ case_grafana_dashboard() {
 	# here, a series of the name from each query.
 	expect_panel "Connect time p99, by process name" A "$c *"
 	expect_panel "Connects that took more than 1 s per second, by process name" A "$c *"
+	# Every connection the servers completed is a handshake timed, on the
+	# listener's owner: the rate times the window is their count.
+	expect_panel "Handshake time p99 as the listeners saw it, by process name" A "$c *"
+	expect_panel "Handshakes per second as the listeners saw them: all, and over 1 s" A "$c $conn_in"
+	expect_panel "Handshakes per second as the listeners saw them: all, and over 1 s" B "$c *"
 	expect_panel "Open connections, by process name and side" A \
 		"$c,side=in $(established_of "$srv6")" "$c,side=out $open_out"
 
