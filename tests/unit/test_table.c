@@ -404,6 +404,31 @@ static void test_accept_wait_block(void **state)
 	free(c.text);
 }
 
+/* The handshakes block: a row for a handshake over 1 s in the intervals,
+ * for any handshake in the summary; the accept waits' buckets are not its. */
+static void test_handshake_block(void **state)
+{
+	struct tt_row row = overflowing_row();
+	struct capture c;
+
+	(void)state;
+	row.t.acceptq_le[17] = 9; /* accept waits: not handshakes */
+	assert_false(table_row_has_handshake(&row, true));
+	row.t.handshake_le[1] = 30; /* at most 20 us */
+	row.t.handshake_le[15] = 2; /* at most 1 s */
+	assert_true(table_row_has_handshake(&row, true));
+	assert_false(table_row_has_handshake(&row, false));
+	row.t.handshake_le[17] = 1; /* at most 5 s: two SYN-ACKs sent again */
+	assert_true(table_row_has_handshake(&row, false));
+	capture_start(&c);
+	table_write_handshake_header(c.f);
+	table_write_handshake_row(c.f, &row);
+	assert_string_equal(capture_end(&c), "                   handshakes   time, at most\n"
+					     "    PID COMM        all   >1s   p50   p99   max\n"
+					     "   4242 haproxy      33     1  20us    5s    5s\n");
+	free(c.text);
+}
+
 /* A row is in the failures block for any failure, or a queue more than
  * half full; not for a queue at half its limit. */
 static void test_which_rows_have_failures(void **state)
@@ -450,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_which_rows_have_failures),
 		cmocka_unit_test(test_latency_block),
 		cmocka_unit_test(test_accept_wait_block),
+		cmocka_unit_test(test_handshake_block),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -101,6 +101,15 @@ static void accept_wait_row(FILE *f, const struct tt_row *row, bool run)
 static const struct row_block accept_waits = { table_row_has_accept_wait,
 					       table_write_accept_wait_header, accept_wait_row };
 
+static void handshake_row(FILE *f, const struct tt_row *row, bool run)
+{
+	(void)run;
+	table_write_handshake_row(f, row);
+}
+
+static const struct row_block handshakes = { table_row_has_handshake,
+					     table_write_handshake_header, handshake_row };
+
 static void write_block(FILE *f, const struct row_block *b, const struct tt_row *rows, size_t n,
 			bool run)
 {
@@ -150,6 +159,7 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 			write_block(r->table, &failures, rows, n, false);
 			write_block(r->table, &latencies, rows, n, false);
 			write_block(r->table, &accept_waits, rows, n, false);
+			write_block(r->table, &handshakes, rows, n, false);
 		}
 		if (fflush(r->table) || ferror(r->table))
 			return -(errno ? errno : EIO);
@@ -180,6 +190,7 @@ void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed
 	write_block(f, &failures, rows, n, true);
 	write_block(f, &latencies, rows, n, true);
 	write_block(f, &accept_waits, rows, n, true);
+	write_block(f, &handshakes, rows, n, true);
 
 	for (size_t i = 0; i < n; i++) {
 		accepted |= rows[i].c.conn[TT_SIDE_IN] > 0;

@@ -54,6 +54,10 @@ static const char *const accept_wait_cell_names[LATENCY_CELLS] = {
 	"all", ">0.1s", "p50", "p99", "max",
 };
 
+static const struct group handshake_groups[] = {
+	{ "handshakes", 0, 1 }, { "time, at most", 2, 4 },
+};
+
 void format_count(char *buf, size_t len, uint64_t v)
 {
 	static const char units[] = "kMGTPE";
@@ -244,6 +248,25 @@ void table_write_accept_wait_header(FILE *f)
 void table_write_accept_wait_row(FILE *f, const struct tt_row *row)
 {
 	write_latency_cells(f, row, row->t.acceptq_le, TT_WAIT_100MS);
+}
+
+bool table_row_has_handshake(const struct tt_row *row, bool run)
+{
+	const __u64 *le = row->t.handshake_le;
+
+	return run ? tt_connect_count(le) > 0 : tt_connect_slow(le) > 0;
+}
+
+void table_write_handshake_header(FILE *f)
+{
+	write_group_line(f, "", LEAD_WIDTH, handshake_groups,
+			 sizeof(handshake_groups) / sizeof(handshake_groups[0]));
+	write_names(f, latency_cell_names, LATENCY_CELLS);
+}
+
+void table_write_handshake_row(FILE *f, const struct tt_row *row)
+{
+	write_latency_cells(f, row, row->t.handshake_le, TT_CONNECT_1S);
 }
 
 #define DEST_WIDTH 21 /* "255.255.255.255:65535"; longer IPv6 ones push the row */

@@ -43,6 +43,12 @@ void table_write_latency_row(FILE *f, const struct tt_row *row);
 bool table_row_has_accept_wait(const struct tt_row *row, bool run);
 void table_write_accept_wait_header(FILE *f);
 void table_write_accept_wait_row(FILE *f, const struct tt_row *row);
+/* The handshakes block: the handshakes a process's listeners completed, as
+ * the listener saw them (all, over 1 s, p50, p99, max); a row for one over
+ * 1 s in the intervals, for any in the summary. */
+bool table_row_has_handshake(const struct tt_row *row, bool run);
+void table_write_handshake_header(FILE *f);
+void table_write_handshake_row(FILE *f, const struct tt_row *row);
 
 /* "192.0.2.1:80" or "[2001:db8::1]:80". buf must hold TT_DEST_LEN bytes. */
 #define TT_DEST_LEN 56
