@@ -468,6 +468,41 @@ static void test_failed_connects_by_destination(void **state)
 	free(text);
 }
 
+/* SYN-ACKs sent again, and the handshakes the listeners completed: those
+ * over 1 s are what the clients' connect times do not show. */
+static void test_synack_retries_with_slow_handshakes(void **state)
+{
+	struct tt_row row = make_row(17060, "haproxy");
+	struct findings_input in = { .rows = &row, .n = 1 };
+	struct tt_finding v[2];
+	size_t len;
+	char *text;
+	FILE *f;
+
+	(void)state;
+	row.c.conn[TT_SIDE_IN] = 100;
+	row.c.synack_retrans = 4;
+	row.t.handshake_le[1] = 97; /* at most 20 us */
+	row.t.handshake_le[16] = 2; /* at most 2 s: one SYN-ACK sent again */
+	row.t.handshake_le[17] = 1; /* at most 5 s: two */
+	assert_int_equal(findings_collect(&in, v, 2), 1);
+	text = text_of(v, 1, NULL);
+	assert_string_equal(
+		text,
+		"finding: haproxy 17060: 4 SYN-ACKs of its listeners were sent again: clients did "
+		"not finish the handshake in time (their ACK was lost, or found the accept queue "
+		"full); 3 of the 100 handshakes they completed took more than 1 s from the first "
+		"SYN-ACK (p99 at most 2s, max at most 5s), a wait the clients' connect times do not "
+		"show. See man 8 tcptrace (FINDINGS) or diagnosing.md#syn-retries\n");
+	free(text);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(findings_write_json(f, v, 1, NULL), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, ",\"handshakes\":100,\"handshakes_over_1s\":3"));
+	free(text);
+}
+
 static void test_room_for_fewer_than_found(void **state)
 {
 	struct tt_row row = make_row(1, "ab");
@@ -498,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_rsts_with_what_their_reason_means),
 		cmocka_unit_test(test_json_objects),
 		cmocka_unit_test(test_failed_connects_by_destination),
+		cmocka_unit_test(test_synack_retries_with_slow_handshakes),
 		cmocka_unit_test(test_room_for_fewer_than_found),
 	};
 

@@ -42,6 +42,7 @@ struct name_totals {
 	struct tt_proc_counters c;
 	__u64 connect_le[TT_CONNECT_BUCKETS];
 	__u64 accept_le[TT_CONNECT_BUCKETS];
+	__u64 handshake_le[TT_CONNECT_BUCKETS];
 	uint64_t reasons[TT_SIDES][TT_REASON_SLOTS];
 };
 
@@ -107,6 +108,7 @@ static size_t totals_by_name(const struct tt_row *rows, size_t n, struct name_to
 		for (size_t b = 0; b < TT_CONNECT_BUCKETS; b++) {
 			t->connect_le[b] += row->t.connect_le[b];
 			t->accept_le[b] += row->t.acceptq_le[b];
+			t->handshake_le[b] += row->t.handshake_le[b];
 		}
 		for (int side = 0; side < TT_SIDES; side++)
 			for (size_t r = 0; r < TT_REASON_SLOTS; r++)
@@ -287,10 +289,14 @@ size_t findings_collect(const struct findings_input *in, struct tt_finding *out,
 		if (f)
 			join_connect_times(f, &names[i], in);
 	}
-	for (size_t i = 0; i < n_names; i++)
-		if (names[i].c.synack_retrans)
-			add(out, &n, max, TT_FINDING_SYNACK_RETRIES, &names[i], TT_SIDE_IN,
-			    names[i].c.synack_retrans);
+	for (size_t i = 0; i < n_names; i++) {
+		if (!names[i].c.synack_retrans)
+			continue;
+		f = add(out, &n, max, TT_FINDING_SYNACK_RETRIES, &names[i], TT_SIDE_IN,
+			names[i].c.synack_retrans);
+		if (f)
+			memcpy(f->handshake_le, names[i].handshake_le, sizeof(f->handshake_le));
+	}
 	for (size_t i = 0; i < n_names; i++) {
 		if (!names[i].c.eaddrnotavail)
 			continue;
@@ -431,10 +437,22 @@ static void write_syn_retries(FILE *f, const struct tt_finding *v)
 
 static void write_synack_retries(FILE *f, const struct tt_finding *v)
 {
+	uint64_t slow = tt_connect_slow(v->handshake_le);
+	char p99[16], worst[16];
+
 	who(f, v);
 	fprintf(f, ": %" PRIu64 " SYN-ACKs of its listeners were sent again: clients did not "
 		   "finish the handshake in time (their ACK was lost, or found the accept queue "
-		   "full).", v->count);
+		   "full)", v->count);
+	if (slow) {
+		tt_connect_format(p99, sizeof(p99), tt_connect_quantile(v->handshake_le, 0.99));
+		tt_connect_format(worst, sizeof(worst), tt_connect_quantile(v->handshake_le, 1.0));
+		fprintf(f, "; %" PRIu64 " of the %" PRIu64 " handshakes they completed took more "
+			   "than 1 s from the first SYN-ACK (p99 at most %s, max at most %s), a wait "
+			   "the clients' connect times do not show", slow,
+			tt_connect_count(v->handshake_le), p99, worst);
+	}
+	fputc('.', f);
 }
 
 static void write_no_port(FILE *f, const struct tt_finding *v)
@@ -658,6 +676,9 @@ int findings_write_json(FILE *f, const struct tt_finding *v, size_t n,
 			if (x->n_fail_dests)
 				fputc(']', f);
 		}
+		if (x->kind == TT_FINDING_SYNACK_RETRIES)
+			fprintf(f, ",\"handshakes\":%" PRIu64 ",\"handshakes_over_1s\":%" PRIu64,
+				tt_connect_count(x->handshake_le), tt_connect_slow(x->handshake_le));
 		if (x->kind == TT_FINDING_SYN_RETRIES) {
 			fprintf(f, ",\"connects\":%" PRIu64 ",\"connects_over_1s\":%" PRIu64,
 				tt_connect_count(x->connect_le), tt_connect_slow(x->connect_le));

@@ -70,6 +70,8 @@ struct tt_finding {
 	/* TT_FINDING_LISTEN_DROPS: the accept waits of the name's processes,
 	 * where accept() is traced (all 0 elsewhere). */
 	__u64 accept_le[TT_CONNECT_BUCKETS];
+	/* TT_FINDING_SYNACK_RETRIES: the handshakes its listeners completed. */
+	__u64 handshake_le[TT_CONNECT_BUCKETS];
 	char dropped_at[TT_DEST_LEN];
 	char dropped_by[TT_COMM_LEN];
 	uint64_t drops_seen;
