@@ -321,6 +321,42 @@ static __always_inline void record_name(__u32 tgid, char (*comm)[TT_COMM_LEN], b
 	bpf_map_update_elem(&proc_comms, &tgid, comm, BPF_ANY);
 }
 
+/* The cgroup (v2) of --cgroup or --unit, at index 0. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} scope_cgroups SEC(".maps");
+
+/* Processes traced whatever the scope: the self-check's. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16);
+	__type(key, __u32);
+	__type(value, __u8);
+} scope_exempt SEC(".maps");
+
+/* Whether the current process is inside --cgroup (or --unit) and
+ * --netns. Asked where a process first meets a socket (connect, listen,
+ * accept), in its own syscall: its verdict then holds for its life. */
+static __always_inline bool in_scope(__u32 tgid)
+{
+	if (!scope_cgroup && !scope_netns)
+		return true;
+	if (bpf_map_lookup_elem(&scope_exempt, &tgid))
+		return true;
+	if (scope_cgroup && bpf_current_task_under_cgroup(&scope_cgroups, 0) != 1)
+		return false;
+	if (scope_netns) {
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+		if (BPF_CORE_READ(task, nsproxy, net_ns, ns.inum) != scope_netns)
+			return false;
+	}
+	return true;
+}
+
 /* Whether --pid names the process tgid, called comm. */
 static __always_inline bool named_by_pid_option(__u32 tgid, const char (*comm)[TT_COMM_LEN])
 {
@@ -336,6 +372,8 @@ static __always_inline bool work_out_verdict(__u32 tgid)
 	char comm[TT_COMM_LEN] = {};
 	__u8 *verdict, traced;
 
+	if (!in_scope(tgid))
+		return false;
 	if (trace_all) {
 		record_name(tgid, &comm, false);
 		return true;

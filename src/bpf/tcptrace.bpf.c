@@ -28,6 +28,10 @@ const volatile bool trace_all = true;
 const volatile bool trace_pids = false;
 const volatile bool trace_comms = false;
 const volatile bool by_dest = false; /* --by dest: also count per destination */
+/* --cgroup or --unit: only processes in scope_cgroups' cgroup or below it;
+ * --netns: only processes in the network namespace of this inode. */
+const volatile bool scope_cgroup = false;
+const volatile __u32 scope_netns = 0;
 /* fexit/inet_csk_accept is loaded (accept.bpf.h): acceptors are named at
  * accept(), not at a read. */
 const volatile bool acceptors_at_accept = false;

@@ -19,6 +19,7 @@
 #include "cli/options.h"
 #include "cli/privileges.h"
 #include "cli/proc_match.h"
+#include "cli/scope.h"
 #include "output/report.h"
 #include "offline/report_cli.h"
 #include "tracer/selfcheck.h"
@@ -37,10 +38,13 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 }
 
 /* What --pid and the map sizes ask of the tracer. */
-static void tracer_config_of(const struct tt_options *opts, struct tracer_config *cfg,
-			     uint32_t pids[TT_MAX_TRACED], char comms[][TT_COMM_LEN])
+static void tracer_config_of(const struct tt_options *opts, const struct tt_scope *scope,
+			     struct tracer_config *cfg, uint32_t pids[TT_MAX_TRACED],
+			     char comms[][TT_COMM_LEN])
 {
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->scope_cgroup_fd = scope->cgroup_fd;
+	cfg->scope_netns = scope->netns;
 	for (size_t i = 0; i < opts->n_targets; i++) {
 		const struct tt_target *target = &opts->targets[i];
 
@@ -69,6 +73,8 @@ int main(int argc, char **argv)
 	struct command cmd = { .runner = -1 };
 	struct exporter exp = {};
 	struct selfcheck check = { .go = { -1, -1 }, .report = { -1, -1 } };
+	struct tt_scope scope = { .cgroup_fd = -1 };
+	uint32_t *in_scope = NULL;
 	uint32_t hidden[2];
 	size_t n_hidden;
 	bool cmd_prepared = false;
@@ -108,6 +114,8 @@ int main(int argc, char **argv)
 		if (!found[i])
 			fprintf(stderr, "tcptrace: no process named '%s' yet: counted from its "
 					"start (--strict refuses instead)\n", opts.targets[i].name);
+	if (scope_resolve(&scope, opts.cgroup, opts.unit, opts.netns, err, sizeof(err)))
+		return tt_die(TT_EXIT_USAGE, "%s", err);
 	if (access(BTF_PATH, R_OK))
 		return tt_die(TT_EXIT_USAGE, "kernel BTF not found at %s: %s (tcptrace needs a kernel "
 			   "built with CONFIG_DEBUG_INFO_BTF=y)", BTF_PATH, strerror(errno));
@@ -159,7 +167,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	ret = TT_EXIT_BPF;
-	tracer_config_of(&opts, &cfg, target_pids, target_comms);
+	tracer_config_of(&opts, &scope, &cfg, target_pids, target_comms);
 	if (tracer_open(&t, &cfg)) {
 		tt_die(ret, "%s", t.err);
 		goto cleanup;
@@ -198,7 +206,18 @@ int main(int argc, char **argv)
 	t.selected = pids;
 	t.n_selected = n_pids;
 	n_hidden = selfcheck_pids(&check, hidden);
-	if (tracer_seed(&t, pids, n_pids, opts.n_targets == 0, hidden, n_hidden)) {
+	if (scope_is_set(&scope) && opts.n_targets) {
+		n_pids = scope_filter(&scope, pids, n_pids);
+	} else if (scope_is_set(&scope)) {
+		in_scope = calloc(TT_SCOPE_MAX_PIDS, sizeof(*in_scope));
+		if (!in_scope) {
+			tt_die(ret, "out of memory");
+			goto cleanup;
+		}
+		n_pids = scope_pids(&scope, in_scope, TT_SCOPE_MAX_PIDS, hidden, n_hidden);
+	}
+	if (tracer_seed(&t, in_scope ? in_scope : pids, n_pids,
+			opts.n_targets == 0 && !scope_is_set(&scope), hidden, n_hidden)) {
 		tt_die(ret, "%s", t.err);
 		goto cleanup;
 	}
@@ -215,8 +234,9 @@ int main(int argc, char **argv)
 	report_csv_header(&rep);
 	if (opts.listen_addr.set)
 		fprintf(stderr, "tcptrace: serving http://%s/metrics\n", exporter_address(&exp));
-	fprintf(stderr, "tcptrace: tracing %s, %llu existing sockets found, %s; %s\n",
+	fprintf(stderr, "tcptrace: tracing %s%s%s, %llu existing sockets found, %s; %s\n",
 		opts.n_targets ? "the named processes" : "every process",
+		scope_is_set(&scope) ? " in " : "", scope.label,
 		(unsigned long long)t.seeded, tracer_acceptors(&t),
 		opts.command ? "running the command" : "Ctrl-C to stop");
 	if (opts.verbose)
@@ -252,6 +272,7 @@ int main(int argc, char **argv)
 
 cleanup:
 	selfcheck_stop(&check);
+	free(in_scope);
 	if (cmd_prepared) {
 		int status = command_finish(&cmd);
 
@@ -259,6 +280,7 @@ cleanup:
 			ret = status;
 	}
 	tracer_close(&t);
+	scope_close(&scope);
 	exporter_close(&exp);
 	if (json_file) {
 		if (fclose(json_file) && ret == TT_EXIT_OK)

@@ -34,6 +34,9 @@ enum {
 	OPT_CATCH_NESTED,
 	OPT_VERBOSE,
 	OPT_STRICT,
+	OPT_CGROUP,
+	OPT_UNIT,
+	OPT_NETNS,
 };
 
 static const struct option long_options[] = {
@@ -51,6 +54,9 @@ static const struct option long_options[] = {
 	{ "catch-nested", no_argument, NULL, OPT_CATCH_NESTED },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "unit", required_argument, NULL, OPT_UNIT },
+	{ "netns", required_argument, NULL, OPT_NETNS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -74,6 +80,12 @@ const char tt_usage[] =
 	"                            matched against /proc/PID/comm, 15 bytes at most;\n"
 	"                            a NAME not running yet is counted from its start)\n"
 	"      --strict              refuse a -p NAME that no process has at start\n"
+	"      --cgroup PATH         trace only processes in this cgroup (v2) or below\n"
+	"                            it, now and later (a container's, a slice's)\n"
+	"      --unit NAME           the same for the cgroup of a systemd unit\n"
+	"      --netns PATH|PID      trace only processes in this network namespace\n"
+	"                            (/run/netns/NAME, or a process's: a container's\n"
+	"                            PID); -p, --cgroup and --netns must all match\n"
 	"  -i, --interval SECONDS    print a table every SECONDS (0.1 to 3600, default 1)\n"
 	"  -d, --duration SECONDS    stop after SECONDS (at most 31 days)\n"
 	"  -c, --count N             stop after N intervals\n"
@@ -466,6 +478,27 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 		case OPT_STRICT:
 			opts->strict = true;
 			break;
+		case OPT_CGROUP:
+		case OPT_UNIT:
+		case OPT_NETNS: {
+			const char *name = c == OPT_CGROUP ? "--cgroup" : c == OPT_UNIT ? "--unit" : "--netns";
+
+			if (optarg[0] == '\0')
+				return tt_error(err, errlen, "invalid %s '': expected %s", name,
+						c == OPT_CGROUP ? "a cgroup directory" :
+						c == OPT_UNIT ? "a systemd unit name" :
+								"a network namespace file or a PID");
+			if (c == OPT_CGROUP)
+				opts->cgroup = optarg;
+			else if (c == OPT_UNIT)
+				opts->unit = optarg;
+			else
+				opts->netns = optarg;
+			if (opts->cgroup && opts->unit)
+				return tt_error(err, errlen, "--cgroup and --unit both name a cgroup: "
+							 "give one");
+			break;
+		}
 		case 'h':
 			opts->help = true;
 			break;

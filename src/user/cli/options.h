@@ -34,6 +34,9 @@ struct tt_options {
 	uint32_t max_sockets; /* --max-sockets, default TT_DEFAULT_MAX_SOCKETS */
 	uint32_t max_procs;   /* --max-procs, default TT_DEFAULT_MAX_PROCS */
 	char **command;       /* run mode: what follows "--", NULL-terminated */
+	const char *cgroup;   /* --cgroup PATH, NULL when not given */
+	const char *unit;     /* --unit NAME, NULL when not given */
+	const char *netns;    /* --netns PATH|PID, NULL when not given */
 	bool by_dest;         /* --by dest: rows per process and destination */
 	bool catch_nested;    /* --catch-nested: twin programs (nested.bpf.h) */
 	bool verbose;         /* --verbose: start-up times on stderr */

@@ -325,6 +325,8 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	skel->rodata->trace_pids = cfg->n_pids > 0;
 	skel->rodata->trace_comms = cfg->n_comms > 0;
 	skel->rodata->trace_all = !cfg->n_pids && !cfg->n_comms;
+	skel->rodata->scope_cgroup = cfg->scope_cgroup_fd >= 0;
+	skel->rodata->scope_netns = cfg->scope_netns;
 	skel->rodata->by_dest = cfg->by_dest;
 	bpf_program__set_autoload(skel->progs.handle_send_reset, t->reasons_available);
 	bpf_program__set_autoload(skel->progs.handle_send_reset_noreason, !t->reasons_available);
@@ -430,6 +432,12 @@ int tracer_set_targets(struct tracer *t)
 	int comms_fd = bpf_map__fd(t->skel->maps.traced_comms);
 	__u8 one = 1;
 
+	__u32 zero = 0;
+
+	if (t->cfg.scope_cgroup_fd >= 0 &&
+	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.scope_cgroups), &zero,
+				&t->cfg.scope_cgroup_fd, BPF_ANY))
+		return tt_fail(t->err, errno, "cannot store the cgroup of --cgroup or --unit");
 	for (size_t i = 0; i < t->cfg.n_pids; i++)
 		if (bpf_map_update_elem(pids_fd, &t->cfg.pids[i], &one, BPF_ANY))
 			return tt_fail(t->err, errno, "cannot store traced process");
@@ -555,7 +563,8 @@ int tracer_trace_pid(struct tracer *t, uint32_t pid)
 	__u8 one = 1;
 
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.traced_pids), &pid, &one, BPF_ANY) ||
-	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.verdicts), &pid, &one, BPF_ANY))
+	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.verdicts), &pid, &one, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.scope_exempt), &pid, &one, BPF_ANY))
 		return tt_fail(t->err, errno, "cannot store the self-check's processes");
 	__atomic_fetch_add(&t->skel->bss->procs_gen, 1, __ATOMIC_SEQ_CST);
 	return 0;
@@ -592,6 +601,7 @@ void tracer_forget_pid(struct tracer *t, uint32_t pid)
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.proc_comms), &pid);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.traced_pids), &pid);
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.verdicts), &pid);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.scope_exempt), &pid);
 	__atomic_fetch_add(&skel->bss->procs_gen, 1, __ATOMIC_SEQ_CST);
 }
 
