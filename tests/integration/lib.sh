@@ -14,6 +14,7 @@ SCENARIO=$WORK/$SCENARIO_NAME
 [ -x "${TT_SCENARIO:-$TOP/build/tt-scenario}" ] && cp "${TT_SCENARIO:-$TOP/build/tt-scenario}" "$SCENARIO"
 NS=""
 NS_NOISE="" # a second namespace, for connections unrelated to the test's
+SCOPE_CGROUPS=() # cgroups a case made, removed by cleanup
 TRACER_PID=""
 PASSED=0
 FAILED=0
@@ -33,6 +34,12 @@ cleanup() {
 	NS=""
 	NS_NOISE=""
 	TRACER_PID=""
+	# Cgroups a case made (run.sh's scope cases), once their processes are gone.
+	local dir i
+	for dir in "${SCOPE_CGROUPS[@]}"; do
+		for i in $(seq 40); do rmdir "$dir" 2>/dev/null || [ ! -d "$dir" ] && break; sleep 0.05; done
+	done
+	SCOPE_CGROUPS=()
 }
 trap 'cleanup; [ -n "${KEEP:-}" ] && echo "kept $WORK" >&2 || rm -rf "$WORK"' EXIT
 

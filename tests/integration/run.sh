@@ -1491,6 +1491,101 @@ for _ in range(int(sys.argv[1])):
 	expect_eq "the read hook once nginx is gone" detached "$READ_HOOK_AFTER"
 }
 
+# Scoped runs (--cgroup, --netns): two haproxy of one name, each in a
+# network namespace (NS, NS_NOISE) and a cgroup (v2) of its own, each
+# loaded by an ab of its own, side by side. The run is scoped to the
+# first: its counts are that namespace's own counters and ss, exactly, and
+# the second has no row. The first haproxy starts after tcptrace (a
+# container started later, inside the scope), the second before.
+cgroup2_root() { awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts; }
+
+# sh -c "$IN_SCOPE_OF" sh DIR NS-NAME COMMAND...: COMMAND in namespace
+# NS-NAME, in cgroup DIR from its start, under sh's own PID (as $! gives
+# it when started in the background).
+IN_SCOPE_OF='echo $$ >"$1/cgroup.procs" && shift && exec ip netns exec "$@"'
+
+# haproxy answering every request itself on 127.0.0.1:8080, in a
+# namespace and cgroup; sets HAPROXY_PID once it listens.
+scope_haproxy_start() { # dir ns-name tag
+	local cfg=$WORK/haproxy-$3.cfg i
+	printf '%s\n' global "    maxconn 400" defaults "    mode http" "    timeout connect 1s" \
+		"    timeout client 5s" "    timeout server 5s" "frontend fe" "    bind 127.0.0.1:8080" \
+		"    http-request return status 200 content-type text/plain string ok" >"$cfg"
+	sh -c "$IN_SCOPE_OF" sh "$1" "$2" haproxy -db -f "$cfg" >"$WORK/haproxy-$3.out" 2>&1 &
+	HAPROXY_PID=$!
+	for i in $(seq 200); do
+		ip netns exec "$2" ss -ltnH "( sport = :8080 )" | grep -q . && return 0
+		sleep 0.05
+	done
+	log "haproxy $3 did not listen: $(cat "$WORK/haproxy-$3.out")"
+	return 1
+}
+
+scope_counter() { ip netns exec "$1" nstat -az "$2" | awk -v k="$2" '$1 == k { print $2 }'; }
+
+# Sum of a column over the rows of the PIDs given (comma-separated).
+pids_sum() { # csv pids column
+	awk -F, -v pids="$2" -v col="$3" '
+		BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$3 in keep { s += $c }
+		END { print s + 0 }' "$1"
+}
+
+case_scope_two_haproxy() { # cgroup|netns
+	local how=$1 root cg_a cg_b csv=$WORK/t.csv in_a out_b n=300 ab_a ab_b ha_a ha_b
+	local scope=() rows tw_a
+	root=$(cgroup2_root)
+	[ -n "$root" ] || { log "no cgroup2 mount"; return 1; }
+	cg_a=$root/tt-it-$$-a cg_b=$root/tt-it-$$-b
+	mkdir -p "$cg_a" "$cg_b" || return 1
+	SCOPE_CGROUPS=("$cg_a" "$cg_b")
+	ns_new || return 1
+	NS_NOISE=tt-it-noise-$$-$RANDOM
+	ip netns add "$NS_NOISE" && ip -n "$NS_NOISE" link set lo up || return 1
+	scope_haproxy_start "$cg_b" "$NS_NOISE" b || return 1
+	ha_b=$HAPROXY_PID
+	case $how in
+	cgroup) scope=(--cgroup "$cg_a") ;;
+	netns) scope=(--netns "/run/netns/$NS" -p haproxy,ab) ;;
+	esac
+	tracer_start "$csv" "${scope[@]}" || return 1
+	expect_eq "the tracing line names the scope" 1 \
+		"$(grep -c "^tcptrace: tracing .* in $how " "$WORK/tracer.err")"
+	scope_haproxy_start "$cg_a" "$NS" a || return 1
+	ha_a=$HAPROXY_PID
+	sh -c "$IN_SCOPE_OF" sh "$cg_a" "$NS" ab -q -n "$n" -c 4 http://127.0.0.1:8080/ \
+		>"$WORK/ab-a.out" 2>&1 &
+	ab_a=$!
+	sh -c "$IN_SCOPE_OF" sh "$cg_b" "$NS_NOISE" ab -q -n "$n" -c 4 http://127.0.0.1:8080/ \
+		>"$WORK/ab-b.out" 2>&1 &
+	ab_b=$!
+	wait "$ab_a" && wait "$ab_b" || { log "ab failed: $(tail -2 "$WORK"/ab-*.out)"; return 1; }
+	tracer_stop || return 1
+	kill "$ha_a" "$ha_b"
+	wait "$ha_a" "$ha_b" 2>/dev/null
+	tw_a=$(in_ns ss -tanH state time-wait "( sport = :8080 )" | wc -l)
+	expect_eq "both loads done: ab's complete requests" "$n $n" \
+		"$(awk '/^Complete requests:/ { print $3 }' "$WORK/ab-a.out" "$WORK/ab-b.out" | paste -sd' ')"
+	rows=$(awk -F, 'NR > 1 { print $3 }' "$csv" | sort -u | paste -sd,)
+	expect_eq "rows: the scoped haproxy and its ab, no other process" \
+		"$(printf '%s\n' "$ha_a" "$ab_a" | sort | paste -sd,)" "$rows"
+	expect_eq "the other haproxy, same name, has no row" 0 "$(awk -F, -v p="$ha_b" 'NR > 1 && $3 == p' "$csv" | wc -l)"
+	# ab may open a few connections more than its requests (up to -c).
+	in_a=$(scope_counter "$NS" TcpPassiveOpens)
+	expect_eq "haproxy conn_in = its namespace's TcpPassiveOpens ($in_a for $n requests)" "$in_a" \
+		"$(pids_sum "$csv" "$ha_a" conn_in)"
+	expect_eq "conn_out, every row = its namespace's TcpActiveOpens" "$(scope_counter "$NS" TcpActiveOpens)" \
+		"$(pids_sum "$csv" "$ha_a,$ab_a" conn_out)"
+	expect_eq "tw_in + tw_out, every row = its namespace's TcpExtTW" "$(scope_counter "$NS" TcpExtTW)" \
+		"$(($(pids_sum "$csv" "$ha_a,$ab_a" tw_in) + $(pids_sum "$csv" "$ha_a,$ab_a" tw_out)))"
+	expect_eq "haproxy tw_now at the end = ss state time-wait from :8080 in its namespace" "$tw_a" \
+		"$(csv_last "$csv" "$ha_a" tw_now)"
+	out_b=$(scope_counter "$NS_NOISE" TcpPassiveOpens)
+	expect_eq "the other namespace's haproxy served its ab too ($out_b connections), none counted" 1 \
+		"$((out_b >= n))"
+}
+
 # Bad input: one line on stderr, the documented exit status, no CSV left.
 # The two ends of an overflowing listen queue (listen-queue.py), run by a
 # copy of Debian's python3 named for this run: tcptrace traces them by
@@ -1758,6 +1853,24 @@ case_bad_input() {
 		"0 1 2" "$? $(grep -c "^tcptrace: no process named 'no-such-proc' yet: counted from its start" \
 			"$WORK/err") $(grep -c '^[0-9:]\{8\} ' "$WORK/out")"
 	expect_refusal "absent PID" 2 "no process with PID 4194304" "$TCPTRACE" -p 4194304
+	expect_refusal "a --cgroup that does not exist" 2 "invalid --cgroup '/nonexistent': No such file or directory" \
+		"$TCPTRACE" --cgroup /nonexistent --csv "$dir/c.csv"
+	expect_refusal "a --cgroup that is no cgroup v2 directory" 2 \
+		"invalid --cgroup '/proc': not a directory of a cgroup v2 hierarchy" "$TCPTRACE" --cgroup /proc
+	expect_refusal "a --netns that is no namespace" 2 "invalid --netns '/etc/hostname': not a network namespace" \
+		"$TCPTRACE" --netns /etc/hostname
+	expect_refusal "a --netns PID that does not exist" 2 "invalid --netns '4194304': no process 4194304" \
+		"$TCPTRACE" --netns 4194304
+	expect_refusal "--cgroup and --unit at once" 2 "--cgroup and --unit both name a cgroup" \
+		"$TCPTRACE" --cgroup /sys/fs/cgroup --unit a.service
+	if [ -d /run/systemd/system ]; then
+		expect_refusal "a --unit systemd does not know" 2 "invalid --unit 'tt-no-such-$$.service': systemd knows no cgroup" \
+			"$TCPTRACE" --unit "tt-no-such-$$.service"
+	else
+		expect_refusal "--unit where systemd is not running" 2 "invalid --unit 'haproxy.service': systemd is not running here" \
+			"$TCPTRACE" --unit haproxy.service
+	fi
+	expect_eq "no CSV after a refused scope" "" "$(ls "$dir")"
 	expect_refusal "unwritable CSV path" 2 "cannot write CSV file '$dir/none/x.csv'" "$TCPTRACE" --csv "$dir/none/x.csv" -c 1
 	expect_refusal "not root" 2 "cannot load BPF programs: Operation not permitted (tcptrace needs root)" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups "$TCPTRACE" --csv "$dir/b.csv" -c 1
@@ -2158,6 +2271,10 @@ run_case "a listener shared by a fork after tcptrace started, with connections q
 run_case "kept-alive connections of an unshared listener: no read hook" case_keepalive_unshared_listener
 run_case "nginx started after tcptrace: each connection on its worker" case_nginx_started_after_tcptrace
 run_case "run mode: -- COMMAND, exact, its exit status" case_run_mode
+run_case "scope --cgroup: two haproxy of one name side by side, the one in the cgroup counted exactly" \
+	case_scope_two_haproxy cgroup
+run_case "scope --netns: two haproxy of one name side by side, the one in the namespace counted exactly" \
+	case_scope_two_haproxy netns
 run_case "bad input is refused in one line" case_bad_input
 run_case "clean exit: count, duration, signals, closed stdout, traced process gone, SIGKILL" case_clean_exit
 run_case "haproxy -> nginx under ab: totals = nstat and ss" case_haproxy_nginx_under_ab

@@ -20,6 +20,7 @@
 #include "cli/privileges.h"
 #include "cli/proc_match.h"
 #include "cli/scope.h"
+#include "tracer/netns_broker.h"
 #include "output/report.h"
 #include "offline/report_cli.h"
 #include "tracer/selfcheck.h"
@@ -119,6 +120,11 @@ int main(int argc, char **argv)
 	if (access(BTF_PATH, R_OK))
 		return tt_die(TT_EXIT_USAGE, "kernel BTF not found at %s: %s (tcptrace needs a kernel "
 			   "built with CONFIG_DEBUG_INFO_BTF=y)", BTF_PATH, strerror(errno));
+	/* Before any file, socket or BPF object is open: it holds none of them. */
+	if (!geteuid() && (ret = netns_broker_start()))
+		fprintf(stderr, "tcptrace: no namespace broker (%s): processes that start in a new "
+				"network namespace after tcptrace are counted, but their timewait "
+				"sockets and ports are not read\n", strerror(-ret));
 	/* Bound while still root (a port below 1024), kept after the drop. */
 	if (opts.listen_addr.set &&
 	    exporter_open(&exp, &opts.listen_addr, opts.max_comms, opts.by_dest,
@@ -203,12 +209,12 @@ int main(int argc, char **argv)
 		memcpy(pids, rematched, n_rematched * sizeof(pids[0]));
 		n_pids = n_rematched;
 	}
+	if (scope_is_set(&scope) && opts.n_targets)
+		n_pids = scope_filter(&scope, pids, n_pids);
 	t.selected = pids;
 	t.n_selected = n_pids;
 	n_hidden = selfcheck_pids(&check, hidden);
-	if (scope_is_set(&scope) && opts.n_targets) {
-		n_pids = scope_filter(&scope, pids, n_pids);
-	} else if (scope_is_set(&scope)) {
+	if (scope_is_set(&scope) && !opts.n_targets) {
 		in_scope = calloc(TT_SCOPE_MAX_PIDS, sizeof(*in_scope));
 		if (!in_scope) {
 			tt_die(ret, "out of memory");
@@ -280,6 +286,7 @@ cleanup:
 			ret = status;
 	}
 	tracer_close(&t);
+	netns_broker_stop();
 	scope_close(&scope);
 	exporter_close(&exp);
 	if (json_file) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "tracer/namespaces.h"
+#include "tracer/netns_broker.h"
 
 static int netns_of_pid(uint32_t pid, uint32_t *inum)
 {
@@ -25,7 +26,9 @@ struct tt_netns *namespaces_of_pid(struct namespaces *s, uint32_t pid)
 	size_t i;
 	int err;
 
-	if (netns_of_pid(pid, &inum))
+	/* After the drop of root, /proc/PID/ns/net of another user's process
+	 * is out of reach: the broker asks. */
+	if (netns_of_pid(pid, &inum) && netns_broker_inum(pid, &inum))
 		return NULL;
 	i = namespaces_index(s, inum);
 	if (i < TT_MAX_NETNS)
@@ -33,6 +36,8 @@ struct tt_netns *namespaces_of_pid(struct namespaces *s, uint32_t pid)
 	if (s->n == TT_MAX_NETNS)
 		return NULL;
 	err = netns_open(pid, inum, &s->ns[s->n]);
+	if (err == -EPERM || err == -EACCES)
+		err = netns_broker_open(pid, inum, &s->ns[s->n]);
 	if (err) {
 		if (!s->warned)
 			fprintf(stderr, "tcptrace: cannot open the network namespace of PID %u: %s; "
