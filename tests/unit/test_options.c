@@ -599,6 +599,30 @@ static void test_strict(void **state)
 	assert_true(p.opts.strict);
 }
 
+/* --cgroup, --unit and --netns are kept as given (resolved at start, not
+ * here); an empty one, or a cgroup named twice over, is refused. */
+static void test_scope(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("-p", "haproxy"));
+	assert_null(p.opts.cgroup);
+	assert_null(p.opts.unit);
+	assert_null(p.opts.netns);
+	parse_ok(&p, ARGV("--cgroup", "/sys/fs/cgroup/a", "--netns", "1234", "-p", "haproxy"));
+	assert_string_equal(p.opts.cgroup, "/sys/fs/cgroup/a");
+	assert_string_equal(p.opts.netns, "1234");
+	parse_ok(&p, ARGV("--unit", "haproxy.service"));
+	assert_string_equal(p.opts.unit, "haproxy.service");
+	parse_fails_with(ARGV("--cgroup", ""), "invalid --cgroup '': expected a cgroup directory");
+	parse_fails_with(ARGV("--unit", ""), "invalid --unit '': expected a systemd unit name");
+	parse_fails_with(ARGV("--netns", ""),
+			 "invalid --netns '': expected a network namespace file or a PID");
+	parse_fails_with(ARGV("--unit", "a.service", "--cgroup", "/x"),
+			 "--cgroup and --unit both name a cgroup: give one");
+}
+
 static void test_command_after_double_dash(void **state)
 {
 	struct parsed p;
@@ -767,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_interval_and_count_as_arguments),
 		cmocka_unit_test(test_strict),
+		cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_unknown_option),
 		cmocka_unit_test(test_missing_argument),
 		cmocka_unit_test(test_argument_to_flag_is_rejected),

@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 #include "common/fail.h"
 #include "cli/scope.h"
 
@@ -87,12 +89,44 @@ static bool unit_name_ok(const char *name)
 	return name[0] != '-';
 }
 
+/* What systemctl prints of the unit's ControlGroup, into out. */
+static void systemctl_control_group(const char *unit, char *out, size_t len)
+{
+	char *const argv[] = { "systemctl", "show", "--property=ControlGroup", "--value", "--",
+			       (char *)unit, NULL };
+	posix_spawn_file_actions_t actions;
+	int pipefd[2], status;
+	ssize_t got = 0, n;
+	pid_t pid;
+
+	out[0] = '\0';
+	if (pipe2(pipefd, O_CLOEXEC))
+		return;
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_adddup2(&actions, pipefd[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, "systemctl", &actions, NULL, argv, environ) == 0) {
+		close(pipefd[1]);
+		pipefd[1] = -1;
+		while ((size_t)got < len - 1 &&
+		       (n = read(pipefd[0], out + got, len - 1 - (size_t)got)) > 0)
+			got += n;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	out[got] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	posix_spawn_file_actions_destroy(&actions);
+	close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+}
+
 /* The unit's cgroup, as systemd has it ("/system.slice/haproxy.service"). */
 static int unit_cgroup(const char *unit, char *out, size_t len, char *err, size_t errlen)
 {
-	char cmd[512], comm[64] = "?";
+	char comm[64] = "?";
 	FILE *f;
-	size_t n;
 
 	if (access("/run/systemd/system", F_OK)) {
 		f = fopen("/proc/1/comm", "re");
@@ -107,15 +141,7 @@ static int unit_cgroup(const char *unit, char *out, size_t len, char *err, size_
 	}
 	if (!unit_name_ok(unit) || strlen(unit) > 256)
 		return tt_error(err, errlen, "invalid --unit '%s': not a unit name", unit);
-	snprintf(cmd, sizeof(cmd), "systemctl show --property=ControlGroup --value -- '%s' 2>/dev/null",
-		 unit);
-	f = popen(cmd, "r");
-	if (!f || !fgets(out, (int)len, f))
-		out[0] = '\0';
-	if (f)
-		pclose(f);
-	n = strcspn(out, "\n");
-	out[n] = '\0';
+	systemctl_control_group(unit, out, len);
 	if (out[0] != '/')
 		return tt_error(err, errlen, "invalid --unit '%s': systemd knows no cgroup of it "
 					     "(not loaded, or not running)", unit);

@@ -154,7 +154,7 @@ static int ask(const struct broker_request *q, struct broker_answer *a, int *fds
 int netns_broker_inum(uint32_t pid, uint32_t *inum)
 {
 	struct broker_request q = { .ask = ASK_INUM, .pid = pid };
-	struct broker_answer a;
+	struct broker_answer a = {};
 	int fds[BROKER_FDS], err;
 	size_t n;
 
@@ -167,7 +167,7 @@ int netns_broker_inum(uint32_t pid, uint32_t *inum)
 int netns_broker_open(uint32_t pid, uint32_t inum, struct tt_netns *ns)
 {
 	struct broker_request q = { .ask = ASK_OPEN, .pid = pid, .inum = inum };
-	struct broker_answer a;
+	struct broker_answer a = {};
 	int fds[BROKER_FDS], err;
 	size_t n, next = 1;
 
