@@ -120,11 +120,6 @@ int main(int argc, char **argv)
 	if (access(BTF_PATH, R_OK))
 		return tt_die(TT_EXIT_USAGE, "kernel BTF not found at %s: %s (tcptrace needs a kernel "
 			   "built with CONFIG_DEBUG_INFO_BTF=y)", BTF_PATH, strerror(errno));
-	/* Before any file, socket or BPF object is open: it holds none of them. */
-	if (!geteuid() && (ret = netns_broker_start()))
-		fprintf(stderr, "tcptrace: no namespace broker (%s): processes that start in a new "
-				"network namespace after tcptrace are counted, but their timewait "
-				"sockets and ports are not read\n", strerror(-ret));
 	/* Bound while still root (a port below 1024), kept after the drop. */
 	if (opts.listen_addr.set &&
 	    exporter_open(&exp, &opts.listen_addr, opts.max_comms, opts.by_dest,
@@ -254,6 +249,12 @@ int main(int argc, char **argv)
 		snapshot_free(&first);
 		goto cleanup;
 	}
+	/* It keeps none of tcptrace's files (netns_broker.c). */
+	if (!geteuid() && (ret = netns_broker_start()))
+		fprintf(stderr, "tcptrace: no namespace broker (%s): processes that start in a new "
+				"network namespace after now are counted, but their timewait "
+				"sockets and ports are not read\n", strerror(-ret));
+	ret = TT_EXIT_RUNTIME;
 	/* After COMMAND's start, whose failure must still remove the CSV file. */
 	if (privileges_drop(tracer_map_fd(&t), err, sizeof(err))) {
 		ret = tt_die(TT_EXIT_RUNTIME, "%s", err);

@@ -110,10 +110,12 @@ int netns_broker_start(void)
 		return -errno;
 	}
 	if (broker_pid == 0) {
-		close(sv[0]);
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		/* Forked once tcptrace holds its BPF objects: it keeps none of
+		 * them, nor any other file but its end of the pair. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent ||
+		    dup2(sv[1], 3) != 3 || close_range(4, ~0U, 0))
 			_exit(0);
-		serve(sv[1]);
+		serve(3);
 		_exit(0);
 	}
 	close(sv[1]);
@@ -187,6 +189,11 @@ int netns_broker_open(uint32_t pid, uint32_t inum, struct tt_netns *ns)
 		if (a.sysctls & (1u << i))
 			ns->sysctl_fd[i] = fds[next++];
 	return 0;
+}
+
+pid_t netns_broker_pid(void)
+{
+	return broker_pid;
 }
 
 void netns_broker_stop(void)
