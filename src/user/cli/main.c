@@ -250,11 +250,15 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	/* It keeps none of tcptrace's files (netns_broker.c). */
-	if (!geteuid() && (ret = netns_broker_start()))
-		fprintf(stderr, "tcptrace: no namespace broker (%s): processes that start in a new "
-				"network namespace after now are counted, but their timewait "
-				"sockets and ports are not read\n", strerror(-ret));
-	ret = TT_EXIT_RUNTIME;
+	if (!geteuid()) {
+		int broker_err = netns_broker_start();
+
+		if (broker_err)
+			fprintf(stderr, "tcptrace: no namespace broker (%s): processes that start in "
+					"a new network namespace from now on are counted, but their "
+					"timewait sockets and ports are not read\n",
+				strerror(-broker_err));
+	}
 	/* After COMMAND's start, whose failure must still remove the CSV file. */
 	if (privileges_drop(tracer_map_fd(&t), err, sizeof(err))) {
 		ret = tt_die(TT_EXIT_RUNTIME, "%s", err);
