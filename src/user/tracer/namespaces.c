@@ -36,8 +36,12 @@ struct tt_netns *namespaces_of_pid(struct namespaces *s, uint32_t pid)
 	if (s->n == TT_MAX_NETNS)
 		return NULL;
 	err = netns_open(pid, inum, &s->ns[s->n]);
-	if (err == -EPERM || err == -EACCES)
-		err = netns_broker_open(pid, inum, &s->ns[s->n]);
+	if (err == -EPERM || err == -EACCES) {
+		int brokered = netns_broker_open(pid, inum, &s->ns[s->n]);
+
+		if (brokered != -ENOTCONN) /* there is a broker: its answer */
+			err = brokered;
+	}
 	if (err) {
 		if (!s->warned)
 			fprintf(stderr, "tcptrace: cannot open the network namespace of PID %u: %s; "
