@@ -1534,7 +1534,7 @@ pids_sum() { # csv pids column
 
 case_scope_two_haproxy() { # cgroup|netns
 	local how=$1 root cg_a cg_b csv=$WORK/t.csv in_a out_b n=300 ab_a ab_b ha_a ha_b
-	local scope=() rows tw_a
+	local scope=() rows tw_a label
 	root=$(cgroup2_root)
 	[ -n "$root" ] || { log "no cgroup2 mount"; return 1; }
 	cg_a=$root/tt-it-$$-a cg_b=$root/tt-it-$$-b
@@ -1546,10 +1546,10 @@ case_scope_two_haproxy() { # cgroup|netns
 	scope_haproxy_start "$cg_b" "$NS_NOISE" b || return 1
 	ha_b=$HAPROXY_PID
 	case $how in
-	cgroup) scope=(--cgroup "$cg_a") ;;
-	netns) scope=(--netns "/run/netns/$NS" -p haproxy,ab) ;;
+	cgroup) scope=(--cgroup "$cg_a") label="cgroup $cg_a" ;;
+	netns) scope=(--netns "/run/netns/$NS" -p haproxy,ab) label="netns /run/netns/$NS" ;;
 	esac
-	tracer_start "$csv" "${scope[@]}" || return 1
+	tracer_start "$csv" "${scope[@]}" --json "$WORK/t.json" || return 1
 	expect_eq "the tracing line names the scope" 1 \
 		"$(grep -c "^tcptrace: tracing .* in $how " "$WORK/tracer.err")"
 	scope_haproxy_start "$cg_a" "$NS" a || return 1
@@ -1571,6 +1571,10 @@ case_scope_two_haproxy() { # cgroup|netns
 	expect_eq "rows: the scoped haproxy and its ab, no other process" \
 		"$(printf '%s\n' "$ha_a" "$ab_a" | sort | paste -sd,)" "$rows"
 	expect_eq "the other haproxy, same name, has no row" 0 "$(awk -F, -v p="$ha_b" 'NR > 1 && $3 == p' "$csv" | wc -l)"
+	expect_eq "the CSV's last column is scope, every row's the run's" "scope|$label" \
+		"$(awk -F, 'NR <= 2 || $NF != last { print $NF; last = $NF }' "$csv" | paste -sd'|')"
+	expect_eq "every JSON line of a process row names the scope" \
+		"$(grep -c '"conn_in":' "$WORK/t.json")" "$(grep -cF "\"scope\":\"$label\"}" "$WORK/t.json")"
 	# ab may open a few connections more than its requests (up to -c).
 	in_a=$(scope_counter "$NS" TcpPassiveOpens)
 	expect_eq "haproxy conn_in = its namespace's TcpPassiveOpens ($in_a for $n requests)" "$in_a" \

@@ -53,7 +53,7 @@ static char *row_text(const struct tt_row *row, double elapsed_s,
 	struct capture c;
 
 	capture_start(&c);
-	assert_int_equal(csv_write_row(c.f, ISO_TIME, elapsed_s, row, names), 0);
+	assert_int_equal(csv_write_row(c.f, ISO_TIME, elapsed_s, row, names, NULL), 0);
 	capture_end(&c);
 	return c.text;
 }
@@ -64,7 +64,7 @@ static void test_header(void **state)
 
 	(void)state;
 	capture_start(&c);
-	csv_write_header(c.f);
+	csv_write_header(c.f, NULL);
 	assert_string_equal(
 		capture_end(&c),
 		"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
@@ -262,7 +262,7 @@ static void test_write_to_read_only_stream_fails(void **state)
 	close(fd);
 	f = fopen(path, "r");
 	assert_non_null(f);
-	assert_int_equal(csv_write_row(f, ISO_TIME, 1.0, &row, NULL), -1);
+	assert_int_equal(csv_write_row(f, ISO_TIME, 1.0, &row, NULL, NULL), -1);
 	fclose(f);
 	unlink(path);
 }
@@ -277,7 +277,7 @@ static void test_write_to_full_unbuffered_stream_fails(void **state)
 	f = fmemopen(buf, sizeof(buf), "w");
 	assert_non_null(f);
 	setvbuf(f, NULL, _IONBF, 0);
-	assert_int_equal(csv_write_row(f, ISO_TIME, 1.0, &row, NULL), -1);
+	assert_int_equal(csv_write_row(f, ISO_TIME, 1.0, &row, NULL, NULL), -1);
 	fclose(f);
 }
 
@@ -289,9 +289,9 @@ static void test_rows_follow_the_header(void **state)
 	(void)state;
 	a.c.conn[TT_SIDE_IN] = 3;
 	capture_start(&c);
-	csv_write_header(c.f);
-	assert_int_equal(csv_write_row(c.f, ISO_TIME, 0.5, &a, NULL), 0);
-	assert_int_equal(csv_write_row(c.f, ISO_TIME, 0.5, &b, NULL), 0);
+	csv_write_header(c.f, NULL);
+	assert_int_equal(csv_write_row(c.f, ISO_TIME, 0.5, &a, NULL, NULL), 0);
+	assert_int_equal(csv_write_row(c.f, ISO_TIME, 0.5, &b, NULL, NULL), 0);
 	assert_string_equal(
 		capture_end(&c),
 		"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"

@@ -393,9 +393,12 @@ static void test_rows_read_back_from_the_writer(void **state)
 	row.reasons[TT_SIDE_IN][2] = 6;
 	m = open_memstream(&text, &len);
 	assert_non_null(m);
-	csv_write_header(m);
-	assert_int_equal(csv_write_row(m, T1, 12.3456, &row, NULL), 0);
-	assert_int_equal(csv_write_row(m, T1, 12.3456, &row, NULL), 0);
+	/* A scoped run's last column, "scope", a reader of the counts passes over. */
+	csv_write_header(m, "cgroup /sys/fs/cgroup/a, netns 4026532000");
+	assert_int_equal(csv_write_row(m, T1, 12.3456, &row, NULL,
+				       "cgroup /sys/fs/cgroup/a, netns 4026532000"), 0);
+	assert_int_equal(csv_write_row(m, T1, 12.3456, &row, NULL,
+				       "cgroup /sys/fs/cgroup/a, netns 4026532000"), 0);
 	assert_int_equal(fclose(m), 0);
 
 	assert_int_equal(csv_parse_buffer(text, len, TT_CSV_PER_PROCESS, &file, &err), 0);
@@ -416,6 +419,8 @@ static void test_rows_read_back_from_the_writer(void **state)
 	for (size_t k = 0; k < TT_CSV_COLS; k++)
 		assert_true(file.has[k]);
 	assert_int_equal(file.rows[1].line, 4); /* the comm of row 1 spans two lines */
+	assert_non_null(strstr(text, ",rst_sent_reasons,scope\n"));
+	assert_non_null(strstr(text, ",\"cgroup /sys/fs/cgroup/a, netns 4026532000\"\n"));
 	csv_file_free(&file);
 	free(text);
 }

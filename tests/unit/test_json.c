@@ -90,9 +90,26 @@ static char *row_text(const struct tt_row *row, const struct tt_reason_names *na
 	FILE *m = open_memstream(&text, &size);
 
 	assert_non_null(m);
-	assert_int_equal(json_write_row(m, ISO_TIME, 1.5, row, names), 0);
+	assert_int_equal(json_write_row(m, ISO_TIME, 1.5, row, names, NULL), 0);
 	assert_int_equal(fclose(m), 0);
 	return text;
+}
+
+/* A scoped run's line names its scope last. */
+static void test_row_names_the_scope(void **state)
+{
+	struct tt_row row = { .pid = 7 };
+	char *text = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&text, &size);
+
+	(void)state;
+	memcpy(row.comm, "haproxy", 8);
+	assert_non_null(m);
+	assert_int_equal(json_write_row(m, ISO_TIME, 1.5, &row, NULL, "netns /run/netns/a"), 0);
+	assert_int_equal(fclose(m), 0);
+	assert_non_null(strstr(text, ",\"rst_sent_reasons\":{},\"scope\":\"netns /run/netns/a\"}\n"));
+	free(text);
 }
 
 static void test_plain_string_is_quoted(void **state)
@@ -249,7 +266,7 @@ static void test_fields_are_the_csv_columns(void **state)
 
 	(void)state;
 	assert_non_null(m);
-	csv_write_header(m);
+	csv_write_header(m, NULL);
 	assert_int_equal(fclose(m), 0);
 	row.reasons[TT_SIDE_IN][1] = 1; /* a key inside rst_sent_reasons is no field */
 	text = row_text(&row, NULL);
@@ -364,7 +381,7 @@ static void test_write_to_full_unbuffered_stream_fails(void **state)
 	f = fmemopen(buf, sizeof(buf), "w");
 	assert_non_null(f);
 	setvbuf(f, NULL, _IONBF, 0);
-	assert_int_equal(json_write_row(f, ISO_TIME, 1.0, &row, NULL), -1);
+	assert_int_equal(json_write_row(f, ISO_TIME, 1.0, &row, NULL, NULL), -1);
 	fclose(f);
 }
 
@@ -372,6 +389,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_string_is_quoted),
+		cmocka_unit_test(test_row_names_the_scope),
 		cmocka_unit_test(test_quote_and_backslash_are_escaped),
 		cmocka_unit_test(test_control_bytes_are_escaped),
 		cmocka_unit_test(test_utf8_is_kept),

@@ -148,6 +148,7 @@ int main(int argc, char **argv)
 		rep.table = NULL; /* a daemon: /metrics instead of the table */
 	rep.names = &t.reason_names;
 	rep.by_dest = opts.by_dest;
+	rep.scope = scope_is_set(&scope) ? scope.label : NULL;
 	libbpf_set_print(libbpf_print);
 	/* Before the slow part: a Ctrl-C while loading must not be lost (and
 	 * a shell starts background jobs with SIGINT ignored). */

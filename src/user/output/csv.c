@@ -8,12 +8,12 @@
 #include "output/csv.h"
 #include "output/table.h"
 
-void csv_write_header(FILE *f)
+void csv_write_header(FILE *f, const char *scope)
 {
 	fputs("time,elapsed_s,pid,comm", f);
 	for (size_t col = 0; col < TT_CSV_COLS; col++)
 		fprintf(f, ",%s", tt_csv_col_names[col]);
-	fputs(",rst_sent_reasons\n", f);
+	fputs(scope ? ",rst_sent_reasons,scope\n" : ",rst_sent_reasons\n", f);
 }
 
 void csv_put_field(FILE *f, const char *s)
@@ -71,7 +71,7 @@ static char *reasons_field(const struct tt_row *row, const struct tt_reason_name
 }
 
 int csv_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct tt_row *row,
-		  const struct tt_reason_names *names)
+		  const struct tt_reason_names *names, const char *scope)
 {
 	char comm[TT_COMM_LEN + 1];
 	char *reasons, *text = NULL;
@@ -99,6 +99,10 @@ int csv_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct 
 		fprintf(m, ",%llu", (unsigned long long)tt_column_value(row, (enum tt_csv_col)i));
 	fputc(',', m);
 	csv_put_field(m, reasons);
+	if (scope) {
+		fputc(',', m);
+		csv_put_field(m, scope);
+	}
 	fputc('\n', m);
 	free(reasons);
 	if (memstream_close(m)) {

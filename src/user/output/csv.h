@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include "common/stats.h"
 
-void csv_write_header(FILE *f);
+/* scope: the run's (--cgroup, --unit, --netns), a last column "scope" in
+ * the header and every row; NULL for none (no such column). */
+void csv_write_header(FILE *f, const char *scope);
 
 /* One field, quoted per RFC 4180 when it holds a comma, quote, CR or LF. */
 void csv_put_field(FILE *f, const char *s);
@@ -15,7 +17,7 @@ void csv_put_field(FILE *f, const char *s);
 /* iso_time: "2026-11-22T16:45:01.000Z"; elapsed_s: seconds since tracing
  * began, at the end of the interval. Returns 0, or -1 on a write error. */
 int csv_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct tt_row *row,
-		  const struct tt_reason_names *names);
+		  const struct tt_reason_names *names, const char *scope);
 
 /* The words of a destination's failed connects by cause and connect
  * times (connfail_by, connect_le, connect_us), in the order of their

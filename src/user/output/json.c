@@ -108,7 +108,7 @@ static int line_end(FILE *f, FILE *m, char **text, const size_t *len)
 }
 
 int json_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct tt_row *row,
-		   const struct tt_reason_names *names)
+		   const struct tt_reason_names *names, const char *scope)
 {
 	uint64_t reasons[TT_REASON_SLOTS];
 	const char *sep = "";
@@ -135,7 +135,12 @@ int json_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct
 		fprintf(m, ":%llu", (unsigned long long)reasons[i]);
 		sep = ",";
 	}
-	fputs("}}\n", m);
+	fputc('}', m);
+	if (scope) {
+		fputs(",\"scope\":", m);
+		json_put_string(m, scope, strlen(scope));
+	}
+	fputs("}\n", m);
 	return line_end(f, m, &text, &len);
 }
 

@@ -17,11 +17,12 @@ void json_put_string(FILE *f, const char *s, size_t len);
 void json_put_string_for_html(FILE *f, const char *s, size_t len);
 
 /* One line: {"time":...,"elapsed_s":...,"pid":...,"comm":...,"conn_in":...,
- * ...,"rst_sent_reasons":{"NAME":count,...}}. The same arguments and the
- * same fields, in the same order, as csv_write_row. Returns 0, or -1 on a
- * write error; a line is never written in part by this function. */
+ * ...,"rst_sent_reasons":{"NAME":count,...}} (then "scope":"..." when scope
+ * is not NULL). The same arguments and the same fields, in the same order,
+ * as csv_write_row. Returns 0, or -1 on a write error; a line is never
+ * written in part by this function. */
 int json_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct tt_row *row,
-		   const struct tt_reason_names *names);
+		   const struct tt_reason_names *names, const char *scope);
 
 /* --by dest: one line per process and destination, with the fields of
  * csv_write_dest_row ("dest" a string, runout_s a number). */

@@ -52,7 +52,8 @@ static int write_rows(struct report *r, FILE *f, bool json, bool *failed,
 
 	for (size_t i = 0; i < n && !r->by_dest; i++)
 		if (report_shows(&rows[i]) &&
-		    (json ? json_write_row : csv_write_row)(f, iso, elapsed_s, &rows[i], r->names))
+		    (json ? json_write_row : csv_write_row)(f, iso, elapsed_s, &rows[i], r->names,
+							    r->scope))
 			return stream_failed(f, good, failed);
 	for (size_t i = 0; i < n_dests && r->by_dest; i++)
 		if (!dest_row_is_zero(&dests[i]) &&
@@ -70,7 +71,7 @@ void report_csv_header(struct report *r)
 	if (r->by_dest)
 		csv_write_dest_header(r->csv);
 	else
-		csv_write_header(r->csv);
+		csv_write_header(r->csv, r->scope);
 }
 
 /* A block under the rows (failures, connect times, accept waits), when any

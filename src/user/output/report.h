@@ -15,6 +15,7 @@ struct report {
 	FILE *csv;   /* NULL without --csv */
 	FILE *json;  /* NULL without --json */
 	const struct tt_reason_names *names;
+	const char *scope; /* --cgroup, --unit, --netns: a column of its own; NULL */
 	bool by_dest;     /* rows per destination instead of per process */
 	bool csv_failed;  /* the last error was the CSV file's */
 	bool json_failed; /* the last error was the JSON file's */
