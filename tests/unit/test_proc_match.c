@@ -166,6 +166,31 @@ static void test_instance_is_the_farthest_parent_of_the_name(void **state)
 	assert_int_equal(rmdir(root), 0);
 }
 
+/* Field 22 of /proc/PID/stat, counted from the name's last ')': a name may
+ * hold spaces and parentheses. Against this machine's own process too. */
+static void test_start_time(void **state)
+{
+	char root[PATH_MAX], path[PATH_MAX + 32];
+	uint64_t start = 0, mine = 0;
+
+	snprintf(root, sizeof(root), "%s/start_XXXXXX", (const char *)*state);
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/77", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/77/stat", root);
+	write_file(path, "77 (a) (b c) S 1 77 77 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 "
+			 "123456789 1000 10 18446744073709551615\n");
+	assert_int_equal(proc_start_time(root, 77, &start), 0);
+	assert_int_equal(start, 123456789);
+	assert_int_equal(proc_start_time(root, 78, &start), -1);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/77", root);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(rmdir(root), 0);
+	assert_int_equal(proc_start_time("/proc", (uint32_t)getpid(), &mine), 0);
+	assert_true(mine > 0);
+}
+
 static void test_read_comm_strips_newline(void **state)
 {
 	char comm[TT_COMM_LEN];
@@ -453,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_read_comm_of_15_bytes),
 		cmocka_unit_test(test_read_comm_cuts_to_buffer),
 		cmocka_unit_test(test_read_comm_of_missing_process_fails),
+		cmocka_unit_test(test_start_time),
 		cmocka_unit_test(test_comm_matches_exact_name),
 		cmocka_unit_test(test_comm_matches_truncated_long_name),
 		cmocka_unit_test(test_match_existing_pid),

@@ -43,6 +43,33 @@ int proc_read_comm(const char *proc_root, uint32_t pid, char *buf, size_t len)
 	return 0;
 }
 
+int proc_start_time(const char *proc_root, uint32_t pid, uint64_t *start)
+{
+	char path[PATH_MAX], line[1024], *p;
+	unsigned long long v;
+	int field = 2;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%u/stat", proc_root, pid) >= (int)sizeof(path))
+		return -1;
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	p = fgets(line, sizeof(line), f);
+	fclose(f);
+	/* The name, field 2, may hold spaces and parentheses: count from
+	 * its last ')'. */
+	p = p ? strrchr(line, ')') : NULL;
+	while (p && field < 22) {
+		p = strchr(p + 1, ' ');
+		field++;
+	}
+	if (!p || sscanf(p, " %llu", &v) != 1)
+		return -1;
+	*start = v;
+	return 0;
+}
+
 int proc_read_field(const char *path, const char *label, uint64_t *value)
 {
 	size_t len = strlen(label);

@@ -15,6 +15,11 @@ int proc_read_comm(const char *proc_root, uint32_t pid, char *buf, size_t len);
  * -1 when the file, the line or a valid number is missing. */
 int proc_read_field(const char *path, const char *label, uint64_t *value);
 
+/* The process's start time (/proc/PID/stat's field 22, clock ticks after
+ * boot): with its PID, what tells it from a later process given the same
+ * PID. Readable for any process by any user. 0 or -1. */
+int proc_start_time(const char *proc_root, uint32_t pid, uint64_t *start);
+
 /* The instance a running process named comm belongs to: its farthest
  * ancestor of an unbroken line of that name (nginx's master for its
  * workers, the process itself when its parent has another name); 0 when

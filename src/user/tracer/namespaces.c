@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "common/procfs.h"
 #include "tracer/namespaces.h"
 #include "tracer/netns_broker.h"
 
@@ -20,6 +21,25 @@ static int netns_of_pid(uint32_t pid, uint32_t *inum)
 	return 0;
 }
 
+/* The broker's answer for pid, asked once per process. */
+static int brokered_netns_of_pid(struct namespaces *s, uint32_t pid, uint32_t *inum)
+{
+	struct brokered_pid *b = &s->brokered[pid % TT_BROKERED_PIDS];
+	uint64_t start;
+	int err;
+
+	if (proc_start_time("/proc", pid, &start))
+		return -ESRCH;
+	if (b->pid == pid && b->start == start) {
+		*inum = b->inum;
+		return 0;
+	}
+	err = netns_broker_inum(pid, inum);
+	if (!err)
+		*b = (struct brokered_pid){ .pid = pid, .inum = *inum, .start = start };
+	return err;
+}
+
 struct tt_netns *namespaces_of_pid(struct namespaces *s, uint32_t pid)
 {
 	uint32_t inum = 0;
@@ -28,7 +48,7 @@ struct tt_netns *namespaces_of_pid(struct namespaces *s, uint32_t pid)
 
 	/* After the drop of root, /proc/PID/ns/net of another user's process
 	 * is out of reach: the broker asks. */
-	if (netns_of_pid(pid, &inum) && netns_broker_inum(pid, &inum))
+	if (netns_of_pid(pid, &inum) && brokered_netns_of_pid(s, pid, &inum))
 		return NULL;
 	i = namespaces_index(s, inum);
 	if (i < TT_MAX_NETNS)

@@ -11,11 +11,22 @@
 #include "tracer/ports.h"
 
 #define TT_MAX_NETNS 64
+#define TT_BROKERED_PIDS 1024
+
+/* A process whose namespace the broker named (once root is given up,
+ * /proc/PID/ns/net of another user's process is out of reach), kept so
+ * that each snapshot does not ask again: valid while the PID's start time
+ * is the same. */
+struct brokered_pid {
+	uint32_t pid, inum;
+	uint64_t start;
+};
 
 struct namespaces {
 	struct tt_netns ns[TT_MAX_NETNS];
 	size_t n;
 	bool warned; /* a namespace could not be opened (said once) */
+	struct brokered_pid brokered[TT_BROKERED_PIDS]; /* by PID modulo */
 };
 
 /* The namespace of process pid, opened if it is new; NULL when the
