@@ -45,7 +45,7 @@ int proc_read_comm(const char *proc_root, uint32_t pid, char *buf, size_t len)
 
 int proc_start_time(const char *proc_root, uint32_t pid, uint64_t *start)
 {
-	char path[PATH_MAX], line[1024], *p;
+	char path[PATH_MAX], line[1024], *p, *end;
 	unsigned long long v;
 	int field = 2;
 	FILE *f;
@@ -64,7 +64,11 @@ int proc_start_time(const char *proc_root, uint32_t pid, uint64_t *start)
 		p = strchr(p + 1, ' ');
 		field++;
 	}
-	if (!p || sscanf(p, " %llu", &v) != 1)
+	if (!p)
+		return -1;
+	errno = 0;
+	v = strtoull(p + 1, &end, 10);
+	if (errno || end == p + 1 || (*end != ' ' && *end != '\n' && *end != '\0'))
 		return -1;
 	*start = v;
 	return 0;
