@@ -122,7 +122,12 @@ static __always_inline void count_syn_retrans(const struct sock *sk, struct tt_s
  * ESTABLISHED and its start was seen (not a connect from before start-up). */
 static __always_inline bool connect_ends(struct tt_sock *s, int newstate, __u32 *us)
 {
-	return timed_end(s, us) && newstate == TCP_ESTABLISHED;
+	/* A failed connect reads no clock. */
+	if (newstate != TCP_ESTABLISHED) {
+		rst_reason_set(s, 0);
+		return false;
+	}
+	return timed_end(s, us);
 }
 
 /* A connect() that reached ESTABLISHED after us microseconds. */

@@ -40,6 +40,13 @@ static __always_inline void timed_from_now(struct tt_sock *s)
 	s->flags |= TT_SK_TIMED;
 }
 
+/* An RST's reason takes the word: a start still kept is given up. */
+static __always_inline void rst_reason_set(struct tt_sock *s, __u32 reason)
+{
+	s->flags &= ~TT_SK_TIMED;
+	s->rst_reason = reason;
+}
+
 /* Microseconds since the start, if one was kept; the word goes back to
  * the RST's reason. */
 static __always_inline bool timed_end(struct tt_sock *s, __u32 *us)
@@ -48,16 +55,8 @@ static __always_inline bool timed_end(struct tt_sock *s, __u32 *us)
 
 	if (timed)
 		*us = now_us() - s->since_us;
-	s->flags &= ~TT_SK_TIMED;
-	s->rst_reason = 0;
+	rst_reason_set(s, 0);
 	return timed;
-}
-
-/* An RST's reason takes the word: a start still kept is given up. */
-static __always_inline void rst_reason_set(struct tt_sock *s, __u32 reason)
-{
-	s->flags &= ~TT_SK_TIMED;
-	s->rst_reason = reason;
 }
 
 enum wait_kind { WAIT_CONNECT, WAIT_ACCEPTQ, WAIT_HANDSHAKE };
