@@ -2,10 +2,11 @@
 /* Formats the human-readable table: a two-line header per interval and one
  * 77-column row per process, with counts shortened to five characters; and
  * below it, for the processes something failed for, a block of failures,
- * and for those whose connects took long, a block of connect times. */
+ * and blocks of waits: connect times, accept queue waits, handshakes. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 #include "common/connect_time.h"
 #include "output/table.h"
@@ -38,24 +39,28 @@ static const char *const failure_cell_names[FAILURE_CELLS] = {
 	"drops", "peak", "limit", "out", "in", "refsd", "tmout", "unrch", "abndn", "port",
 };
 
-static const struct group latency_groups[] = {
-	{ "connects", 0, 1 }, { "time, at most", 2, 4 },
+/* A block of waits under the rows, from one kind of a row's buckets
+ * (struct tt_proc_times): its two group names, the name of its count above
+ * the bucket `over` (shown in the intervals when not 0), and where the
+ * buckets are. */
+struct wait_block {
+	struct group groups[2];
+	const char *above;
+	size_t over;
+	size_t le; /* offset in struct tt_proc_times */
 };
 
-static const char *const latency_cell_names[LATENCY_CELLS] = {
-	"all", ">1s", "p50", "p99", "max",
+static const struct wait_block connects_block = {
+	{ { "connects", 0, 1 }, { "time, at most", 2, 4 } }, ">1s", TT_CONNECT_1S,
+	offsetof(struct tt_proc_times, connect_le),
 };
-
-static const struct group accept_wait_groups[] = {
-	{ "accepts", 0, 1 }, { "wait, at most", 2, 4 },
+static const struct wait_block accept_waits_block = {
+	{ { "accepts", 0, 1 }, { "wait, at most", 2, 4 } }, ">0.1s", TT_WAIT_100MS,
+	offsetof(struct tt_proc_times, acceptq_le),
 };
-
-static const char *const accept_wait_cell_names[LATENCY_CELLS] = {
-	"all", ">0.1s", "p50", "p99", "max",
-};
-
-static const struct group handshake_groups[] = {
-	{ "handshakes", 0, 1 }, { "time, at most", 2, 4 },
+static const struct wait_block handshakes_block = {
+	{ { "handshakes", 0, 1 }, { "time, at most", 2, 4 } }, ">1s", TT_CONNECT_1S,
+	offsetof(struct tt_proc_times, handshake_le),
 };
 
 void format_count(char *buf, size_t len, uint64_t v)
@@ -194,30 +199,38 @@ void table_write_failure_row(FILE *f, const struct tt_row *row, bool run)
 	write_cells(f, row, cells, FAILURE_CELLS);
 }
 
-bool table_row_has_latency(const struct tt_row *row, bool run)
+static const __u64 *waits_of(const struct tt_row *row, const struct wait_block *b)
 {
-	const __u64 *le = row->t.connect_le;
-
-	return run ? tt_connect_count(le) > 0 : tt_connect_slow(le) > 0;
+	return (const __u64 *)((const char *)&row->t + b->le);
 }
 
-void table_write_latency_header(FILE *f)
+/* In the summary (run) a row for any wait; in the intervals, for one above
+ * the block's bucket. */
+static bool row_has_waits(const struct tt_row *row, const struct wait_block *b, bool run)
 {
-	write_group_line(f, "", LEAD_WIDTH, latency_groups,
-			 sizeof(latency_groups) / sizeof(latency_groups[0]));
-	write_names(f, latency_cell_names, LATENCY_CELLS);
+	const __u64 *le = waits_of(row, b);
+
+	return run ? tt_connect_count(le) > 0 : tt_waits_above(le, b->over) > 0;
 }
 
-/* Count, count above the bucket `over`, p50, p99 and max of one row's
- * buckets. */
-static void write_latency_cells(FILE *f, const struct tt_row *row, const __u64 *le, size_t over)
+static void write_waits_header(FILE *f, const struct wait_block *b)
+{
+	const char *names[LATENCY_CELLS] = { "all", b->above, "p50", "p99", "max" };
+
+	write_group_line(f, "", LEAD_WIDTH, b->groups, sizeof(b->groups) / sizeof(b->groups[0]));
+	write_names(f, names, LATENCY_CELLS);
+}
+
+/* Count, count above the block's bucket, p50, p99 and max of one row. */
+static void write_waits_row(FILE *f, const struct tt_row *row, const struct wait_block *b)
 {
 	const double quantiles[3] = { 0.5, 0.99, 1.0 };
+	const __u64 *le = waits_of(row, b);
 	char buf[16];
 
 	format_count(buf, sizeof(buf), tt_connect_count(le));
 	fprintf(f, "%7u %-9.9s %5s", row->pid, row->comm, buf);
-	format_count(buf, sizeof(buf), tt_waits_above(le, over));
+	format_count(buf, sizeof(buf), tt_waits_above(le, b->over));
 	fprintf(f, " %5s", buf);
 	for (size_t i = 0; i < 3; i++) {
 		tt_connect_format(buf, sizeof(buf), tt_connect_quantile(le, quantiles[i]));
@@ -226,47 +239,49 @@ static void write_latency_cells(FILE *f, const struct tt_row *row, const __u64 *
 	fputc('\n', f);
 }
 
+bool table_row_has_latency(const struct tt_row *row, bool run)
+{
+	return row_has_waits(row, &connects_block, run);
+}
+
+void table_write_latency_header(FILE *f)
+{
+	write_waits_header(f, &connects_block);
+}
+
 void table_write_latency_row(FILE *f, const struct tt_row *row)
 {
-	write_latency_cells(f, row, row->t.connect_le, TT_CONNECT_1S);
+	write_waits_row(f, row, &connects_block);
 }
 
 bool table_row_has_accept_wait(const struct tt_row *row, bool run)
 {
-	const __u64 *le = row->t.acceptq_le;
-
-	return run ? tt_connect_count(le) > 0 : tt_waits_above(le, TT_WAIT_100MS) > 0;
+	return row_has_waits(row, &accept_waits_block, run);
 }
 
 void table_write_accept_wait_header(FILE *f)
 {
-	write_group_line(f, "", LEAD_WIDTH, accept_wait_groups,
-			 sizeof(accept_wait_groups) / sizeof(accept_wait_groups[0]));
-	write_names(f, accept_wait_cell_names, LATENCY_CELLS);
+	write_waits_header(f, &accept_waits_block);
 }
 
 void table_write_accept_wait_row(FILE *f, const struct tt_row *row)
 {
-	write_latency_cells(f, row, row->t.acceptq_le, TT_WAIT_100MS);
+	write_waits_row(f, row, &accept_waits_block);
 }
 
 bool table_row_has_handshake(const struct tt_row *row, bool run)
 {
-	const __u64 *le = row->t.handshake_le;
-
-	return run ? tt_connect_count(le) > 0 : tt_connect_slow(le) > 0;
+	return row_has_waits(row, &handshakes_block, run);
 }
 
 void table_write_handshake_header(FILE *f)
 {
-	write_group_line(f, "", LEAD_WIDTH, handshake_groups,
-			 sizeof(handshake_groups) / sizeof(handshake_groups[0]));
-	write_names(f, latency_cell_names, LATENCY_CELLS);
+	write_waits_header(f, &handshakes_block);
 }
 
 void table_write_handshake_row(FILE *f, const struct tt_row *row)
 {
-	write_latency_cells(f, row, row->t.handshake_le, TT_CONNECT_1S);
+	write_waits_row(f, row, &handshakes_block);
 }
 
 #define DEST_WIDTH 21 /* "255.255.255.255:65535"; longer IPv6 ones push the row */
