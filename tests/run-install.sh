@@ -281,7 +281,7 @@ case_completion() {
 	[ -r /usr/share/bash-completion/bash_completion ] ||
 		{ bad "bash-completion is not installed: run tools/install-deps.sh"; return 1; }
 	expect_completion "tcptrace --b" "--by"
-	expect_completion "tcptrace --by " "dest process"
+	expect_completion "tcptrace --by " "cgroup dest process"
 	expect_completion "tcptrace --by=d" "dest"
 	expect_completion "tcptrace -p x --max-" "--max-comms --max-procs --max-sockets"
 	expect_completion "tcptrace -i " ""

@@ -1590,6 +1590,58 @@ case_scope_two_haproxy() { # cgroup|netns
 		"$((out_b >= n))"
 }
 
+# --by cgroup: the same two haproxy and their ab, each pair in a cgroup of
+# its own, traced by name; /metrics has a series per name and cgroup,
+# labelled with the cgroup's name, each equal to its namespace's counters.
+# haproxy b is older than tcptrace (its name read from /proc), haproxy a
+# and both ab newer (read by the BPF side when their slot is given).
+case_by_cgroup_two_haproxy() {
+	local root cg_a cg_b n=200 ab_a ab_b ha_a ha_b mport m=$WORK/metrics.txt tag=tt-it-$$
+	root=$(cgroup2_root)
+	[ -n "$root" ] || { log "no cgroup2 mount"; return 1; }
+	cg_a=$root/$tag-a cg_b=$root/$tag-b
+	mkdir -p "$cg_a" "$cg_b" || return 1
+	SCOPE_CGROUPS=("$cg_a" "$cg_b")
+	ns_new || return 1
+	NS_NOISE=tt-it-noise-$$-$RANDOM
+	ip netns add "$NS_NOISE" && ip -n "$NS_NOISE" link set lo up || return 1
+	scope_haproxy_start "$cg_b" "$NS_NOISE" b || return 1
+	ha_b=$HAPROXY_PID
+	mport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	tracer_start "$WORK/t.csv" -p haproxy,ab --by cgroup --listen "$mport" || return 1
+	scope_haproxy_start "$cg_a" "$NS" a || return 1
+	ha_a=$HAPROXY_PID
+	sh -c "$IN_SCOPE_OF" sh "$cg_a" "$NS" ab -q -n "$n" -c 4 http://127.0.0.1:8080/ \
+		>"$WORK/ab-a.out" 2>&1 &
+	ab_a=$!
+	sh -c "$IN_SCOPE_OF" sh "$cg_b" "$NS_NOISE" ab -q -n "$n" -c 4 http://127.0.0.1:8080/ \
+		>"$WORK/ab-b.out" 2>&1 &
+	ab_b=$!
+	wait "$ab_a" && wait "$ab_b" || { log "ab failed: $(tail -2 "$WORK"/ab-*.out)"; return 1; }
+	settle
+	sleep 0.5 # two intervals: the last closes are in /metrics
+	curl -sf "http://127.0.0.1:$mport/metrics" >"$m" || { log "no /metrics"; return 1; }
+	tracer_stop || return 1
+	kill "$ha_a" "$ha_b"
+	wait "$ha_a" "$ha_b" 2>/dev/null
+	metric() { # comm cgroup side
+		awk -v want="tcptrace_connections_total{comm=\"$1\",cgroup=\"$2\",side=\"$3\"}" \
+			'$1 == want { print $2; found = 1 } END { if (!found) print "none" }' "$m"
+	}
+	expect_eq "haproxy in cgroup $tag-a: connections in = its namespace's TcpPassiveOpens" \
+		"$(scope_counter "$NS" TcpPassiveOpens)" "$(metric haproxy "$tag-a" in)"
+	expect_eq "haproxy in cgroup $tag-b (started before tcptrace): connections in = TcpPassiveOpens" \
+		"$(scope_counter "$NS_NOISE" TcpPassiveOpens)" "$(metric haproxy "$tag-b" in)"
+	expect_eq "ab in cgroup $tag-a: connections out = its namespace's TcpActiveOpens" \
+		"$(scope_counter "$NS" TcpActiveOpens)" "$(metric ab "$tag-a" out)"
+	expect_eq "ab in cgroup $tag-b: connections out = TcpActiveOpens" \
+		"$(scope_counter "$NS_NOISE" TcpActiveOpens)" "$(metric ab "$tag-b" out)"
+	expect_eq "series of connections: the four pairs of name and cgroup, each side" 8 \
+		"$(grep -c '^tcptrace_connections_total{comm="[a-z]*",cgroup="'"$tag"'-[ab]",side=' "$m")"
+	expect_eq "no process series without its cgroup" "" \
+		"$(grep '^tcptrace_connections_total{' "$m" | grep -v ',cgroup=' | paste -sd'|')"
+}
+
 # Bad input: one line on stderr, the documented exit status, no CSV left.
 # The two ends of an overflowing listen queue (listen-queue.py), run by a
 # copy of Debian's python3 named for this run: tcptrace traces them by
@@ -2279,6 +2331,8 @@ run_case "scope --cgroup: two haproxy of one name side by side, the one in the c
 	case_scope_two_haproxy cgroup
 run_case "scope --netns: two haproxy of one name side by side, the one in the namespace counted exactly" \
 	case_scope_two_haproxy netns
+run_case "--by cgroup: two haproxy of one name, a /metrics series per cgroup, each exact" \
+	case_by_cgroup_two_haproxy
 run_case "bad input is refused in one line" case_bad_input
 run_case "clean exit: count, duration, signals, closed stdout, traced process gone, SIGKILL" case_clean_exit
 run_case "haproxy -> nginx under ab: totals = nstat and ss" case_haproxy_nginx_under_ab

@@ -581,6 +581,44 @@ static void test_names_past_the_limit_go_to_other(void **state)
 	metrics_free(&m);
 }
 
+/* --by cgroup: one name in two cgroups is two series, labelled; pairs past
+ * the limit go to (other processes, other cgroups); without it, no label. */
+static void test_series_per_name_and_cgroup(void **state)
+{
+	struct tt_row rows[3] = { make_row(1, "haproxy"), make_row(2, "haproxy"),
+				  make_row(3, "nginx") };
+	struct tt_metrics m;
+	char *text;
+
+	(void)state;
+	memcpy(rows[0].cgroup, "tt-b", 5);
+	memcpy(rows[1].cgroup, "tt-a", 5);
+	memcpy(rows[2].cgroup, "tt-a", 5);
+	for (size_t i = 0; i < 3; i++)
+		rows[i].c.conn[TT_SIDE_IN] = 10 * (i + 1);
+	metrics_init(&m, 2);
+	m.by_cgroup = true;
+	metrics_add_interval(&m, rows, 3, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_connections_total{comm=\"haproxy\",cgroup=\"tt-a\",side=\"in\"} 20");
+	expect_line(text, "tcptrace_connections_total{comm=\"haproxy\",cgroup=\"tt-b\",side=\"in\"} 10");
+	expect_line(text, "tcptrace_connections_total{comm=\"(other processes)\","
+			  "cgroup=\"(other cgroups)\",side=\"in\"} 30");
+	expect_no_line_starting(text, "tcptrace_connections_total{comm=\"nginx\"");
+	/* The label is on every family of the process series. */
+	expect_line(text, "tcptrace_handshake_seconds_count{comm=\"haproxy\",cgroup=\"tt-b\"} 0");
+	free(text);
+	metrics_free(&m);
+
+	metrics_init(&m, 2);
+	metrics_add_interval(&m, rows, 2, NULL, NULL);
+	text = render(&m, NULL, METRICS_TEXT);
+	expect_line(text, "tcptrace_connections_total{comm=\"haproxy\",side=\"in\"} 30");
+	assert_null(strstr(text, "cgroup="));
+	free(text);
+	metrics_free(&m);
+}
+
 static void test_other_series_absent_below_the_limit(void **state)
 {
 	struct tt_row row = make_row(1, "a");
@@ -1117,6 +1155,7 @@ int main(void)
 		cmocka_unit_test(test_label_value_not_utf8_gets_replacement_characters),
 		cmocka_unit_test(test_comm_of_all_16_bytes_stops_at_the_array),
 		cmocka_unit_test(test_names_past_the_limit_go_to_other),
+		cmocka_unit_test(test_series_per_name_and_cgroup),
 		cmocka_unit_test(test_other_series_absent_below_the_limit),
 		cmocka_unit_test(test_many_names_grow_the_table),
 		cmocka_unit_test(test_drops_lost_and_unowned_rsts_are_interval_differences),

@@ -667,8 +667,27 @@ static void test_by_dest(void **state)
 	assert_true(p.opts.by_dest);
 	parse_ok(&p, ARGV("--by", "dest", "--by", "process"));
 	assert_false(p.opts.by_dest);
-	parse_fails_with(ARGV("--by", "port"), "invalid --by 'port': expected dest or process");
+	parse_fails_with(ARGV("--by", "port"), "invalid --by 'port': expected dest, process or cgroup");
 	parse_fails_with(ARGV("--by"), "option '--by' needs an argument");
+}
+
+static void test_by_cgroup(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse_ok(&p, ARGV("--by", "cgroup", "--listen", "9100"));
+	assert_true(p.opts.by_cgroup);
+	assert_false(p.opts.by_dest);
+	parse_ok(&p, ARGV("--by", "cgroup", "--by", "dest"));
+	assert_false(p.opts.by_cgroup);
+	assert_true(p.opts.by_dest);
+	parse_ok(&p, ARGV("--by", "dest", "--by", "cgroup", "--listen", "9100"));
+	assert_false(p.opts.by_dest);
+	parse_fails_with(ARGV("--by", "cgroup"),
+			 "--by cgroup labels the series of /metrics: give --listen too");
+	parse_fails_with(ARGV("--by", "cgroup", "--csv", "-"),
+			 "--by cgroup labels the series of /metrics: give --listen too");
 }
 
 static void test_double_dash_needs_a_command(void **state)
@@ -799,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_no_command_without_double_dash),
 		cmocka_unit_test(test_double_dash_needs_a_command),
 		cmocka_unit_test(test_by_dest),
+		cmocka_unit_test(test_by_cgroup),
 		cmocka_unit_test(test_parsing_twice_starts_afresh),
 		cmocka_unit_test(test_error_is_cut_to_errlen),
 		cmocka_unit_test(test_usage_documents_exit_codes_and_examples),

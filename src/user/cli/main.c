@@ -59,6 +59,7 @@ static void tracer_config_of(const struct tt_options *opts, const struct tt_scop
 	cfg->max_sockets = opts->max_sockets;
 	cfg->max_procs = opts->max_procs;
 	cfg->by_dest = opts->by_dest;
+	cfg->by_cgroup = opts->by_cgroup;
 	cfg->catch_nested = opts->catch_nested;
 	cfg->verbose = opts->verbose;
 }
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
 			   "built with CONFIG_DEBUG_INFO_BTF=y)", BTF_PATH, strerror(errno));
 	/* Bound while still root (a port below 1024), kept after the drop. */
 	if (opts.listen_addr.set &&
-	    exporter_open(&exp, &opts.listen_addr, opts.max_comms, opts.by_dest,
+	    exporter_open(&exp, &opts.listen_addr, opts.max_comms, opts.by_dest, opts.by_cgroup,
 			  &t.reason_names, err, sizeof(err)))
 		return tt_die(TT_EXIT_USAGE, "%s", err);
 	if (opts.csv_path && !strcmp(opts.csv_path, "-")) {

@@ -97,6 +97,9 @@ const char tt_usage[] =
 	"                            out side only, each interval (the summary keeps\n"
 	"                            the rows per process, both sides)\n"
 	"      --by process          rows per process (the default)\n"
+	"      --by cgroup           with --listen: the series per process name and\n"
+	"                            cgroup, labelled with the name of the process's\n"
+	"                            cgroup (a unit's, a container's)\n"
 	"      --max-sockets N       sockets followed at once (1024 to 16777216,\n"
 	"                            default 131072)\n"
 	"      --max-procs N         processes (and, with --by dest, process and\n"
@@ -108,10 +111,10 @@ const char tt_usage[] =
 	"      --listen [ADDR:]PORT  serve Prometheus metrics on http://ADDR:PORT/metrics\n"
 	"                            and print no table; ADDR is 127.0.0.1 by default,\n"
 	"                            [::1] for IPv6, 0.0.0.0 for every interface\n"
-	"      --max-comms N         process names (and with --by dest, pairs of name and\n"
-	"                            destination) with series of their own on /metrics\n"
-	"                            (1 to 65536, default 256); the rest are summed\n"
-	"                            under comm=\"(other processes)\"\n"
+	"      --max-comms N         process names (and with --by dest or cgroup, pairs\n"
+	"                            of name and destination or cgroup) with series of\n"
+	"                            their own on /metrics (1 to 65536, default 256);\n"
+	"                            the rest are summed under comm=\"(other processes)\"\n"
 	"      --verbose             at start, say where the start-up time went (load,\n"
 	"                            attach, seed, self-check) and what the verifier\n"
 	"                            spent on each BPF program\n"
@@ -440,13 +443,13 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 			opts->max_procs = (uint32_t)v;
 			break;
 		case OPT_BY:
-			if (strcmp(optarg, "dest") == 0)
-				opts->by_dest = true;
-			else if (strcmp(optarg, "process") == 0)
-				opts->by_dest = false;
-			else
+			if (strcmp(optarg, "dest") != 0 && strcmp(optarg, "process") != 0 &&
+			    strcmp(optarg, "cgroup") != 0)
 				return tt_error(err, errlen,
-					    "invalid --by '%s': expected dest or process", optarg);
+					    "invalid --by '%s': expected dest, process or cgroup",
+					    optarg);
+			opts->by_dest = strcmp(optarg, "dest") == 0;
+			opts->by_cgroup = strcmp(optarg, "cgroup") == 0;
 			break;
 		case OPT_JSON:
 			if (optarg[0] == '\0')
@@ -525,6 +528,9 @@ int options_parse(int argc, char **argv, struct tt_options *opts, char *err, siz
 	if (opts->csv_path && opts->json_path && !strcmp(opts->csv_path, "-") &&
 	    !strcmp(opts->json_path, "-"))
 		return tt_error(err, errlen, "--csv - and --json - cannot both write to stdout");
+	if (opts->by_cgroup && !opts->listen_addr.set)
+		return tt_error(err, errlen, "--by cgroup labels the series of /metrics: give --listen "
+					     "too");
 	/* getopt stops after "--" (unless it was an option's argument, as in
 	 * --csv --): what follows is the command to run. */
 	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0 && argv[optind - 1] != last_optarg) {

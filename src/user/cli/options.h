@@ -38,6 +38,7 @@ struct tt_options {
 	const char *unit;     /* --unit NAME, NULL when not given */
 	const char *netns;    /* --netns PATH|PID, NULL when not given */
 	bool by_dest;         /* --by dest: rows per process and destination */
+	bool by_cgroup;       /* --by cgroup: /metrics series per name and cgroup */
 	bool catch_nested;    /* --catch-nested: twin programs (nested.bpf.h) */
 	bool verbose;         /* --verbose: start-up times on stderr */
 	bool strict;          /* --strict: a -p NAME not running is an error */

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include "common/fail.h"
+#include "common/procfs.h"
 #include "cli/scope.h"
 
 #define CGROUP2_MAGIC 0x63677270
@@ -208,27 +210,13 @@ bool scope_is_set(const struct tt_scope *s)
 
 static bool in_cgroup(const struct tt_scope *s, uint32_t pid)
 {
-	char path[64], line[PATH_MAX + 8];
 	size_t len = strlen(s->cgroup_rel);
-	bool in = false;
-	FILE *f;
+	char rel[PATH_MAX];
 
-	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (proc_cgroup_path("/proc", pid, rel, sizeof(rel)))
 		return false;
-	while (fgets(line, sizeof(line), f)) {
-		char *rel = line + 3;
-
-		if (strncmp(line, "0::", 3) != 0)
-			continue;
-		rel[strcspn(rel, "\n")] = '\0';
-		in = !strcmp(s->cgroup_rel, "/") ||
-		     (!strncmp(rel, s->cgroup_rel, len) && (rel[len] == '\0' || rel[len] == '/'));
-		break;
-	}
-	fclose(f);
-	return in;
+	return !strcmp(s->cgroup_rel, "/") ||
+	       (!strncmp(rel, s->cgroup_rel, len) && (rel[len] == '\0' || rel[len] == '/'));
 }
 
 bool scope_has_pid(const struct tt_scope *s, uint32_t pid)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Small reads of /proc files: a process's name, one numeric field, the
- * instance of a server it belongs to. */
+/* Small reads of /proc files: a process's name, one numeric field, its
+ * cgroup, the instance of a server it belongs to. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -95,6 +95,33 @@ int proc_read_field(const char *path, const char *label, uint64_t *value)
 			break;
 		*value = v;
 		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+int proc_cgroup_path(const char *proc_root, uint32_t pid, char *buf, size_t len)
+{
+	char path[PATH_MAX], line[PATH_MAX + 8];
+	int ret = -1;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%u/cgroup", proc_root, pid) >= (int)sizeof(path))
+		return -1;
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *rel = line + 3;
+
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		rel[strcspn(rel, "\n")] = '\0';
+		if (rel[0] == '/' && strlen(rel) < len) {
+			memcpy(buf, rel, strlen(rel) + 1);
+			ret = 0;
+		}
 		break;
 	}
 	fclose(f);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Small reads of /proc files: a process's name, one numeric field, the
- * instance of a server it belongs to. */
+/* Small reads of /proc files: a process's name, one numeric field, its
+ * cgroup, the instance of a server it belongs to. */
 #ifndef TT_PROCFS_H
 #define TT_PROCFS_H
 
@@ -19,6 +19,11 @@ int proc_read_field(const char *path, const char *label, uint64_t *value);
  * boot): with its PID, what tells it from a later process given the same
  * PID. Readable for any process by any user. 0 or -1. */
 int proc_start_time(const char *proc_root, uint32_t pid, uint64_t *start);
+
+/* The process's cgroup (v2), as /proc/PID/cgroup's "0::" line gives it:
+ * a path from the root of the cgroup2 mount ("/" for the root). 0, or -1
+ * when the process or the line is missing or the path does not fit. */
+int proc_cgroup_path(const char *proc_root, uint32_t pid, char *buf, size_t len);
 
 /* The instance a running process named comm belongs to: its farthest
  * ancestor of an unbroken line of that name (nginx's master for its

@@ -67,6 +67,7 @@ static void row_diff(struct tt_row *out, const struct tt_row *cur, const struct 
 	out->pid = cur->pid;
 	out->id = cur->id;
 	memcpy(out->comm, cur->comm, sizeof(out->comm));
+	memcpy(out->cgroup, cur->cgroup, sizeof(out->cgroup));
 	out->selected = cur->selected;
 	out->tw_now = cur->tw_now;
 	memcpy(out->open, cur->open, sizeof(out->open));

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "tcptrace.h"
+#include "common/cgroup_name.h"
 
 /* RST reasons are counted per value of enum sk_rst_reason; values at or
  * past TT_REASON_OTHER, and TT_REASON_UNKNOWN, share the last slot. */
@@ -25,6 +26,7 @@ struct tt_row {
 	uint64_t id; /* which of the processes that had pid (tracer: slot and give-back) */
 	uint32_t pid;
 	char comm[TT_COMM_LEN];
+	char cgroup[TT_CGROUP_LABEL_LEN]; /* --by cgroup: its cgroup's label; else empty */
 	uint32_t instance; /* its server's instance (proc_instance); 0: not known */
 	bool selected; /* named by --pid: shown every interval, zeros included */
 	struct tt_proc_counters c;

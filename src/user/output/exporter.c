@@ -17,7 +17,8 @@ static char *render(void *ctx, bool openmetrics, size_t *len)
 }
 
 int exporter_open(struct exporter *e, const struct tt_listen *l, uint32_t max_comms,
-		  bool by_dest, const struct tt_reason_names *names, char *err, size_t errlen)
+		  bool by_dest, bool by_cgroup, const struct tt_reason_names *names, char *err,
+		  size_t errlen)
 {
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(l->port) };
 	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(l->port) };
@@ -26,6 +27,7 @@ int exporter_open(struct exporter *e, const struct tt_listen *l, uint32_t max_co
 	e->names = names;
 	metrics_init(&e->metrics, max_comms);
 	e->metrics.by_dest = by_dest;
+	e->metrics.by_cgroup = by_cgroup;
 	if (l->family == AF_INET6) {
 		memcpy(&a6.sin6_addr, l->addr, sizeof(a6.sin6_addr));
 		return http_server_open(&e->http, (struct sockaddr *)&a6, sizeof(a6), render, e,

@@ -22,10 +22,12 @@ struct exporter {
 };
 
 /* Bind and listen on l (before privileges are dropped); series for at
- * most max_comms process names, and per destination with by_dest.
- * Returns 0, or -errno with one line in err. */
+ * most max_comms process names (pairs of name and cgroup with by_cgroup),
+ * and per destination with by_dest. Returns 0, or -errno with one line in
+ * err. */
 int exporter_open(struct exporter *e, const struct tt_listen *l, uint32_t max_comms,
-		  bool by_dest, const struct tt_reason_names *names, char *err, size_t errlen);
+		  bool by_dest, bool by_cgroup, const struct tt_reason_names *names, char *err,
+		  size_t errlen);
 
 /* Add one interval: rows = snapshot_diff(prev, cur), dests = dests_diff
  * of the two (none without --by dest). */

@@ -83,16 +83,24 @@ static uint64_t delta(uint64_t cur, uint64_t prev)
 	return cur >= prev ? cur - prev : cur;
 }
 
-/* The series of comm, created in sorted place while the limit allows;
- * NULL past the limit or out of memory. */
-static struct tt_comm_series *series_for(struct tt_metrics *m, const char *comm)
+static int series_cmp(const struct tt_comm_series *s, const char *comm, const char *cgroup)
+{
+	int cmp = strcmp(s->comm, comm);
+
+	return cmp ? cmp : strcmp(s->cgroup, cgroup);
+}
+
+/* The series of comm (in cgroup, with --by cgroup), created in sorted place
+ * while the limit allows; NULL past the limit or out of memory. */
+static struct tt_comm_series *series_for(struct tt_metrics *m, const char *comm,
+					 const char *cgroup)
 {
 	size_t lo = 0, hi = m->n;
 	struct tt_comm_series *s;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int cmp = strcmp(m->comms[mid].comm, comm);
+		int cmp = series_cmp(&m->comms[mid], comm, cgroup);
 
 		if (cmp == 0)
 			return &m->comms[mid];
@@ -110,6 +118,7 @@ static struct tt_comm_series *series_for(struct tt_metrics *m, const char *comm)
 	m->n++;
 	memset(s, 0, sizeof(*s));
 	memcpy(s->comm, comm, strnlen(comm, TT_COMM_LEN));
+	memcpy(s->cgroup, cgroup, strnlen(cgroup, sizeof(s->cgroup) - 1));
 	return s;
 }
 
@@ -288,13 +297,17 @@ void metrics_add_interval(struct tt_metrics *m, const struct tt_row *rows, size_
 		series_clear_gauges(&m->comms[i]);
 	series_clear_gauges(&m->other);
 	for (size_t i = 0; i < n; i++) {
-		char comm[TT_COMM_LEN + 1] = { 0 };
+		char comm[TT_COMM_LEN + 1] = { 0 }, cgroup[TT_CGROUP_LABEL_LEN] = { 0 };
 		struct tt_comm_series *s;
 
 		memcpy(comm, rows[i].comm, strnlen(rows[i].comm, TT_COMM_LEN));
-		s = series_for(m, comm);
+		if (m->by_cgroup)
+			memcpy(cgroup, rows[i].cgroup, strnlen(rows[i].cgroup, sizeof(cgroup) - 1));
+		s = series_for(m, comm, cgroup);
 		if (!s) {
 			s = &m->other;
+			if (m->by_cgroup)
+				memcpy(s->cgroup, METRICS_OTHER_CGROUP, sizeof(METRICS_OTHER_CGROUP));
 			m->other_used = true;
 			if (!row_is_zero(&rows[i]))
 				m->overflow_rows++;
@@ -409,6 +422,10 @@ static void comm_label(FILE *f, const char *name, const struct tt_comm_series *s
 {
 	fprintf(f, "%s{comm=", name);
 	metrics_put_label_value(f, s->comm, strlen(s->comm));
+	if (s->cgroup[0]) {
+		fputs(",cgroup=", f);
+		metrics_put_label_value(f, s->cgroup, strlen(s->cgroup));
+	}
 }
 
 /* The series in output order: by name, then the other series if used. */

@@ -16,6 +16,9 @@
 /* The comm label of counts past --max-comms: longer than any process name
  * (15 bytes), so no process can own it. */
 #define METRICS_OTHER_COMM "(other processes)"
+/* The cgroup label of counts past --max-comms pairs (--by cgroup): no
+ * cgroup's label is in parentheses. */
+#define METRICS_OTHER_CGROUP "(other cgroups)"
 /* The dest label of destination counts past --max-comms pairs: no
  * address:port can be spelled so. */
 #define METRICS_OTHER_DEST "(other destinations)"
@@ -33,6 +36,7 @@
  * among rows as deep). */
 struct tt_comm_series {
 	char comm[METRICS_COMM_SIZE];
+	char cgroup[TT_CGROUP_LABEL_LEN]; /* --by cgroup: the cgroup label; else empty */
 	struct tt_row sum;
 };
 
@@ -71,6 +75,7 @@ struct tt_metrics {
 	bool other_used;
 	uint64_t overflow_rows; /* rows with counts that went to other */
 	bool by_dest;                 /* expose the tcptrace_dest_* families */
+	bool by_cgroup;               /* series per name and cgroup, labelled cgroup */
 	bool accept_waits;            /* accept() is traced: tcptrace_accept_wait_seconds */
 	struct tt_dest_series *dests; /* sorted by comm, then dest; at most limit */
 	size_t n_dests, dests_allocated;

@@ -3,6 +3,7 @@
  * slot's return to free_slots (see slots.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,7 @@ uint32_t slots_of_tgid(struct slots *s, uint32_t tgid)
 		return TT_NO_SLOT;
 	owner = &s->owners[slot];
 	memset(owner->comm, 0, sizeof(owner->comm));
+	owner->cgroup[0] = '\0';
 	owner->start = 0;
 	owner->tgid = tgid;
 	__atomic_store_n(&owner->state, TT_SLOT_LIVE, __ATOMIC_RELEASE);
@@ -141,6 +143,26 @@ void slots_name(struct slots *s, uint32_t slot, char comm[TT_COMM_LEN])
 	memcpy(comm, view->comm, TT_COMM_LEN);
 	if (!comm[0])
 		memcpy(comm, "?", 2);
+}
+
+/* The name the BPF side read in the process's own context when it gave
+ * the slot, else /proc's while the process runs; kept, as its name is. */
+void slots_cgroup(struct slots *s, uint32_t slot, char label[TT_CGROUP_LABEL_LEN])
+{
+	const struct tt_slot_owner *owner = &s->owners[slot];
+	struct slot_view *view = &s->views[slot];
+	char name[TT_CGROUP_NAME_LEN], path[PATH_MAX];
+
+	if (!view->cgroup[0]) {
+		memcpy(name, owner->cgroup, sizeof(name));
+		name[sizeof(name) - 1] = '\0';
+		if (name[0])
+			cgroup_label(name, view->cgroup, sizeof(view->cgroup));
+		else if (owner->state == TT_SLOT_LIVE &&
+			 !proc_cgroup_path("/proc", owner->tgid, path, sizeof(path)))
+			cgroup_label_of_path(path, view->cgroup, sizeof(view->cgroup));
+	}
+	memcpy(label, view->cgroup[0] ? view->cgroup : "?", view->cgroup[0] ? TT_CGROUP_LABEL_LEN : 2);
 }
 
 /* How many entries of the socket table hold slot, over every CPU. */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "tcptrace.h"
+#include "common/cgroup_name.h"
 
 struct tcptrace_bpf;
 
@@ -20,6 +21,7 @@ struct slot_view {
 	uint32_t gen;   /* which give-back of the slot its row is */
 	bool gone_seen; /* its process was seen gone at a snapshot before */
 	char comm[TT_COMM_LEN];
+	char cgroup[TT_CGROUP_LABEL_LEN]; /* --by cgroup: its label, once known */
 	uint64_t open_seeded[TT_SIDES]; /* its connections open at start-up */
 };
 
@@ -46,6 +48,10 @@ uint32_t slots_tgid(const struct slots *s, uint32_t slot);
 uint64_t slots_row_id(const struct slots *s, uint32_t slot);
 /* The process name of a slot ("?" when none could be had). */
 void slots_name(struct slots *s, uint32_t slot, char comm[TT_COMM_LEN]);
+
+/* --by cgroup: the label of the cgroup of a slot's process ("?" when it
+ * could not be had). */
+void slots_cgroup(struct slots *s, uint32_t slot, char label[TT_CGROUP_LABEL_LEN]);
 
 /* The slot of process tgid, given now if it has none, as the BPF side
  * gives one (find_slot in procs.bpf.h): for a process whose listener or

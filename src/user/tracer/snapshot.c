@@ -5,9 +5,11 @@
  * have ended are given back. The only module that makes or finds rows. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common/procfs.h"
 #include "tracer/tracer.h"
 
 /* The rows being assembled: sorted up to `sorted`, appended after. */
@@ -120,6 +122,8 @@ static int add_counters(struct tracer *t, struct assembly *a)
 		if (!row)
 			return -ENOMEM;
 		slots_name(&t->slots, slot, row->comm);
+		if (t->cfg.by_cgroup)
+			slots_cgroup(&t->slots, slot, row->cgroup);
 		row->c = c;
 		row->t = times;
 		add_open(row, &c, t->slots.views[slot].open_seeded);
@@ -341,6 +345,18 @@ static void name_selected(struct tracer *t, size_t j, char comm[TT_COMM_LEN])
 	memcpy(comm, kept[0] ? kept : "?", kept[0] ? TT_COMM_LEN : 2);
 }
 
+/* --by cgroup, a row of no slot (a --pid process with no socket yet): its
+ * cgroup's label from /proc while it runs, else "?". */
+static void label_cgroup_of_pid(uint32_t pid, char label[TT_CGROUP_LABEL_LEN])
+{
+	char path[PATH_MAX];
+
+	if (proc_cgroup_path("/proc", pid, path, sizeof(path)))
+		memcpy(label, "?", 2);
+	else
+		cgroup_label_of_path(path, label, TT_CGROUP_LABEL_LEN);
+}
+
 static void name_rows(struct tracer *t, struct tt_snapshot *snap)
 {
 	for (size_t i = 0; i < snap->n; i++) {
@@ -354,6 +370,8 @@ static void name_rows(struct tracer *t, struct tt_snapshot *snap)
 				name_selected(t, j, row->comm);
 		}
 		row->comm[sizeof(row->comm) - 1] = '\0';
+		if (t->cfg.by_cgroup && !row->cgroup[0])
+			label_cgroup_of_pid(row->pid, row->cgroup);
 	}
 }
 

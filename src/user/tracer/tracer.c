@@ -328,6 +328,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	skel->rodata->scope_cgroup = cfg->scope_cgroup_fd >= 0;
 	skel->rodata->scope_netns = cfg->scope_netns;
 	skel->rodata->by_dest = cfg->by_dest;
+	skel->rodata->by_cgroup = cfg->by_cgroup;
 	bpf_program__set_autoload(skel->progs.handle_send_reset, t->reasons_available);
 	bpf_program__set_autoload(skel->progs.handle_send_reset_noreason, !t->reasons_available);
 	skel->rodata->catch_nested = cfg->catch_nested;

@@ -34,6 +34,7 @@ struct tracer_config {
 	uint32_t max_sockets;
 	uint32_t max_procs;
 	bool by_dest;      /* --by dest: destination rows in each snapshot */
+	bool by_cgroup;    /* --by cgroup: each process row's cgroup label */
 	bool catch_nested; /* --catch-nested: the twins are attached */
 	bool verbose;      /* --verbose: the verifier's statistics are kept */
 };
