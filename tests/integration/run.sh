@@ -973,7 +973,7 @@ case_process_slots_recycled() {
 		in_ns "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$count" --mode fin-server \
 			>"$out" 2>&1 || { log "client $i failed: $(cat "$out")"; return 1; }
 		field "$out" pid >>"$WORK/client.pids"
-		sleep 1
+		sleep 0.5 # two and a half intervals: the gone slot is seen, then given back
 	done
 	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
 	tracer_stop || return 1
