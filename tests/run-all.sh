@@ -25,7 +25,8 @@
 #   build/test-logs/kernel-fetch.log), so that the kernels suite finds them;
 #   what that download could not fetch, the suite fetches itself, and fails
 #   on.
-# At the end, a table of each suite's time; the last line counts the suites.
+# At the end, a table of each suite's time and the CPU time it used (its
+# processes', all CPUs); the last line counts the suites.
 set -u
 cd "$(dirname "$0")/.."
 make=${MAKE:-make}
@@ -43,7 +44,7 @@ alongside_pids=()
 alongside_names=()
 
 # A suite's verdict counted, said, and put in the table of times.
-verdict() { # name exit-status seconds [", alongside"]
+verdict() { # name exit-status seconds cpu-seconds [", alongside"]
 	local verdict=passed
 	if [ "$2" -eq 0 ]; then
 		passed=$((passed + 1))
@@ -52,16 +53,31 @@ verdict() { # name exit-status seconds [", alongside"]
 		failures="$failures $1"
 		verdict=FAILED
 	fi
-	echo "=== $1: $verdict ($3 s${4:-})"
-	table+=$(printf '%-12s %5d s  %s' "$1" "$3" "$verdict${4:-}")$'\n'
+	echo "=== $1: $verdict ($3 s, $4 s of CPU${5:-})"
+	table+=$(printf '%-12s %5d s %6d s  %s' "$1" "$3" "$4" "$verdict${5:-}")$'\n'
+}
+
+# CPU: the CPU seconds (user and system) of this shell's children that
+# have ended, with theirs: bash's times, which must run in this shell (a
+# subshell, as $(...) is, starts from zero).
+cpu_now() {
+	local file=$logs/.times.$BASHPID
+	times >"$file"
+	CPU=$(awk 'NR == 2 {
+		for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] }
+		printf "%d\n", s }' "$file")
+	rm -f "$file"
 }
 
 suite() { # name command...
-	local name=$1 start=$SECONDS rc=0
+	local name=$1 start=$SECONDS rc=0 cpu
 	shift
 	echo "=== $name"
+	cpu_now
+	cpu=$CPU
 	"$@" || rc=$?
-	verdict "$name" "$rc" $((SECONDS - start))
+	cpu_now
+	verdict "$name" "$rc" $((SECONDS - start)) $((CPU - cpu))
 	alongside_report
 }
 
@@ -73,7 +89,9 @@ alongside() { # name command...
 	(
 		start=$SECONDS
 		nice -n 19 "$@" >"$logs/$name.log" 2>&1 </dev/null
-		echo "$? $((SECONDS - start))" >"$logs/$name.status"
+		rc=$?
+		cpu_now
+		echo "$rc $((SECONDS - start)) $CPU" >"$logs/$name.status"
 	) &
 	alongside_pids+=($!)
 	alongside_names+=("$name")
@@ -90,7 +108,7 @@ unnice() { # pid
 # The output and verdict of each suite run alongside that has ended (of
 # every one, waiting for them, with --wait), once.
 alongside_report() { # [--wait]
-	local i name rc secs
+	local i name rc secs cpu
 	for i in "${!alongside_names[@]}"; do
 		name=${alongside_names[i]}
 		if [ "${1:-}" = --wait ]; then
@@ -98,22 +116,24 @@ alongside_report() { # [--wait]
 		elif [ ! -e "$logs/$name.status" ]; then
 			continue
 		fi
-		read -r rc secs <"$logs/$name.status" || { rc=1 secs=0; }
+		read -r rc secs cpu <"$logs/$name.status" || { rc=1 secs=0 cpu=0; }
 		echo "=== $name (alongside the suites above, at nice 19)"
 		cat "$logs/$name.log"
-		verdict "$name" "$rc" "$secs" ", alongside"
+		verdict "$name" "$rc" "$secs" "${cpu:-0}" ", alongside"
 		unset 'alongside_names[i]' 'alongside_pids[i]'
 	done
 }
 
 # Every program the suites run is built first, on every CPU: the suites
 # alongside then build nothing that another make could be building too.
+mkdir -p "$logs"
 "$make" --no-print-directory "${jobflag[@]}" test-programs || {
 	echo "the build failed: no suite was run"
 	echo "all suites: 0 passed, 1 failed"
 	exit 1
 }
-mkdir -p "$logs"
+cpu_now
+table+=$(printf '%-12s %5d s %6d s' build $((SECONDS - begin)) "$CPU")$'\n'
 rm -f "$logs"/*.status
 "$make" --no-print-directory kernel-fetch >"$logs/kernel-fetch.log" 2>&1 </dev/null &
 fetcher=$!
@@ -141,7 +161,9 @@ alongside_report --wait
 
 echo "=== time per suite"
 printf '%s' "$table"
-printf '%-12s %5d s\n' total $((SECONDS - begin))
+cpu_now
+printf '%-12s %5d s %6d s  (of %d s on %d CPUs)\n' total $((SECONDS - begin)) "$CPU" \
+	$(((SECONDS - begin) * $(nproc))) "$(nproc)"
 [ "$failed" -eq 0 ] || echo "failed suites:$failures"
 echo "all suites: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
