@@ -136,8 +136,9 @@ case_csv_file() { # csv
 
 # /metrics scraped while tcptrace runs: a loop of well-formed, OpenMetrics,
 # refused and malformed requests, counting the answers it got.
-case_listen() {
-	local port url scraper status=0
+case_listen() { # [name-suffix tcptrace-options...]
+	local port url scraper status=0 suffix=${1:-}
+	shift $(($# > 0))
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	url=http://127.0.0.1:$port
 	(
@@ -151,7 +152,8 @@ case_listen() {
 		done
 	) >"$work/scrapes" &
 	scraper=$!
-	run_case "--listen, scraped while it runs" 0 "$bin" -c 10 -i 0.3 --listen "$port" || status=1
+	run_case "--listen$suffix, scraped while it runs" 0 "$bin" -c 10 -i 0.3 --listen "$port" "$@" ||
+		status=1
 	kill "$scraper" 2>/dev/null
 	wait "$scraper" 2>/dev/null
 	if ! grep -qx 200 "$work/scrapes" || ! grep -qx 405 "$work/scrapes"; then
@@ -187,6 +189,7 @@ else
 		--csv "$work/j.csv"
 	spawn run_case "JSON lines per destination" 0 "$bin" --by dest -c 2 -i 0.2 --json "$work/d.json"
 	spawn case_listen
+	spawn case_listen " --by cgroup" --by cgroup
 	spawn run_case "bad interval (-i abc)" 2 "$bin" -i abc
 	spawn run_case "no such process (--strict -p no-such-proc)" 2 "$bin" --strict -p no-such-proc
 	spawn run_case "a name not running yet, waited for (-p no-such-proc 0.2 2)" 0 "$bin" -p no-such-proc 0.2 2
