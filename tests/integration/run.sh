@@ -1532,35 +1532,51 @@ pids_sum() { # csv pids column
 		END { print s + 0 }' "$1"
 }
 
-case_scope_two_haproxy() { # cgroup|netns
-	local how=$1 root cg_a cg_b csv=$WORK/t.csv in_a out_b n=300 ab_a ab_b ha_a ha_b
-	local scope=() rows tw_a label
+# The two cgroups (CG_A, CG_B, named TAG-a and TAG-b) and namespaces (NS,
+# NS_NOISE) of the two-haproxy cases; haproxy b already runs in the second
+# (HA_B), before tcptrace starts.
+two_haproxy_prepare() { # tag
+	local root
 	root=$(cgroup2_root)
 	[ -n "$root" ] || { log "no cgroup2 mount"; return 1; }
-	cg_a=$root/tt-it-$$-a cg_b=$root/tt-it-$$-b
-	mkdir -p "$cg_a" "$cg_b" || return 1
-	SCOPE_CGROUPS=("$cg_a" "$cg_b")
+	CG_A=$root/$1-a CG_B=$root/$1-b
+	mkdir -p "$CG_A" "$CG_B" || return 1
+	SCOPE_CGROUPS=("$CG_A" "$CG_B")
 	ns_new || return 1
 	NS_NOISE=tt-it-noise-$$-$RANDOM
 	ip netns add "$NS_NOISE" && ip -n "$NS_NOISE" link set lo up || return 1
-	scope_haproxy_start "$cg_b" "$NS_NOISE" b || return 1
-	ha_b=$HAPROXY_PID
+	scope_haproxy_start "$CG_B" "$NS_NOISE" b || return 1
+	HA_B=$HAPROXY_PID
+}
+
+# haproxy a started in the first (HA_A), then an ab of N requests in each
+# side by side (AB_A, AB_B), both waited for.
+two_haproxy_load() { # n
+	scope_haproxy_start "$CG_A" "$NS" a || return 1
+	HA_A=$HAPROXY_PID
+	sh -c "$IN_SCOPE_OF" sh "$CG_A" "$NS" ab -q -n "$1" -c 4 http://127.0.0.1:8080/ \
+		>"$WORK/ab-a.out" 2>&1 &
+	AB_A=$!
+	sh -c "$IN_SCOPE_OF" sh "$CG_B" "$NS_NOISE" ab -q -n "$1" -c 4 http://127.0.0.1:8080/ \
+		>"$WORK/ab-b.out" 2>&1 &
+	AB_B=$!
+	wait "$AB_A" && wait "$AB_B" || { log "ab failed: $(tail -2 "$WORK"/ab-*.out)"; return 1; }
+}
+
+case_scope_two_haproxy() { # cgroup|netns
+	local how=$1 csv=$WORK/t.csv in_a out_b n=300 ab_a ha_a ha_b
+	local scope=() rows tw_a label
+	two_haproxy_prepare "tt-it-$$" || return 1
+	ha_b=$HA_B
 	case $how in
-	cgroup) scope=(--cgroup "$cg_a") label="cgroup $cg_a" ;;
+	cgroup) scope=(--cgroup "$CG_A") label="cgroup $CG_A" ;;
 	netns) scope=(--netns "/run/netns/$NS" -p haproxy,ab) label="netns /run/netns/$NS" ;;
 	esac
 	tracer_start "$csv" "${scope[@]}" --json "$WORK/t.json" || return 1
 	expect_eq "the tracing line names the scope" 1 \
 		"$(grep -c "^tcptrace: tracing .* in $how " "$WORK/tracer.err")"
-	scope_haproxy_start "$cg_a" "$NS" a || return 1
-	ha_a=$HAPROXY_PID
-	sh -c "$IN_SCOPE_OF" sh "$cg_a" "$NS" ab -q -n "$n" -c 4 http://127.0.0.1:8080/ \
-		>"$WORK/ab-a.out" 2>&1 &
-	ab_a=$!
-	sh -c "$IN_SCOPE_OF" sh "$cg_b" "$NS_NOISE" ab -q -n "$n" -c 4 http://127.0.0.1:8080/ \
-		>"$WORK/ab-b.out" 2>&1 &
-	ab_b=$!
-	wait "$ab_a" && wait "$ab_b" || { log "ab failed: $(tail -2 "$WORK"/ab-*.out)"; return 1; }
+	two_haproxy_load "$n" || return 1
+	ha_a=$HA_A ab_a=$AB_A
 	tracer_stop || return 1
 	kill "$ha_a" "$ha_b"
 	wait "$ha_a" "$ha_b" 2>/dev/null
@@ -1596,34 +1612,17 @@ case_scope_two_haproxy() { # cgroup|netns
 # haproxy b is older than tcptrace (its name read from /proc), haproxy a
 # and both ab newer (read by the BPF side when their slot is given).
 case_by_cgroup_two_haproxy() {
-	local root cg_a cg_b n=200 ab_a ab_b ha_a ha_b mport m=$WORK/metrics.txt tag=tt-it-$$
-	root=$(cgroup2_root)
-	[ -n "$root" ] || { log "no cgroup2 mount"; return 1; }
-	cg_a=$root/$tag-a cg_b=$root/$tag-b
-	mkdir -p "$cg_a" "$cg_b" || return 1
-	SCOPE_CGROUPS=("$cg_a" "$cg_b")
-	ns_new || return 1
-	NS_NOISE=tt-it-noise-$$-$RANDOM
-	ip netns add "$NS_NOISE" && ip -n "$NS_NOISE" link set lo up || return 1
-	scope_haproxy_start "$cg_b" "$NS_NOISE" b || return 1
-	ha_b=$HAPROXY_PID
+	local n=200 mport m=$WORK/metrics.txt tag=tt-it-$$
+	two_haproxy_prepare "$tag" || return 1
 	mport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	tracer_start "$WORK/t.csv" -p haproxy,ab --by cgroup --listen "$mport" || return 1
-	scope_haproxy_start "$cg_a" "$NS" a || return 1
-	ha_a=$HAPROXY_PID
-	sh -c "$IN_SCOPE_OF" sh "$cg_a" "$NS" ab -q -n "$n" -c 4 http://127.0.0.1:8080/ \
-		>"$WORK/ab-a.out" 2>&1 &
-	ab_a=$!
-	sh -c "$IN_SCOPE_OF" sh "$cg_b" "$NS_NOISE" ab -q -n "$n" -c 4 http://127.0.0.1:8080/ \
-		>"$WORK/ab-b.out" 2>&1 &
-	ab_b=$!
-	wait "$ab_a" && wait "$ab_b" || { log "ab failed: $(tail -2 "$WORK"/ab-*.out)"; return 1; }
+	two_haproxy_load "$n" || return 1
 	settle
 	sleep 0.5 # two intervals: the last closes are in /metrics
 	curl -sf "http://127.0.0.1:$mport/metrics" >"$m" || { log "no /metrics"; return 1; }
 	tracer_stop || return 1
-	kill "$ha_a" "$ha_b"
-	wait "$ha_a" "$ha_b" 2>/dev/null
+	kill "$HA_A" "$HA_B"
+	wait "$HA_A" "$HA_B" 2>/dev/null
 	metric() { # comm cgroup side
 		awk -v want="tcptrace_connections_total{comm=\"$1\",cgroup=\"$2\",side=\"$3\"}" \
 			'$1 == want { print $2; found = 1 } END { if (!found) print "none" }' "$m"
