@@ -58,8 +58,8 @@ verdict() { # name exit-status seconds cpu-seconds [", alongside"]
 }
 
 # CPU: the CPU seconds (user and system) of this shell's children that
-# have ended, with theirs: bash's times, which must run in this shell (a
-# subshell, as $(...) is, starts from zero).
+# have ended and been waited for, with theirs: bash's times, which must
+# run in the shell itself (a subshell, as $(...) is, starts from zero).
 cpu_now() {
 	local file=$logs/.times.$BASHPID
 	times >"$file"
@@ -70,14 +70,21 @@ cpu_now() {
 }
 
 suite() { # name command...
-	local name=$1 start=$SECONDS rc=0 cpu
+	local name=$1 start=$SECONDS rc=0 cpu=0
 	shift
 	echo "=== $name"
-	cpu_now
-	cpu=$CPU
-	"$@" || rc=$?
-	cpu_now
-	verdict "$name" "$rc" $((SECONDS - start)) $((CPU - cpu))
+	rm -f "$logs/.cpu"
+	# In a subshell, whose children are the suite's alone: this shell's
+	# also take in the jobs alongside that it reaps meanwhile.
+	(
+		"$@"
+		rc=$?
+		cpu_now
+		echo "$CPU" >"$logs/.cpu"
+		exit "$rc"
+	) || rc=$?
+	read -r cpu 2>/dev/null <"$logs/.cpu" || cpu=0
+	verdict "$name" "$rc" $((SECONDS - start)) "${cpu:-0}"
 	alongside_report
 }
 
