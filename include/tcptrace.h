@@ -5,8 +5,6 @@
 #define TCPTRACE_H
 
 #define TT_COMM_LEN 16
-/* A cgroup's own name (its last path component), as --by cgroup labels by it. */
-#define TT_CGROUP_NAME_LEN 64
 
 /* in: accepted from a listener; out: opened with connect(). */
 enum tt_side {
@@ -151,9 +149,9 @@ struct tt_slot_owner {
 	__u32 tgid;
 	__u32 state; /* enum tt_slot_state */
 	char comm[TT_COMM_LEN];
-	/* --by cgroup: the name of the process's cgroup (v2), read in its own
-	 * context when the slot was given; empty when given elsewhere. */
-	char cgroup[TT_CGROUP_NAME_LEN];
+	/* --by cgroup: the id of the process's cgroup (v2), read in its own
+	 * context when the slot was given; 0 when given elsewhere. */
+	__u64 cgroup_id;
 };
 
 enum tt_sock_flags {

@@ -190,18 +190,6 @@ static __always_inline __u64 current_start_time(void)
 	return BPF_CORE_READ(task, group_leader, start_time);
 }
 
-/* The name of the current process's cgroup (v2): its directory's own
- * name, which outlives the process (user space reads the slot later); the
- * root's is empty, and written "/". */
-static __always_inline void read_cgroup_name(char (*name)[TT_CGROUP_NAME_LEN])
-{
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	const char *kn_name = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, name);
-
-	if (kn_name && bpf_probe_read_kernel_str(name, TT_CGROUP_NAME_LEN, kn_name) == 1)
-		__builtin_memcpy(name, "/", 2);
-}
-
 /* The slot of process tgid, given at its first need; TT_NO_SLOT when
  * every slot is taken. */
 static __always_inline __u32 find_slot(__u32 tgid)
@@ -222,11 +210,14 @@ static __always_inline __u32 find_slot(__u32 tgid)
 	if (comm)
 		__builtin_memcpy(owner->comm, comm, TT_COMM_LEN);
 	owner->start = 0;
-	owner->cgroup[0] = '\0';
+	owner->cgroup_id = 0;
 	if (tgid == current_tgid()) {
 		owner->start = current_start_time();
+		/* The id, not the name: reading the name would make libbpf
+		 * search the kernel's types for three more structs at every
+		 * start. User space finds the name from the id. */
 		if (by_cgroup)
-			read_cgroup_name(&owner->cgroup);
+			owner->cgroup_id = bpf_get_current_cgroup_id();
 	}
 	owner->tgid = tgid;
 	owner->state = TT_SLOT_LIVE;

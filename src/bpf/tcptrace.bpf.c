@@ -28,7 +28,7 @@ const volatile bool trace_all = true;
 const volatile bool trace_pids = false;
 const volatile bool trace_comms = false;
 const volatile bool by_dest = false; /* --by dest: also count per destination */
-const volatile bool by_cgroup = false; /* --by cgroup: slots name their cgroup */
+const volatile bool by_cgroup = false; /* --by cgroup: slots keep their cgroup's id */
 /* --cgroup or --unit: only processes in scope_cgroups' cgroup or below it;
  * --netns: only processes in the network namespace of this inode. */
 const volatile bool scope_cgroup = false;

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Unit tests of the --by cgroup label: a unit's name as it is, a
- * container's ID cut to its short form, the root, and the bound. */
+ * container's ID cut to its short form, the root, and the bound; and a
+ * cgroup found by its id (its directory's inode) in a tree. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "common/cgroup_name.h"
 
 #define ID64 "4f1c0b2e9a8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a29180706f5e4d3c2b1a09f"
@@ -64,6 +69,51 @@ static void test_cut_to_fit(void **state)
 	assert_string_equal(out, "");
 }
 
+static uint64_t inode_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return (uint64_t)st.st_ino;
+}
+
+/* A tree like a cgroup2 mount's: the path of each directory's inode. */
+static void test_path_of_id(void **state)
+{
+	char root[] = "/tmp/tt-cgroup-test.XXXXXX", dir[256], path[256];
+	const char *dirs[] = { "system.slice", "system.slice/haproxy.service",
+			       "system.slice/nginx.service", "user.slice" };
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", root, dirs[i]);
+		assert_int_equal(mkdir(dir, 0755), 0);
+	}
+	snprintf(dir, sizeof(dir), "%s/system.slice/nginx.service", root);
+	assert_int_equal(cgroup_path_of_id(root, inode_of(dir), path, sizeof(path)), 0);
+	assert_string_equal(path, "/system.slice/nginx.service");
+	assert_int_equal(cgroup_path_of_id(root, inode_of(root), path, sizeof(path)), 0);
+	assert_string_equal(path, "/");
+	/* No directory has it: a file's inode, then one too short a buffer. */
+	snprintf(dir, sizeof(dir), "%s/user.slice/cgroup.procs", root);
+	fclose(fopen(dir, "w"));
+	assert_int_equal(cgroup_path_of_id(root, inode_of(dir), path, sizeof(path)), -1);
+	snprintf(dir, sizeof(dir), "%s/system.slice/haproxy.service", root);
+	assert_int_equal(cgroup_path_of_id(root, inode_of(dir), path, 16), -1);
+	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;) {
+		snprintf(dir, sizeof(dir), "%s/%s", root, dirs[i]);
+		if (i == 3) {
+			char file[300];
+
+			snprintf(file, sizeof(file), "%s/cgroup.procs", dir);
+			unlink(file);
+		}
+		rmdir(dir);
+	}
+	rmdir(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -71,6 +121,7 @@ int main(void)
 		cmocka_unit_test(test_container_ids_cut_short),
 		cmocka_unit_test(test_root),
 		cmocka_unit_test(test_cut_to_fit),
+		cmocka_unit_test(test_path_of_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -55,6 +55,7 @@ void slots_close(struct slots *s)
 	free(s->views);
 	s->views = NULL;
 	s->n = 0;
+	cgroup_labels_free(&s->cgroups);
 }
 
 static uint32_t state_of(const struct slots *s, uint32_t slot)
@@ -110,7 +111,7 @@ uint32_t slots_of_tgid(struct slots *s, uint32_t tgid)
 		return TT_NO_SLOT;
 	owner = &s->owners[slot];
 	memset(owner->comm, 0, sizeof(owner->comm));
-	owner->cgroup[0] = '\0';
+	owner->cgroup_id = 0;
 	owner->start = 0;
 	owner->tgid = tgid;
 	__atomic_store_n(&owner->state, TT_SLOT_LIVE, __ATOMIC_RELEASE);
@@ -145,19 +146,18 @@ void slots_name(struct slots *s, uint32_t slot, char comm[TT_COMM_LEN])
 		memcpy(comm, "?", 2);
 }
 
-/* The name the BPF side read in the process's own context when it gave
- * the slot, else /proc's while the process runs; kept, as its name is. */
+/* From the id the BPF side read in the process's own context when it gave
+ * the slot, else from /proc while the process runs; kept, as its name is. */
 void slots_cgroup(struct slots *s, uint32_t slot, char label[TT_CGROUP_LABEL_LEN])
 {
 	const struct tt_slot_owner *owner = &s->owners[slot];
 	struct slot_view *view = &s->views[slot];
-	char name[TT_CGROUP_NAME_LEN], path[PATH_MAX];
+	uint64_t id = owner->cgroup_id;
+	char path[PATH_MAX];
 
 	if (!view->cgroup[0]) {
-		memcpy(name, owner->cgroup, sizeof(name));
-		name[sizeof(name) - 1] = '\0';
-		if (name[0])
-			cgroup_label(name, view->cgroup, sizeof(view->cgroup));
+		if (id)
+			cgroup_label_of_id(&s->cgroups, id, view->cgroup);
 		else if (owner->state == TT_SLOT_LIVE &&
 			 !proc_cgroup_path("/proc", owner->tgid, path, sizeof(path)))
 			cgroup_label_of_path(path, view->cgroup, sizeof(view->cgroup));

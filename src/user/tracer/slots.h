@@ -35,6 +35,7 @@ struct slots {
 	size_t sockets_bytes;
 	int ncpus;
 	uint32_t gens; /* slots given back so far */
+	struct cgroup_labels cgroups; /* --by cgroup: the ids' labels */
 };
 
 /* 0, or -errno with err set. */
