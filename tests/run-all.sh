@@ -11,22 +11,20 @@
 # tools/scenarios, tcptrace report's pages in a real browser (Debian's
 # chromium), and the Debian package in a fresh Debian 12 root. Each runs even when one before it failed.
 #
-# Three suites run alongside the others, from the start, at a lower CPU
-# priority, where the suites in turn leave a CPU idle (they use about one
-# CPU on average); their output is kept in build/test-logs/NAME.log and
-# printed after the suite during which they ended:
+# Three things run alongside the suites, from the start:
 # - the checks suite (ASan, valgrind, clang-tidy and cppcheck), at the
-#   lowest (nice 19): it measures no time and uses no network namespace.
-#   CHECKS_ALONGSIDE=0 runs it in turn instead.
-# - the kernel matrix (nice 10), once its kernels are downloaded (`make
-#   kernel-fetch`, in the background from the start, its log in
-#   build/test-logs/kernel-fetch.log; what it could not fetch, the suite
-#   fetches itself, and fails on): its guests share nothing with the host's
-#   suites.
-# - the package suite (nice 19), once the Debian 12 root it installs the
-#   .deb into is made (debootstrap, in the background from the start, its
-#   log in build/test-logs/package-base.log): it traces its own process
-#   name in its own root and network namespace.
+#   lowest CPU priority (nice 19). It measures no time and uses no network
+#   namespace, and the other suites leave a CPU idle most of the time (one
+#   tcptrace start is one CPU's BPF verifier for seconds); there it runs,
+#   and it yields that CPU whenever a suite wants both. Its output is kept
+#   in build/test-logs/checks.log and printed after the suite during which
+#   it ended. CHECKS_ALONGSIDE=0 runs it in turn instead.
+# - the Debian 12 root the package suite installs the .deb into
+#   (debootstrap, its log in build/test-logs/package-base.log);
+# - the download of the matrix's kernels (`make kernel-fetch`, its log in
+#   build/test-logs/kernel-fetch.log), so that the kernels suite finds them;
+#   what that download could not fetch, the suite fetches itself, and fails
+#   on.
 # At the end, a table of each suite's time and the CPU time it used (its
 # processes', all CPUs); the last line counts the suites.
 set -u
@@ -90,31 +88,20 @@ suite() { # name command...
 	alongside_report
 }
 
-# A suite started now in the background, at CPU priority NICE (19 the
-# lowest); its output goes to $logs/NAME.log, its exit status and time to
-# NAME.status. COMMAND may be a function of this script.
-alongside() { # name nice command...
-	local name=$1 nice=$2
-	shift 2
+# A suite started now in the background, at the lowest CPU priority; its
+# output goes to $logs/NAME.log, its exit status and time to NAME.status.
+alongside() { # name command...
+	local name=$1
+	shift
 	(
 		start=$SECONDS
-		renice -n "$nice" -p "$BASHPID" >/dev/null
-		"$@" >"$logs/$name.log" 2>&1 </dev/null
+		nice -n 19 "$@" >"$logs/$name.log" 2>&1 </dev/null
 		rc=$?
 		cpu_now
 		echo "$rc $((SECONDS - start)) $CPU" >"$logs/$name.status"
 	) &
 	alongside_pids+=($!)
 	alongside_names+=("$name")
-}
-
-# COMMAND once the job started in the background as NAME has ended (it
-# writes $logs/NAME.done).
-after() { # name command...
-	local name=$1
-	shift
-	while [ ! -e "$logs/$name.done" ]; do sleep 1; done
-	"$@"
 }
 
 # A process and all its descendants back at nice 0, parents first, so that
@@ -154,35 +141,26 @@ mkdir -p "$logs"
 }
 cpu_now
 table+=$(printf '%-12s %5d s %6d s' build $((SECONDS - begin)) "$CPU")$'\n'
-rm -f "$logs"/*.status "$logs"/*.done
-(
-	"$make" --no-print-directory kernel-fetch >"$logs/kernel-fetch.log" 2>&1 </dev/null
-	echo $? >"$logs/kernel-fetch.done"
-) &
+rm -f "$logs"/*.status
+"$make" --no-print-directory kernel-fetch >"$logs/kernel-fetch.log" 2>&1 </dev/null &
 fetcher=$!
-(
-	nice -n 19 tests/package/run.sh --prepare >"$logs/package-base.log" 2>&1 </dev/null
-	echo $? >"$logs/package-base.done"
-) &
+nice -n 19 tests/package/run.sh --prepare >"$logs/package-base.log" 2>&1 </dev/null &
 rooter=$!
 trap 'kill "$fetcher" "$rooter" "${alongside_pids[@]}" 2>/dev/null' EXIT
 
-[ "${CHECKS_ALONGSIDE:-1}" = 0 ] || alongside checks 19 tests/run-checks.sh
-# The kernel matrix runs in guests of their own, and the package in its
-# own root, namespace and process name: neither sees the other suites'
-# processes, nor they its. Above checks: the guests' emulation is slower
-# the less CPU it gets, and each guest has a deadline.
-alongside kernels 10 after kernel-fetch "$make" --no-print-directory kernel-test
-alongside package 19 after package-base tests/package/run.sh
+[ "${CHECKS_ALONGSIDE:-1}" = 0 ] || alongside checks tests/run-checks.sh
 suite unit tests/run-unit.sh build/test_*
 [ "${CHECKS_ALONGSIDE:-1}" != 0 ] || suite checks tests/run-checks.sh
 suite install tests/run-install.sh
 suite fuzz "$make" --no-print-directory "${jobflag[@]}" fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 suite scenario tests/integration/check-scenario.sh
 suite integration tests/integration/run.sh
+suite kernels "$make" --no-print-directory kernel-test
 suite exporter tests/integration/exporter.sh
 suite e2e tests/e2e/run.sh
 suite report tests/report/run.sh
+wait "$rooter"
+suite package tests/package/run.sh
 # Nothing else runs now: what is left of a suite alongside gets a whole
 # share of the CPUs again (a busy machine may have left it none so far).
 for pid in "${alongside_pids[@]}"; do unnice "$pid"; done
