@@ -235,15 +235,6 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	report_csv_header(&rep);
-	if (opts.listen_addr.set)
-		fprintf(stderr, "tcptrace: serving http://%s/metrics\n", exporter_address(&exp));
-	fprintf(stderr, "tcptrace: tracing %s%s%s, %llu existing sockets found, %s; %s\n",
-		opts.n_targets ? "the named processes" : "every process",
-		scope_is_set(&scope) ? " in " : "", scope.label,
-		(unsigned long long)t.seeded, tracer_acceptors(&t),
-		opts.command ? "running the command" : "Ctrl-C to stop");
-	if (opts.verbose)
-		startup_print(&clock);
 	if (opts.command && command_start(&cmd, opts.command, err, sizeof(err))) {
 		tt_die(TT_EXIT_RUNTIME, "%s", err);
 		ret = command_finish(&cmd);
@@ -272,6 +263,17 @@ int main(int argc, char **argv)
 		snapshot_free(&first);
 		goto cleanup;
 	}
+	/* Said once all is set, root dropped included: a script that waits
+	 * for this line finds tcptrace as it stays. */
+	if (opts.listen_addr.set)
+		fprintf(stderr, "tcptrace: serving http://%s/metrics\n", exporter_address(&exp));
+	fprintf(stderr, "tcptrace: tracing %s%s%s, %llu existing sockets found, %s; %s\n",
+		opts.n_targets ? "the named processes" : "every process",
+		scope_is_set(&scope) ? " in " : "", scope.label,
+		(unsigned long long)t.seeded, tracer_acceptors(&t),
+		opts.command ? "running the command" : "Ctrl-C to stop");
+	if (opts.verbose)
+		startup_print(&clock);
 	tracing_started = true;
 
 	ret = trace_loop(&t, &opts, &rep, opts.command ? &cmd : NULL,
