@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-# Every test suite in turn (root; `make` first): cmocka unit tests, the
+# Every test suite (root; `make` first): cmocka unit tests, the
 # memory and static checks, the installed files (make install, the man page,
 # the bash completion, the systemd unit example), the fuzzers for a bounded
 # time, the scenario program against the kernel, tcptrace's integration
