@@ -194,22 +194,21 @@ struct tt_flow_key {
 	__u8 raddr[16];
 };
 
-struct tt_owner {
-	__u32 tgid;
-	__u8 side;
-	__u8 flags; /* TT_LISTENER_SHARED */
-	__u8 pad[2];
-};
-
-/* The accept queue of the listener on a port, for its deepest depth
- * between two snapshots (user space resets peak after reading it). sk is
- * the listener's address, learnt at listen() or from /proc/net/tcp for a
- * listener from before start-up (0 when not known); with several
- * listeners on one port (SO_REUSEPORT), the last one's. */
-struct tt_listen_queue {
+/* A traced listener (the listeners map's value, by namespace and port):
+ * its owner, and its accept queue's deepest depth in user space's
+ * snapshot interval peak_epoch (the BPF side's; user space only reads
+ * these entries, so that it never undoes what a program wrote meanwhile).
+ * sk is the listener's address, learnt at listen(), or for a listener from
+ * before start-up in the walk of its namespace's sockets (0 when not
+ * known); with several listeners on one port (SO_REUSEPORT), the last
+ * one's. */
+struct tt_listener {
 	__u64 sk;
-	__u32 peak; /* sk_ack_backlog after the deepest enqueue seen */
-	__u32 pad;
+	__u32 tgid;
+	__u32 peak;  /* sk_ack_backlog after the deepest enqueue seen */
+	__u32 epoch; /* the interval of peak */
+	__u8 flags;  /* TT_LISTENER_SHARED */
+	__u8 pad[3];
 };
 
 /* A traced listener that closed, through listener_records: its drops up

@@ -45,7 +45,7 @@ static __always_inline struct sock *accepted_child(unsigned long long *ctx)
 static __always_inline void on_accept(const struct sock *listener, struct sock *child)
 {
 	struct tt_listener_key key;
-	struct tt_owner *owner;
+	struct tt_listener *owner;
 	struct tt_sock *s;
 	__u32 tgid, us;
 
@@ -83,7 +83,7 @@ static __always_inline void note_fork(__u32 parent)
 		return;
 	n = l->n;
 	for (__u32 i = 0; i < TT_LISTENING_KEYS && i < n; i++) {
-		struct tt_owner *owner = bpf_map_lookup_elem(&listeners, &l->keys[i]);
+		struct tt_listener *owner = bpf_map_lookup_elem(&listeners, &l->keys[i]);
 
 		if (owner && owner->tgid == parent && !(owner->flags & TT_LISTENER_SHARED)) {
 			owner->flags |= TT_LISTENER_SHARED;

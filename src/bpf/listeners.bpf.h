@@ -12,7 +12,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, struct tt_listener_key);
-	__type(value, struct tt_owner);
+	__type(value, struct tt_listener);
 } listeners SEC(".maps");
 
 /* A listener that a thread is closing, from its move to CLOSE to its
@@ -39,10 +39,32 @@ static __always_inline void listener_key_of(const struct sock *sk, __u32 netns,
 	key->pad = 0;
 }
 
+/* A listener from before start-up, met in the walk of its namespace's
+ * TCP sockets at seeding (seed_listener_addresses): its address, which
+ * neither sock_diag nor /proc/net/tcp gives (%pK hashes it), for
+ * note_queue_depth to read its queue from. Only ports the seeding stored
+ * are taken. Returns false at the first socket that is no listener: the
+ * walk gives the listening hash first, so the rest holds none. */
+static __always_inline bool listener_met(const struct sock_common *skc)
+{
+	struct tt_listener_key key;
+	struct tt_listener *l;
+
+	if (skc->skc_state != TCP_LISTEN)
+		return false;
+	key.netns = sk_netns_read((const struct sock *)skc);
+	key.port = skc->skc_num;
+	key.pad = 0;
+	l = bpf_map_lookup_elem(&listeners, &key);
+	if (l)
+		l->sk = (__u64)skc;
+	return true;
+}
+
 static __always_inline void mark_listener_shared(const struct sock *sk)
 {
 	struct tt_listener_key key;
-	struct tt_owner *owner;
+	struct tt_listener *owner;
 
 	listener_key_of(sk, sk_netns_read(sk), &key);
 	owner = bpf_map_lookup_elem(&listeners, &key);
@@ -102,7 +124,7 @@ static __always_inline void on_listen(const struct sock *sk, struct net *net)
 {
 	__u32 tgid = current_tgid();
 	struct tt_listener_key key;
-	struct tt_owner owner = { .tgid = tgid }, *before;
+	struct tt_listener owner = { .tgid = tgid, .sk = (__u64)sk }, *before;
 
 	if (!current_is_traced(tgid))
 		return;
@@ -118,7 +140,6 @@ static __always_inline void on_listen(const struct sock *sk, struct net *net)
 		owner.flags |= TT_LISTENER_SHARED;
 	}
 	bpf_map_update_elem(&listeners, &key, &owner, BPF_ANY);
-	listen_queue_known(&key, sk);
 	note_listen_sock(&key, sk);
 }
 
@@ -126,7 +147,7 @@ static __always_inline void on_unlisten(const struct sock *sk, struct net *net)
 {
 	struct stopping_listener stopping = { .sk = (__u64)sk };
 	__u64 thread = bpf_get_current_pid_tgid();
-	struct tt_owner *owner;
+	struct tt_listener *owner;
 	bool its_socket;
 
 	listener_key_of(sk, net_inum(net), &stopping.key);
@@ -142,7 +163,6 @@ static __always_inline void on_unlisten(const struct sock *sk, struct net *net)
 	its_socket = was_listen_sock(&stopping.key, sk);
 	if (owner->tgid == current_tgid() || its_socket) {
 		bpf_map_delete_elem(&listeners, &stopping.key);
-		bpf_map_delete_elem(&listen_queues, &stopping.key);
 	}
 	if (!bpf_map_update_elem(&stopping_listeners, &thread, &stopping, BPF_NOEXIST))
 		__sync_fetch_and_add(&listeners_stopping, 1);
@@ -215,7 +235,7 @@ static __always_inline bool follow_child(const struct sock *sk, __u32 tgid, __u3
 static __always_inline void adopt_child(const struct sock *sk, struct net *net)
 {
 	struct tt_listener_key lkey;
-	struct tt_owner *owner;
+	struct tt_listener *owner;
 	__u32 slot;
 
 	if (!is_inet_tcp(sk))
@@ -224,7 +244,7 @@ static __always_inline void adopt_child(const struct sock *sk, struct net *net)
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
 	if (!owner)
 		return;
-	note_queue_depth(&lkey);
+	note_queue_depth(owner);
 	slot = slot_of_process(owner->tgid);
 	follow_child(sk, owner->tgid, slot, acceptor_unknown(owner), true);
 	count_handshake(sk, lkey.netns, slot);
@@ -246,7 +266,7 @@ static __always_inline struct tt_sock *adopt_fastopen_child(const struct sock *s
 {
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
 	struct tt_listener_key lkey;
-	struct tt_owner *owner;
+	struct tt_listener *owner;
 	bool followed = false;
 	struct tt_sock *s;
 	bool reset;
@@ -289,6 +309,7 @@ static __always_inline void on_kfree_skb(const struct sk_buff *skb, __u64 locati
 {
 	struct tt_listener_key key;
 	__u64 cookie, zero = 0, *extra;
+	struct tt_listener *l;
 	int site = -1;
 
 	if (!rx_sk || rx_sk->__sk_common.skc_state != TCP_LISTEN)
@@ -306,9 +327,10 @@ static __always_inline void on_kfree_skb(const struct sk_buff *skb, __u64 locati
 		return;
 	/* Only for a drop at one of the sites: the namespace is a probe read. */
 	listener_key_of(rx_sk, sk_netns_read(rx_sk), &key);
-	if (!bpf_map_lookup_elem(&listeners, &key))
+	l = bpf_map_lookup_elem(&listeners, &key);
+	if (!l)
 		return;
-	listen_queue_seen(&key, rx_sk);
+	listener_seen(l, rx_sk);
 	cookie = bpf_get_socket_cookie((void *)rx_sk);
 	extra = lookup_or_init(&listen_extra, &cookie, &zero);
 	if (extra)
@@ -324,13 +346,13 @@ static __always_inline void on_synack_retrans(const struct sock *sk,
 
 	if (sk->__sk_common.skc_state == TCP_LISTEN) {
 		struct tt_listener_key key;
-		struct tt_owner *owner;
+		struct tt_listener *owner;
 
 		listener_key_of(sk, sk_netns_read(sk), &key);
 		owner = bpf_map_lookup_elem(&listeners, &key);
 		if (owner) {
 			c = counters_of(owner->tgid);
-			listen_queue_seen(&key, sk);
+			listener_seen(owner, sk);
 			synack_sent_again(req, key.netns);
 		}
 	} else {

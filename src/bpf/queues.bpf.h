@@ -2,18 +2,16 @@
 /* Listen queues: what tcptrace learns of a traced listener besides its
  * owner (listeners.bpf.h). User space reads each listener's own drop count
  * (sk_drops) and queue through sock_diag; the BPF side adds what sock_diag
- * cannot tell: the deepest the accept queue got between two snapshots, the
- * sk_drops bumps that were no connection attempt, the SYN-ACKs sent again,
- * and a listener's drops up to its close. */
+ * cannot tell: the deepest the accept queue got between two snapshots (in
+ * the listener's entry, struct tt_listener), the sk_drops bumps that were
+ * no connection attempt, the SYN-ACKs sent again, and a listener's drops
+ * up to its close. */
 #ifndef TT_QUEUES_BPF_H
 #define TT_QUEUES_BPF_H
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, struct tt_listener_key);
-	__type(value, struct tt_listen_queue);
-} listen_queues SEC(".maps");
+/* User space's snapshot interval: it adds one at each look, and takes the
+ * peaks of the entries whose epoch is the interval that ended. */
+__u32 peak_epoch = 0;
 
 /* Per listener (by socket cookie): the sk_drops bumps that ListenDrops
  * does not count (see on_kfree_skb). */
@@ -45,67 +43,38 @@ __u64 drop_site_start[TT_DROP_SITES] = {};
 __u64 drop_site_end[TT_DROP_SITES] = {};
 #define TT_DROP_SITES_RCV 4
 
-static __always_inline void listen_queue_known(const struct tt_listener_key *key,
-					       const struct sock *sk)
-{
-	struct tt_listen_queue q = { .sk = (__u64)sk };
-
-	bpf_map_update_elem(&listen_queues, key, &q, BPF_ANY);
-}
-
 /* A listener's address, learnt from an event that passes it: for one
  * from before start-up whose address user space could not read. */
-static __always_inline void listen_queue_seen(const struct tt_listener_key *key,
-					      const struct sock *sk)
+static __always_inline void listener_seen(struct tt_listener *l, const struct sock *sk)
 {
-	struct tt_listen_queue *q = bpf_map_lookup_elem(&listen_queues, key);
-
-	if (q && !q->sk)
-		q->sk = (__u64)sk;
-}
-
-/* A listener from before start-up, met in the walk of its namespace's
- * TCP sockets at seeding (seed_listener_addresses): its address, which
- * neither sock_diag nor /proc/net/tcp gives (%pK hashes it), for
- * note_queue_depth to read its queue from. Only ports the seeding stored
- * are taken. Returns false at the first socket that is no listener: the
- * walk gives the listening hash first, so the rest holds none. */
-static __always_inline bool listener_met(const struct sock_common *skc)
-{
-	struct tt_listener_key key;
-	struct tt_listen_queue *q;
-
-	if (skc->skc_state != TCP_LISTEN)
-		return false;
-	key.netns = sk_netns_read((const struct sock *)skc);
-	key.port = skc->skc_num;
-	key.pad = 0;
-	q = bpf_map_lookup_elem(&listen_queues, &key);
-	if (q)
-		q->sk = (__u64)skc;
-	return true;
+	if (!l->sk)
+		l->sk = (__u64)sk;
 }
 
 /* A child just queued for accept(): its listener's queue holds it
  * already (inet_csk_reqsk_queue_add comes before the child's move to
  * ESTABLISHED). The listener is a plain address here: a probe read. */
-static __always_inline void note_queue_depth(const struct tt_listener_key *key)
+static __always_inline void note_queue_depth(struct tt_listener *l)
 {
-	struct tt_listen_queue *q = bpf_map_lookup_elem(&listen_queues, key);
+	__u32 epoch = peak_epoch;
 	struct sock *listener;
 	__u32 depth;
 
-	if (!q || !q->sk)
+	if (!l->sk)
 		return;
-	listener = (struct sock *)q->sk;
+	listener = (struct sock *)l->sk;
 	depth = BPF_CORE_READ(listener, sk_ack_backlog);
-	if (depth > q->peak)
-		q->peak = depth;
+	if (l->epoch != epoch) {
+		l->epoch = epoch;
+		l->peak = depth;
+	} else if (depth > l->peak) {
+		l->peak = depth;
+	}
 }
 
 /* A traced listener's close: its sk_drops and the extra bumps, to user
  * space, which counts those since its last look. */
-static __always_inline void listener_closed(const struct sock *sk, const struct tt_owner *owner,
+static __always_inline void listener_closed(const struct sock *sk, const struct tt_listener *owner,
 					    const struct tt_listener_key *key)
 {
 	struct tt_listener_record r = {
@@ -117,10 +86,9 @@ static __always_inline void listener_closed(const struct sock *sk, const struct 
 		.port = key->port,
 	};
 	__u64 *extra = r.cookie ? bpf_map_lookup_elem(&listen_extra, &r.cookie) : NULL;
-	struct tt_listen_queue *q = bpf_map_lookup_elem(&listen_queues, key);
 
-	if (q && q->sk == (__u64)sk)
-		r.peak = q->peak;
+	if (owner->sk == (__u64)sk && owner->epoch == peak_epoch)
+		r.peak = owner->peak;
 
 	if (extra) {
 		r.extra = *extra;

@@ -60,7 +60,7 @@ static __always_inline void tell_shared(__u32 tgid, __u32 why)
 /* Whether the connections of this listener wait for their acceptor to be
  * named: always where accept() is traced; where it is not, only when
  * several processes may accept them. */
-static __always_inline bool acceptor_unknown(const struct tt_owner *owner)
+static __always_inline bool acceptor_unknown(const struct tt_listener *owner)
 {
 	return accept_hook_attached || owner->flags & TT_LISTENER_SHARED;
 }

@@ -100,7 +100,7 @@ static bool a_listener_is_shared(struct acceptors *a)
 	int listeners = bpf_map__fd(a->skel->maps.listeners);
 	uint32_t room = bpf_map__max_entries(a->skel->maps.listeners);
 	struct tt_listener_key key, next;
-	struct tt_owner owner;
+	struct tt_listener owner;
 	bool first = true;
 
 	for (uint32_t i = 0; i < 2 * room; i++) {

@@ -98,7 +98,7 @@ void listeners_close(struct listeners *l)
 static bool owner_of(struct listeners *l, uint32_t netns, uint16_t port, uint32_t *tgid)
 {
 	struct tt_listener_key key = { .netns = netns, .port = port };
-	struct tt_owner owner;
+	struct tt_listener owner;
 
 	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.listeners), &key, &owner))
 		return false;
@@ -158,7 +158,7 @@ static void open_namespaces(struct listeners *l, struct namespaces *nss)
 {
 	int fd = bpf_map__fd(l->skel->maps.listeners);
 	struct tt_listener_key key, *prev = NULL;
-	struct tt_owner owner;
+	struct tt_listener owner;
 
 	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
 		prev = &key;
@@ -168,26 +168,26 @@ static void open_namespaces(struct listeners *l, struct namespaces *nss)
 	}
 }
 
-/* The deepest queue of each port since the last look, then forgotten. */
+/* The deepest queue of each port since the last look: the entries'
+ * peaks of the interval that ends now. */
 static void read_peaks(struct listeners *l)
 {
-	int fd = bpf_map__fd(l->skel->maps.listen_queues);
+	int fd = bpf_map__fd(l->skel->maps.listeners);
+	uint32_t epoch = __atomic_fetch_add(&l->skel->bss->peak_epoch, 1, __ATOMIC_SEQ_CST);
 	struct tt_listener_key key, *prev = NULL;
-	struct tt_listen_queue q;
+	struct tt_listener entry;
 
 	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &q) || !q.peak)
+		if (bpf_map_lookup_elem(fd, &key, &entry) || entry.epoch != epoch || !entry.peak)
 			continue;
 		for (size_t i = 0; i < l->n; i++) {
 			struct tt_listener_row *row = &l->v[i].row;
 
 			if (!row->closed && row->netns == key.netns && row->port == key.port &&
-			    q.peak > row->peak)
-				row->peak = q.peak;
+			    entry.peak > row->peak)
+				row->peak = entry.peak;
 		}
-		q.peak = 0;
-		bpf_map_update_elem(fd, &key, &q, BPF_EXIST);
 	}
 }
 

@@ -2,7 +2,7 @@
 /* The traced listeners as user space reads them at each snapshot: their
  * own drop counts and accept queues (sock_diag), the drops that were no
  * connection attempt and the deepest queues (the BPF side's
- * listen_extra and listen_queues), and the last drops of those that
+ * listen_extra and listeners), and the last drops of those that
  * closed (listener_records). Returned as plain data. */
 #ifndef TT_LISTENERS_H
 #define TT_LISTENERS_H

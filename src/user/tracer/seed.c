@@ -288,7 +288,6 @@ static int note_listening(int tgids_fd, uint32_t tgid, const struct tt_listener_
 static void store_seeds(struct seed_ctx *ctx)
 {
 	int listeners_fd = bpf_map__fd(ctx->skel->maps.listeners);
-	int queues_fd = bpf_map__fd(ctx->skel->maps.listen_queues);
 	int tgids_fd = bpf_map__fd(ctx->skel->maps.listening_tgids);
 	int socks_fd = bpf_map__fd(ctx->skel->maps.listen_socks);
 	int seeds_fd = bpf_map__fd(ctx->skel->maps.seeds);
@@ -300,11 +299,10 @@ static void store_seeds(struct seed_ctx *ctx)
 
 		if (s->state == TCP_LISTEN) {
 			struct tt_listener_key key = { .netns = ctx->netns, .port = s->lport };
-			struct tt_owner owner = {
+			struct tt_listener owner = {
 				.tgid = ctx->owners[i],
 				.flags = held_by_several(ctx->inodes, s->inode) ? TT_LISTENER_SHARED : 0,
 			};
-			struct tt_listen_queue queue = {}; /* its address: walk_listeners */
 
 			/* Its owner's forks are seen from now on; if that
 			 * cannot be noted, it is taken as shared already. */
@@ -317,7 +315,6 @@ static void store_seeds(struct seed_ctx *ctx)
 				bpf_map_update_elem(socks_fd, &key, &sock, BPF_ANY);
 				ctx->listeners++;
 			}
-			bpf_map_update_elem(queues_fd, &key, &queue, BPF_NOEXIST);
 		} else if (s->cookie) {
 			struct tt_seed seed = {
 				.tgid = ctx->owners[i],

@@ -25,7 +25,7 @@ struct seed_open {
 
 /* The listeners and connections held by the processes pids (every
  * process but the hidden ones with all), found in /proc/PID/fd and in one sock_diag dump per
- * network namespace, stored in the listeners, listen_queues and seeds
+ * network namespace, stored in the listeners and seeds
  * maps for the BPF side to adopt at their next event; those open go to
  * open (free open->v). Returns how many it stored. */
 uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const uint32_t *pids,
