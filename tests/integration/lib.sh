@@ -222,11 +222,20 @@ run_case() { # name function [arguments of the function...]
 	[ -n "${ONLY:-}" ] && [[ "$1" != *"$ONLY"* ]] && return 0
 	local start=$SECONDS
 	log "== $1"
+	touch "$WORK/.case-start"
 	CASE_FAILED=0
 	if ! "$2" "${@:3}" || [ "$CASE_FAILED" -ne 0 ]; then
 		FAILED=$((FAILED + 1))
 		log "FAIL $1 ($((SECONDS - start)) s)"
 		[ -s "$WORK/tracer.err" ] && log "  tcptrace stderr: $(tail -3 "$WORK/tracer.err")"
+		# What the kernel counted, to tell a failure of the scenario's
+		# from one of tcptrace's when it cannot be run again.
+		[ -n "${NS:-}" ] && [ -e "/run/netns/$NS" ] &&
+			log "  nstat, its non-zero counters: $(in_ns nstat -a 2>/dev/null |
+				awk '!/^#/ { printf "%s %s ", $1, $2 }')"
+		for f in "$WORK/client.out" "$WORK/server.out"; do
+			[ "$f" -nt "$WORK/.case-start" ] && log "  $(basename "$f"): $(tail -3 "$f" | tr '\n' ' ')"
+		done
 	else
 		PASSED=$((PASSED + 1))
 		log "PASS $1 ($((SECONDS - start)) s)"
