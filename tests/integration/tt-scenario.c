@@ -11,6 +11,9 @@
  * own; with --queued K it forks only once K connections wait in its
  * accept queue, which a client's --preopen K makes before any is used
  * (those carry "prep" instead of "ping", so that a worker can tell them).
+ * A hold server with --accept-delay and --queued K starts its delays once
+ * K connections wait: each then waits in the queue a delay more than the
+ * one before it, however late the client came.
  * --fastopen runs any
  * mode over TCP Fast Open: the client's first message rides in its SYN
  * once the kernel has a cookie for the server, which the first connection
@@ -153,7 +156,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: tt-scenario server --addr ADDR --port PORT --count N --mode MODE [--ready FILE] [--name NAME]\n"
 		"                          [--fastopen] [--backlog N] [--defer SECONDS] [--accept-delay MS]\n"
-		"                          [--keep-listening] [--workers N [--queued K]] [--requests R]\n"
+		"                          [--keep-listening] [--workers N] [--queued K] [--requests R]\n"
 		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE] [--name NAME]\n"
 		"                          [--fastopen] [--wait SECONDS] [--preopen K] [--requests R]\n"
 		"                          [--give-up MS]\n"
@@ -387,9 +390,9 @@ static int parse_args(int argc, char **argv, struct config *cfg)
 		return 2;
 	}
 	if ((cfg->workers && (!cfg->is_server || cfg->mode == MODE_HOLD || cfg->mode == MODE_NOACCEPT)) ||
-	    (cfg->queued && !cfg->workers)) {
+	    (cfg->queued && !cfg->workers && !cfg->accept_delay_ms)) {
 		fprintf(stderr, "tt-scenario: --workers is for a server of a sequential mode, "
-				"--queued for one with workers\n");
+				"--queued for one with workers or --accept-delay\n");
 		return 2;
 	}
 	if (cfg->preopen && (cfg->is_server || cfg->preopen > cfg->count || cfg->mode == MODE_HOLD ||
@@ -1077,6 +1080,8 @@ static int run_server(const struct config *cfg)
 		close(lfd);
 		goto summary;
 	}
+	if (cfg->accept_delay_ms && cfg->queued && wait_queued(lfd, cfg->queued))
+		sc.errors++;
 	for (i = 0; i < cfg->count; i++) {
 		if (cfg->accept_delay_ms) {
 			struct timespec delay = { .tv_sec = cfg->accept_delay_ms / 1000,
