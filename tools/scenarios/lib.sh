@@ -22,6 +22,7 @@ SC_NAME=$(basename "$0" .sh)
 REQUESTS=2000
 CONCURRENCY=10
 TIME_LIMIT=60 # seconds the load run may take at most
+MIN_TIME=0    # seconds wrk runs at least, its requests done or not
 LOAD=ab       # ab: a new connection per request; wrk: keep-alive connections;
               # vegeta: a new connection per request at a constant rate
 RATE=200      # requests per second of vegeta
@@ -49,7 +50,7 @@ sc_usage() {
 	cat >&2 <<EOF
 usage: $0 [-n REQUESTS] [-c CONCURRENCY] [-t SECONDS] [--load ab|wrk|vegeta]
           [-r RATE] [-k] [--post BYTES] [--csv FILE] [--json FILE] [--conf FILE]
-          [--sysctl NAME=VALUE] [--truth FILE]
+          [--sysctl NAME=VALUE] [--truth FILE] [--min-time SECONDS]
   -n REQUESTS    requests of the load run (default $REQUESTS)
   -c N           concurrent connections of ab and wrk (default $CONCURRENCY)
   -t SECONDS     the load run is stopped after this long (default $TIME_LIMIT)
@@ -68,6 +69,11 @@ usage: $0 [-n REQUESTS] [-c CONCURRENCY] [-t SECONDS] [--load ab|wrk|vegeta]
                  (${SYSCTLS[*]}); repeatable
   --truth FILE   also write what the kernel counted in the namespace over the
                  run (nstat, ss), the load generator's counts and each role's PIDs
+  --min-time SECONDS
+                 wrk is stopped no earlier than this (default $MIN_TIME): its
+                 connects that a full listen queue dropped send their SYN again
+                 a second later, and a wrk done with its requests before that
+                 closes them unanswered
 EOF
 	exit 2
 }
@@ -93,11 +99,14 @@ sc_parse_args() {
 		--conf) [ $# -ge 2 ] || sc_usage; PROXY_CONF=$2; shift 2 ;;
 		--sysctl) [ $# -ge 2 ] && [[ $2 == ?*=* ]] || sc_usage; SYSCTLS+=("$2"); shift 2 ;;
 		--truth) [ $# -ge 2 ] || sc_usage; TRUTH=$2; shift 2 ;;
+		--min-time) [ $# -ge 2 ] && sc_is_count "$2" || sc_usage; MIN_TIME=$2; shift 2 ;;
 		*) sc_usage ;;
 		esac
 	done
 	[ "$CONCURRENCY" -le "$REQUESTS" ] || sc_fail "-c must not exceed -n"
 	[ "$KEEPALIVE" -eq 0 ] || [ "$LOAD" = ab ] || sc_bad_usage "-k is for ab only"
+	[ "$MIN_TIME" -eq 0 ] || [ "$LOAD" = wrk ] || sc_bad_usage "--min-time is for wrk only"
+	[ "$MIN_TIME" -lt "$TIME_LIMIT" ] || sc_bad_usage "--min-time must be below -t"
 	[ "$POST_BYTES" -eq 0 ] || [ "$LOAD" != wrk ] || sc_bad_usage "--post is for ab and vegeta only"
 	if [ "$LOAD" = vegeta ]; then
 		[ $((REQUESTS * 1000 % RATE)) -eq 0 ] ||
@@ -233,7 +242,8 @@ sc_hitch() { # role conf port
 # timeout ends it if it hangs. A wrapper writes the load generator's PID to
 # load.pid. vegeta sends exactly RATE x its duration requests. wrk stops
 # sending after REQUESTS responses (wrk-requests.lua), but its main thread
-# sleeps for all of -d: SIGINT, sent until wrk has gone, ends that sleep.
+# sleeps for all of -d: SIGINT, sent until wrk has gone (not before
+# --min-time), ends that sleep.
 # From the wrapper, not from wrk's Lua: a process wrk started would hold
 # wrk's sockets open after it exits. Once the load generator is gone, the
 # wrapper waits (10 s at most) until no listener of the namespace has a
@@ -250,13 +260,13 @@ sc_hitch() { # role conf port
 sc_load_cmd() { # url
 	local done_file=$SC_RUN/wrk.done
 	SC_LOAD=(timeout -k 5 "$((TIME_LIMIT + 10))" bash -c '
-		pid_file=$1 done_file=$2
-		shift 2
+		pid_file=$1 done_file=$2 min_time=$3
+		shift 3
 		"$@" &
 		load=$!
 		echo "$load" >"$pid_file"
 		while kill -0 "$load" 2>/dev/null; do
-			[ -e "$done_file" ] && kill -INT "$load"
+			[ -e "$done_file" ] && [ "$SECONDS" -ge "$min_time" ] && kill -INT "$load"
 			sleep 0.1
 		done
 		wait "$load"
@@ -276,7 +286,7 @@ sc_load_cmd() { # url
 			tw=$now
 			sleep 0.2
 		done
-		exit "$rc"' load-bounded "$SC_RUN/load.pid" "$done_file")
+		exit "$rc"' load-bounded "$SC_RUN/load.pid" "$done_file" "$MIN_TIME")
 	# The load generator runs under a name of its own, ab.PID or wrk.PID of
 	# this script (a link's name is the command name), so that tracing it
 	# by name catches no other ab or wrk on the host.
