@@ -1549,15 +1549,16 @@ two_haproxy_prepare() { # tag
 	HA_B=$HAPROXY_PID
 }
 
-# haproxy a started in the first (HA_A), then an ab of N requests in each
-# side by side (AB_A, AB_B), both waited for.
-two_haproxy_load() { # n
+# haproxy a started in the first (HA_A), then an ab of N requests in the
+# first and of N_B (N unless given) in the second side by side (AB_A,
+# AB_B), both waited for.
+two_haproxy_load() { # n [n_b]
 	scope_haproxy_start "$CG_A" "$NS" a || return 1
 	HA_A=$HAPROXY_PID
 	sh -c "$IN_SCOPE_OF" sh "$CG_A" "$NS" ab -q -n "$1" -c 4 http://127.0.0.1:8080/ \
 		>"$WORK/ab-a.out" 2>&1 &
 	AB_A=$!
-	sh -c "$IN_SCOPE_OF" sh "$CG_B" "$NS_NOISE" ab -q -n "$1" -c 4 http://127.0.0.1:8080/ \
+	sh -c "$IN_SCOPE_OF" sh "$CG_B" "$NS_NOISE" ab -q -n "${2:-$1}" -c 4 http://127.0.0.1:8080/ \
 		>"$WORK/ab-b.out" 2>&1 &
 	AB_B=$!
 	wait "$AB_A" && wait "$AB_B" || { log "ab failed: $(tail -2 "$WORK"/ab-*.out)"; return 1; }
@@ -1610,13 +1611,15 @@ case_scope_two_haproxy() { # cgroup|netns
 # its own, traced by name; /metrics has a series per name and cgroup,
 # labelled with the cgroup's name, each equal to its namespace's counters.
 # haproxy b is older than tcptrace (its name read from /proc), haproxy a
-# and both ab newer (read by the BPF side when their slot is given).
+# and both ab newer (read by the BPF side when their slot is given). The
+# two ab make 200 and 320 requests: a series under the other's cgroup
+# would show.
 case_by_cgroup_two_haproxy() {
-	local n=200 mport m=$WORK/metrics.txt tag=tt-it-$$
+	local n=200 n_b=320 mport m=$WORK/metrics.txt tag=tt-it-$$
 	two_haproxy_prepare "$tag" || return 1
 	mport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	tracer_start "$WORK/t.csv" -p haproxy,ab --by cgroup --listen "$mport" || return 1
-	two_haproxy_load "$n" || return 1
+	two_haproxy_load "$n" "$n_b" || return 1
 	settle
 	sleep 0.5 # two intervals: the last closes are in /metrics
 	curl -sf "http://127.0.0.1:$mport/metrics" >"$m" || { log "no /metrics"; return 1; }
@@ -1635,6 +1638,8 @@ case_by_cgroup_two_haproxy() {
 		"$(scope_counter "$NS" TcpActiveOpens)" "$(metric ab "$tag-a" out)"
 	expect_eq "ab in cgroup $tag-b: connections out = TcpActiveOpens" \
 		"$(scope_counter "$NS_NOISE" TcpActiveOpens)" "$(metric ab "$tag-b" out)"
+	expect_eq "the two namespaces' connections differ (a label swapped would show)" 1 \
+		"$(($(scope_counter "$NS" TcpPassiveOpens) < n_b && $(scope_counter "$NS_NOISE" TcpPassiveOpens) >= n_b))"
 	expect_eq "series of connections: the four pairs of name and cgroup, each side" 8 \
 		"$(grep -c '^tcptrace_connections_total{comm="[a-z]*",cgroup="'"$tag"'-[ab]",side=' "$m")"
 	expect_eq "no process series without its cgroup" "" \

@@ -14,6 +14,7 @@
 #include "cli/loop.h"
 #include "cli/startup.h"
 #include "cli/summary.h"
+#include "common/cgroup_name.h"
 #include "common/fail.h"
 #include "offline/compare.h"
 #include "cli/options.h"
@@ -118,6 +119,9 @@ int main(int argc, char **argv)
 					"start (--strict refuses instead)\n", opts.targets[i].name);
 	if (scope_resolve(&scope, opts.cgroup, opts.unit, opts.netns, err, sizeof(err)))
 		return tt_die(TT_EXIT_USAGE, "%s", err);
+	if (opts.by_cgroup && cgroup2_mount(err, sizeof(err)))
+		return tt_die(TT_EXIT_USAGE, "--by cgroup needs cgroup v2: no cgroup2 mount of the "
+			      "whole hierarchy in /proc/self/mountinfo");
 	if (access(BTF_PATH, R_OK))
 		return tt_die(TT_EXIT_USAGE, "kernel BTF not found at %s: %s (tcptrace needs a kernel "
 			   "built with CONFIG_DEBUG_INFO_BTF=y)", BTF_PATH, strerror(errno));

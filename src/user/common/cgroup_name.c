@@ -112,8 +112,9 @@ int cgroup_path_of_id(const char *root, uint64_t id, char *path, size_t len)
 	return find_below(fd, id, path, 0, len, 1);
 }
 
-/* The first cgroup2 mount of /proc/self/mountinfo, or -1. */
-static int find_root(char *root, size_t len)
+/* The first cgroup2 mount of /proc/self/mountinfo that shows its whole
+ * hierarchy (a bind mount of a subtree does not), or -1. */
+int cgroup2_mount(char *root, size_t len)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[4096];
@@ -128,7 +129,9 @@ static int find_root(char *root, size_t len)
 			continue;
 		/* The fifth field: ID, parent, major:minor, root, mount point. */
 		for (int field = 0; field < 4 && point; field++) {
-			point = strchr(point, ' ');
+			if (field == 3 && strncmp(point, "/ ", 2) != 0)
+				point = NULL;
+			point = point ? strchr(point, ' ') : NULL;
 			point = point ? point + 1 : NULL;
 		}
 		if (!point || strcspn(point, " ") >= len)
@@ -154,7 +157,7 @@ void cgroup_label_of_id(struct cgroup_labels *c, uint64_t id, char *out)
 		}
 	}
 	if (!c->root_state)
-		c->root_state = find_root(c->root, sizeof(c->root)) ? -1 : 1;
+		c->root_state = cgroup2_mount(c->root, sizeof(c->root)) ? -1 : 1;
 	if (c->root_state < 0 || cgroup_path_of_id(c->root, id, path, sizeof(path)))
 		memcpy(out, "?", 2);
 	else

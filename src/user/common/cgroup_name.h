@@ -27,6 +27,10 @@ void cgroup_label_of_path(const char *path, char *out, size_t len);
  * inode number. 0, or -1 when no directory is. */
 int cgroup_path_of_id(const char *root, uint64_t id, char *path, size_t len);
 
+/* The mount point of the cgroup2 hierarchy (its whole tree, not a bind
+ * mount of a subtree) into root: 0, or -1 when there is none. */
+int cgroup2_mount(char *root, size_t len);
+
 /* The labels of the cgroup ids met so far. root: the cgroup2 mount, ""
  * until it is looked for; a cgroup gone before it was looked for keeps
  * "?". */

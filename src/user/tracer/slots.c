@@ -147,7 +147,9 @@ void slots_name(struct slots *s, uint32_t slot, char comm[TT_COMM_LEN])
 }
 
 /* From the id the BPF side read in the process's own context when it gave
- * the slot, else from /proc while the process runs; kept, as its name is. */
+ * the slot, else (no id, or one not found in the cgroup2 mount tcptrace
+ * sees: a cgroup namespace of its own) from /proc while the process runs;
+ * kept once found, as its name is. */
 void slots_cgroup(struct slots *s, uint32_t slot, char label[TT_CGROUP_LABEL_LEN])
 {
 	const struct tt_slot_owner *owner = &s->owners[slot];
@@ -155,13 +157,14 @@ void slots_cgroup(struct slots *s, uint32_t slot, char label[TT_CGROUP_LABEL_LEN
 	uint64_t id = owner->cgroup_id;
 	char path[PATH_MAX];
 
-	if (!view->cgroup[0]) {
-		if (id)
-			cgroup_label_of_id(&s->cgroups, id, view->cgroup);
-		else if (owner->state == TT_SLOT_LIVE &&
-			 !proc_cgroup_path("/proc", owner->tgid, path, sizeof(path)))
-			cgroup_label_of_path(path, view->cgroup, sizeof(view->cgroup));
+	if (!view->cgroup[0] && id) {
+		cgroup_label_of_id(&s->cgroups, id, view->cgroup);
+		if (!strcmp(view->cgroup, "?"))
+			view->cgroup[0] = '\0';
 	}
+	if (!view->cgroup[0] && owner->state == TT_SLOT_LIVE &&
+	    !proc_cgroup_path("/proc", owner->tgid, path, sizeof(path)))
+		cgroup_label_of_path(path, view->cgroup, sizeof(view->cgroup));
 	memcpy(label, view->cgroup[0] ? view->cgroup : "?", view->cgroup[0] ? TT_CGROUP_LABEL_LEN : 2);
 }
 
@@ -206,6 +209,7 @@ void slots_give_back(struct slots *s, uint32_t slot)
 
 	memset(owner->comm, 0, sizeof(owner->comm));
 	owner->tgid = 0;
+	owner->cgroup_id = 0;
 	__atomic_store_n(&owner->state, TT_SLOT_FREE, __ATOMIC_RELEASE);
 	memset(&s->views[slot], 0, sizeof(s->views[slot]));
 	s->views[slot].gen = ++s->gens;
