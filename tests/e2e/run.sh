@@ -265,7 +265,7 @@ expect_tw_sides() { # proxy name
 		"$((ss_tw_accepted_proxy + ss_tw_toward_backend))" "$(tw_now_total proxy)"
 	expect_counted "the backend's tw_now = ss TIME_WAIT on its port" "$ss_tw_accepted_backend" \
 		"$(tw_now_total backend)"
-	expect_counted "$load's tw_out - tw_rst = ss TIME_WAIT toward $1" "$ss_tw_toward_proxy" \
+	expect_counted "$load's tw_out - tw_rst = ss TIME_WAIT toward $1 (ss: ${ss_states_toward_proxy% })" "$ss_tw_toward_proxy" \
 		"$(($(sum load tw_out) - $(sum load tw_rst)))"
 	# A timewait socket ends early when it answers a late segment with an
 	# RST (tw_rst) or when an RST reaches it (TcpExtTWKilled: a late

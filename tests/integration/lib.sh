@@ -232,7 +232,9 @@ run_case() { # name function [arguments of the function...]
 		# from one of tcptrace's when it cannot be run again.
 		[ -n "${NS:-}" ] && [ -e "/run/netns/$NS" ] &&
 			log "  nstat, its non-zero counters: $(in_ns nstat -a 2>/dev/null |
-				awk '!/^#/ { printf "%s %s ", $1, $2 }')"
+				awk '!/^#/ { printf "%s %s ", $1, $2 }')" &&
+			log "  ss, its sockets by state: $(in_ns ss -tanH |
+				awk '{ n[$1]++ } END { for (s in n) printf "%s:%d ", s, n[s] }')"
 		for f in "$WORK/client.out" "$WORK/server.out"; do
 			[ "$f" -nt "$WORK/.case-start" ] && log "  $(basename "$f"): $(tail -3 "$f" | tr '\n' ' ')"
 		done

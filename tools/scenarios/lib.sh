@@ -497,6 +497,10 @@ sc_write_truth() {
 			# the local one), and on the side of those that connect to it.
 			echo "ss_tw_accepted_$role=$(sc_tw_held sport "${SC_PORT[$role]}")"
 			echo "ss_tw_toward_$role=$(sc_tw_held dport "${SC_PORT[$role]}")"
+			# Every state ss shows toward it (a timewait socket whose
+			# peer's FIN never came shows as FIN-WAIT-2).
+			echo "ss_states_toward_$role=\"$(sc_in_ns ss -tanH "( dport = :${SC_PORT[$role]} )" |
+				awk '{ n[$1]++ } END { for (s in n) printf "%s:%d ", s, n[s] }')\""
 			echo "errno99_$role=$(sc_errno99_lines "$role")"
 			echo "errno24_$role=$(sc_errno24_lines "$role")"
 			echo "statuses_$role=\"$(sc_http_statuses "$role")\""
