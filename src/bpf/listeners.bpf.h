@@ -47,14 +47,13 @@ static __always_inline void listener_key_of(const struct sock *sk, __u32 netns,
  * walk gives the listening hash first, so the rest holds none. */
 static __always_inline bool listener_met(const struct sock_common *skc)
 {
+	const struct sock *sk = (const struct sock *)skc;
 	struct tt_listener_key key;
 	struct tt_listener *l;
 
 	if (skc->skc_state != TCP_LISTEN)
 		return false;
-	key.netns = sk_netns_read((const struct sock *)skc);
-	key.port = skc->skc_num;
-	key.pad = 0;
+	listener_key_of(sk, sk_netns_read(sk), &key);
 	l = bpf_map_lookup_elem(&listeners, &key);
 	if (l)
 		l->sk = (__u64)skc;

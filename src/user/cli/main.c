@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 	bool found[TT_MAX_TRACED] = { false };
 	size_t n_pids = 0, n_rematched = 0;
 	bool tracing_started = false;
-	char err[512];
+	char err[512], cgroup_root[4096];
 	int ret;
 
 	if (argc > 1 && !strcmp(argv[1], "compare"))
@@ -119,7 +119,7 @@ int main(int argc, char **argv)
 					"start (--strict refuses instead)\n", opts.targets[i].name);
 	if (scope_resolve(&scope, opts.cgroup, opts.unit, opts.netns, err, sizeof(err)))
 		return tt_die(TT_EXIT_USAGE, "%s", err);
-	if (opts.by_cgroup && cgroup2_mount(err, sizeof(err)))
+	if (opts.by_cgroup && cgroup2_mount(cgroup_root, sizeof(cgroup_root)))
 		return tt_die(TT_EXIT_USAGE, "--by cgroup needs cgroup v2: no cgroup2 mount of the "
 			      "whole hierarchy in /proc/self/mountinfo");
 	if (access(BTF_PATH, R_OK))
