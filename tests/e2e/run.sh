@@ -265,16 +265,19 @@ expect_tw_sides() { # proxy name
 		"$((ss_tw_accepted_proxy + ss_tw_toward_backend))" "$(tw_now_total proxy)"
 	expect_counted "the backend's tw_now = ss TIME_WAIT on its port" "$ss_tw_accepted_backend" \
 		"$(tw_now_total backend)"
-	expect_counted "$load's tw_out - tw_rst = ss TIME_WAIT toward $1 (ss: ${ss_states_toward_proxy% })" "$ss_tw_toward_proxy" \
-		"$(($(sum load tw_out) - $(sum load tw_rst)))"
+	expect_counted "$load's tw_out - tw_rst = ss timewait sockets toward $1, TIME-WAIT and FIN-WAIT-2 (ss: ${ss_states_toward_proxy% })" \
+		"$((ss_tw_toward_proxy + ss_tw_fin_lost_toward_proxy))" "$(($(sum load tw_out) - $(sum load tw_rst)))"
+	expect_le "timewait sockets toward $1 and the backend left in FIN-WAIT-2, at most the RSTs in no process row" \
+		"$((ss_tw_fin_lost_toward_proxy + ss_tw_fin_lost_toward_backend))" "$rsts_no_process"
 	# A timewait socket ends early when it answers a late segment with an
 	# RST (tw_rst) or when an RST reaches it (TcpExtTWKilled: a late
 	# segment on a busy machine that the peer, its socket gone, answered
 	# with one). With neither, the two are equal.
-	expect_le "ss TIME_WAIT toward the backend, held of $1's tw_out" "$ss_tw_toward_backend" \
-		"$(sum proxy tw_out)"
+	expect_le "ss timewait sockets toward the backend, held of $1's tw_out" \
+		"$((ss_tw_toward_backend + ss_tw_fin_lost_toward_backend))" "$(sum proxy tw_out)"
 	expect_le "$1's timewait sockets toward the backend that ended early, at most its tw_rst + TcpExtTWKilled" \
-		"$(($(sum proxy tw_out) - ss_tw_toward_backend))" "$((proxy_rst + TcpExtTWKilled))"
+		"$(($(sum proxy tw_out) - ss_tw_toward_backend - ss_tw_fin_lost_toward_backend))" \
+		"$((proxy_rst + TcpExtTWKilled))"
 	expect_le "ss TIME_WAIT on $1's port, held of its tw_in" "$ss_tw_accepted_proxy" "$(sum proxy tw_in)"
 	expect_le "ss TIME_WAIT on the backend's port, held of its tw_in" "$ss_tw_accepted_backend" \
 		"$(sum backend tw_in)"

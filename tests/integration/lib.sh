@@ -203,6 +203,15 @@ other_rst_reasons() { # tracer-stdout netns-inum
 		}' "$1"
 }
 
+# Timewait sockets in the namespace still in FIN-WAIT-2 (ss shows them with
+# their timewait timer) once every peer has closed: each is a FIN that the
+# kernel answered with an RST for no socket, having looked the connection
+# up while its timewait socket was taking the full socket's place
+# (docs/testing.md, "A FIN that meets no socket").
+fin_lost_timewaits() {
+	in_ns ss -tanoH state fin-wait-2 | grep -c 'timer:(timewait'
+}
+
 # Timewait sockets in the namespace whose local (sport) or remote (dport) port is given.
 tw_count() { # sport|dport port
 	in_ns ss -tanH state time-wait "( $1 = :$2 )" | wc -l

@@ -427,6 +427,14 @@ sc_tw_held() { # sport|dport port
 	sc_in_ns ss -tanH state time-wait "( $1 = :$2 )" | wc -l
 }
 
+# Timewait sockets still in FIN-WAIT-2 (ss shows their timewait timer)
+# once every peer has closed: the peer's FIN came while the kernel was
+# putting the timewait socket in the full socket's place, found neither,
+# and was answered with an RST for no socket (docs/testing.md).
+sc_tw_fin_lost() { # sport|dport port
+	sc_in_ns ss -tanoH state fin-wait-2 "( $1 = :$2 )" | grep -c 'timer:(timewait'
+}
+
 # What ss -ltm shows of the listeners on PORT: their drops (skmem's d, the
 # listeners' own sk_drops), summed, and their accept queue's limit (Send-Q).
 sc_listen_drops() { # port
@@ -497,6 +505,9 @@ sc_write_truth() {
 			# the local one), and on the side of those that connect to it.
 			echo "ss_tw_accepted_$role=$(sc_tw_held sport "${SC_PORT[$role]}")"
 			echo "ss_tw_toward_$role=$(sc_tw_held dport "${SC_PORT[$role]}")"
+			# Timewait sockets toward it still in FIN-WAIT-2: their
+			# peer's FIN met no socket (sc_tw_fin_lost).
+			echo "ss_tw_fin_lost_toward_$role=$(sc_tw_fin_lost dport "${SC_PORT[$role]}")"
 			# Every state ss shows toward it (a timewait socket whose
 			# peer's FIN never came shows as FIN-WAIT-2).
 			echo "ss_states_toward_$role=\"$(sc_in_ns ss -tanH "( dport = :${SC_PORT[$role]} )" |
