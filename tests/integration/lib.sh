@@ -136,6 +136,27 @@ csv_sum() { # csv pid column
 		END { if (!c) { print "no-column-" col; exit } print s + 0 }' "$1"
 }
 
+# Every PID's counters with a non-zero sum ("PID comm: column N ..."), up
+# to the times' buckets; levels (tw_now, open_*, acceptq_*) left out.
+csv_nonzero() { # csv
+	awk -F, '
+		NR == 1 {
+			for (i = 5; i <= NF && $i !~ /^connect_/; i++) name[i] = $i
+			n = i - 1
+			next
+		}
+		{ comm[$3] = $4; for (i = 5; i <= n; i++) s[$3, i] += $i }
+		END {
+			for (p in comm) {
+				printf "%s %s:", p, comm[p]
+				for (i = 5; i <= n; i++)
+					if (s[p, i] && name[i] !~ /_now$|^open_|^acceptq_/)
+						printf " %s %d", name[i], s[p, i]
+				printf "; "
+			}
+		}' "$1"
+}
+
 # Sum of the columns named NAME_B (NAME_10us ... NAME_over_50s), of the
 # buckets above 1 s with "over_1s" as FROM, for one PID.
 csv_buckets() { # csv pid name [over_1s]
@@ -244,6 +265,8 @@ run_case() { # name function [arguments of the function...]
 				awk '!/^#/ { printf "%s %s ", $1, $2 }')" &&
 			log "  ss, its sockets by state: $(in_ns ss -tanH |
 				awk '{ n[$1]++ } END { for (s in n) printf "%s:%d ", s, n[s] }')"
+		# tcptrace's own counts: each process's non-zero counters.
+		[ "$WORK/t.csv" -nt "$WORK/.case-start" ] && log "  tcptrace's CSV, summed per PID: $(csv_nonzero "$WORK/t.csv")"
 		for f in "$WORK/client.out" "$WORK/server.out"; do
 			[ "$f" -nt "$WORK/.case-start" ] && log "  $(basename "$f"): $(tail -3 "$f" | tr '\n' ' ')"
 		done
