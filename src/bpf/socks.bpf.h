@@ -97,33 +97,43 @@ static __always_inline __u32 slot_of(const struct sock *sk)
  * (bench/README.md). A socket whose own bucket (its home) is full goes to
  * one of the next TT_SOCK_PROBES - 1 buckets, and its home counts it there
  * so that a lookup looks further only when it must. User space sets the
- * bucket count to half of --max-sockets: at most two sockets a bucket on
- * average, and few move on. The table has TT_SOCK_PROBES - 1 buckets more
- * than that, where the last homes' sockets move on to.
+ * bucket count to --max-sockets: at most one socket a bucket on average,
+ * and few move on. The table has TT_SOCK_PROBES - 1 buckets more than
+ * that, where the last homes' sockets move on to.
+ *
+ * A bucket is one cache line, its keys and entries together. The table is
+ * mmapable only for where the kernel then puts its values, at a page's
+ * start: an array's values otherwise start 56 bytes into a line (6.18).
+ * Under load, a line untouched since a socket's last change is seldom in
+ * a cache any more, and each line a program reads is a wait
+ * (bench/README.md).
  *
  * An entry is named by its index, bucket * TT_SOCK_WAYS + way: the
  * functions that search the table are global, verified once each, and
  * return that number; entry_at() makes it a pointer, one the verifier
  * follows as a single state whichever way it is. */
-#define TT_SOCK_WAYS 4
+#define TT_SOCK_WAYS 2
 #define TT_NO_ENTRY 0xffffffffu
 
 struct sock_bucket {
 	__u64 sk[TT_SOCK_WAYS]; /* 0: free */
 	__u32 claims[TT_SOCK_WAYS];
 	__u32 spilled; /* sockets whose home this is, held in a later bucket */
-	__u32 pad[3];
+	__u32 pad;
 	struct tt_sock s[TT_SOCK_WAYS];
 };
 
-const volatile __u32 sock_buckets = TT_DEFAULT_MAX_SOCKETS / 2;
+_Static_assert(sizeof(struct sock_bucket) == 64, "a bucket is one cache line");
+
+const volatile __u32 sock_buckets = TT_DEFAULT_MAX_SOCKETS;
 
 /* Sockets held outside their home bucket, for bench/held-at-once.sh. */
 __s64 sockets_spilled = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS / 2 + TT_SOCK_PROBES - 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS + TT_SOCK_PROBES - 1);
 	__type(key, __u32);
 	__type(value, struct sock_bucket);
 } sock_table SEC(".maps");

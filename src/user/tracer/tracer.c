@@ -345,7 +345,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	acceptors_configure(&t->acceptors, skel, at_accept);
 
 	/* The socket table's buckets: see sock_table in socks.bpf.h. */
-	skel->rodata->sock_buckets = (cfg->max_sockets + 1) / 2;
+	skel->rodata->sock_buckets = cfg->max_sockets;
 	err = bpf_map__set_max_entries(skel->maps.sock_table,
 				       skel->rodata->sock_buckets + TT_SOCK_PROBES - 1);
 	err = err ?: bpf_map__set_max_entries(skel->maps.tw_records,
