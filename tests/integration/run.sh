@@ -1180,11 +1180,22 @@ mass_release() { # servers connections-each [tcptrace options...]
 		expect_eq "fin_passive_in at most the servers' own EOF count" 1 \
 			"$(awk -F, -v eofs="$eofs" 'NR > 1 { s += $9 } END { print (s <= eofs && s > 0) }' "$csv")"
 	else
-		expect_eq "fin_passive_in = the servers' own EOF count" "$eofs" "$(awk -F, 'NR > 1 { s += $9 } END { print s + 0 }' "$csv")"
+		# A socket's destruction the kernel kept from tcptrace (a softirq's,
+		# nested in a close()'s run of the program on that CPU) is the one
+		# lost event that nothing after it tells: its close goes uncounted,
+		# and tcptrace says how many such ends it lost. Once in a fresh
+		# clone's run: 101,999 of 102,000.
+		local ends_lost
+		ends_lost=$(sed -n "s/^tcptrace: \([0-9]*\) of them sockets' ends.*/\1/p" "$WORK/tracer.err")
+		ends_lost=${ends_lost:-0}
+		local ends
+		ends=$(awk -F, 'NR > 1 { s += $9 } END { print s + 0 }' "$csv")
+		expect_eq "fin_passive_in ($ends) = the servers' own EOF count ($eofs), less at most the ends lost ($ends_lost)" \
+			1 "$(( ends <= eofs && ends >= eofs - ends_lost ))"
 	fi
 	expect_eq "conn_in in all" $((k * n)) "$(awk -F, 'NR > 1 { s += $5 } END { print s + 0 }' "$csv")"
 	expect_eq "untracked" 0 "$(awk -F, 'NR > 1 { s += $22 } END { print s + 0 }' "$csv")"
-	log "    $(grep '^tcptrace: BPF maps\|events lost' "$WORK/tracer.err")"
+	log "    $(grep '^tcptrace: BPF maps\|events lost\|sockets. ends' "$WORK/tracer.err")"
 }
 
 # Two tcptrace instances on the same connections: neither disturbs the other.

@@ -184,7 +184,12 @@ case_real_dest_run() {
 	wait "$srv_a" "$SRV" || { log "a server failed: $(cat "$WORK/server.out")"; return 1; }
 	expect_eq "the client's own EADDRNOTAVAIL count" 2 "$(field "$WORK/client.out" eaddrnotavail)"
 	expect_eq "eaddrnotavail in the CSV" 2 "$(col_sum "$OUT/by-dest.csv" eaddrnotavail)"
-	expect_eq "ports_free toward :8080 at the end" 0 \
+	# The ports still held toward :8080 at the end, by the kernel's own
+	# table: all 12, but for timewait sockets an RST ended (once in a fresh
+	# clone's run, under the checks suite's load: 3 RSTs, 3 ports free).
+	local held
+	held=$(in_ns ss -tanH 'dst 127.0.0.1:8080' | wc -l)
+	expect_eq "ports_free toward :8080 at the end = 12 - ss's sockets toward it" $((12 - held)) \
 		"$(awk -F, '$5 == "127.0.0.1:8080" { v = $17 } END { print v }' "$OUT/by-dest.csv")"
 	expect_eq "intervals with a runout_s forecast" yes \
 		"$(awk -F, 'NR > 1 && $18 > 0 { n++ } END { print n ? "yes" : "no" }' "$OUT/by-dest.csv")"

@@ -25,7 +25,7 @@ void summary_print(struct tracer *t, struct report *rep, const struct tt_snapsho
 		[TT_DROP_LISTENER_RECORD] = "listener closes not recorded: their last drops lost",
 	};
 	struct tt_dest_row *dests = calloc(last->n_dests ? last->n_dests : 1, sizeof(*dests));
-	uint64_t lost, unattached;
+	uint64_t lost, ends_lost, unattached;
 	int attach_error;
 	size_t n;
 
@@ -57,10 +57,14 @@ void summary_print(struct tracer *t, struct report *rep, const struct tt_snapsho
 			fprintf(stderr, "tcptrace: %llu %s\n",
 				(unsigned long long)(last->drops[i] - first->drops[i]), drop_what[i]);
 	lost = last->lost - first->lost;
+	ends_lost = last->lost_ends - first->lost_ends;
 	if (lost)
 		fprintf(stderr, "tcptrace: %llu events lost: the kernel skipped a program already "
 				"running on the same CPU%s\n", (unsigned long long)lost,
 			t->cfg.catch_nested ? "" : " (--catch-nested catches most)");
+	if (ends_lost)
+		fprintf(stderr, "tcptrace: %llu of them sockets' ends: the close of any "
+				"followed one among them is not counted\n", (unsigned long long)ends_lost);
 	unattached = tracer_read_hook_failures(t, &attach_error);
 	if (unattached)
 		fprintf(stderr, "tcptrace: the read hook could not be attached %llu times (%s): "

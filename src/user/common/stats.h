@@ -94,6 +94,7 @@ struct tt_snapshot {
 	struct tt_row *rows;
 	uint64_t drops[TT_DROPS];
 	uint64_t lost; /* events the kernel skipped tcptrace's programs for */
+	uint64_t lost_ends; /* of those, sockets' destructions (without --catch-nested) */
 	size_t n_other;
 	struct tt_netns_rsts *other; /* cumulative, like rows */
 	size_t n_dests;

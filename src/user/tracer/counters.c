@@ -226,18 +226,24 @@ static bool is_twin(const struct bpf_program *prog)
  * program's recursion_misses. That event is lost to tcptrace, unless the
  * program's twin handled it (--catch-nested). A twin's own misses lose
  * nothing its primary did not miss too. */
-uint64_t counters_lost(struct counters *c, bool catch_nested)
+uint64_t counters_lost(struct counters *c, bool catch_nested, uint64_t *ends)
 {
 	struct bpf_program *prog;
 	uint64_t missed = 0, caught = catch_nested ? counters_nested_caught(c) : 0;
 
+	*ends = 0;
 	bpf_object__for_each_program(prog, c->skel->obj) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 
-		if (bpf_program__autoload(prog) && !is_twin(prog) &&
-		    !bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
-			missed += info.recursion_misses;
+		if (!bpf_program__autoload(prog) || is_twin(prog) ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			continue;
+		missed += info.recursion_misses;
+		/* Nothing later tells of a socket's end: its connection's close
+		 * goes uncounted. A state change missed, later ones tell. */
+		if (prog == c->skel->progs.handle_destroy_sock && !catch_nested)
+			*ends = info.recursion_misses;
 	}
 	return missed > caught ? missed - caught : 0;
 }

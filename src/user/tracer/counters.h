@@ -63,8 +63,9 @@ size_t counters_dests(struct counters *c, struct dest_count **out);
 void counters_drops(struct counters *c, uint64_t drops[TT_DROPS]);
 
 /* Events the kernel never gave a primary program, less those its twin
- * handled (--catch-nested); and those the twins handled. */
-uint64_t counters_lost(struct counters *c, bool catch_nested);
+ * handled (--catch-nested), and in *ends, without --catch-nested, how many
+ * of them were sockets' destructions; and those the twins handled. */
+uint64_t counters_lost(struct counters *c, bool catch_nested, uint64_t *ends);
 uint64_t counters_nested_caught(struct counters *c);
 
 /* A slot's counters zeroed and its reasons and destinations deleted, for

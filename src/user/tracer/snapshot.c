@@ -416,7 +416,7 @@ int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap)
 	add_listeners(t, &a);
 	counters_drops(&t->counters, snap->drops);
 	snap->drops[TT_DROP_TW_MAP_FULL] += t->tw.unrecorded;
-	snap->lost = counters_lost(&t->counters, t->cfg.catch_nested);
+	snap->lost = counters_lost(&t->counters, t->cfg.catch_nested, &snap->lost_ends);
 	add_other_rsts(t, snap);
 	rows_sort(snap->rows, snap->n);
 	name_rows(t, snap);
