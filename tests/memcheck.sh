@@ -134,8 +134,20 @@ case_csv_file() { # csv
 	return 1
 }
 
+# The tcptrace of case_listen on port: not the timeout around it, which
+# would pass the signal on to its whole process group.
+stop_listening_tcptrace() { # port
+	local pid
+	for pid in $(pgrep -f -- "--listen $1"); do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = timeout ] || kill -INT "$pid" 2>/dev/null
+	done
+}
+
 # /metrics scraped while tcptrace runs: a loop of well-formed, OpenMetrics,
-# refused and malformed requests, counting the answers it got.
+# refused and malformed requests, counting the answers it got. The scraper
+# ends tcptrace (Ctrl-C) once each kind has been answered: under valgrind
+# and a busy machine its start takes seconds, and a run of a fixed count of
+# intervals once ended after one answer.
 case_listen() { # [name-suffix tcptrace-options...]
 	local port url scraper status=0 suffix=${1:-}
 	shift $(($# > 0))
@@ -149,16 +161,18 @@ case_listen() { # [name-suffix tcptrace-options...]
 			curl -s -m 2 -o /dev/null -w '%{http_code}\n' -d x "$url/metrics"
 			printf 'GET /\x00 HTTP/1.1\r\n\r\n' | timeout 2 bash -c "cat >/dev/tcp/127.0.0.1/$port" 2>/dev/null
 			sleep 0.1
-		done
-	) >"$work/scrapes" &
+			[ "$(grep -cx 200 "$work/scrapes.$port")" -ge 4 ] && grep -qx 405 "$work/scrapes.$port" && break
+		done >>"$work/scrapes.$port"
+		stop_listening_tcptrace "$port"
+	) &
 	scraper=$!
-	run_case "--listen$suffix, scraped while it runs" 0 "$bin" -c 10 -i 0.3 --listen "$port" "$@" ||
+	run_case "--listen$suffix, scraped while it runs" 0 "$bin" -c 600 -i 0.3 --listen "$port" "$@" ||
 		status=1
 	kill "$scraper" 2>/dev/null
 	wait "$scraper" 2>/dev/null
-	if ! grep -qx 200 "$work/scrapes" || ! grep -qx 405 "$work/scrapes"; then
+	if ! grep -qx 200 "$work/scrapes.$port" || ! grep -qx 405 "$work/scrapes.$port"; then
 		printf '  FAIL  no scrape was answered while tcptrace ran (%s)\n' \
-			"$(sort "$work/scrapes" | uniq -c | paste -sd' ')"
+			"$(sort "$work/scrapes.$port" | uniq -c | paste -sd' ')"
 		status=1
 	fi
 	return "$status"
