@@ -145,15 +145,17 @@ stop_listening_tcptrace() { # port
 
 # /metrics scraped while tcptrace runs: a loop of well-formed, OpenMetrics,
 # refused and malformed requests, counting the answers it got. The scraper
-# ends tcptrace (Ctrl-C) once each kind has been answered: under valgrind
-# and a busy machine its start takes seconds, and a run of a fixed count of
-# intervals once ended after one answer.
+# ends tcptrace (Ctrl-C) once it has been answered for 3 s (10 intervals)
+# and has had a 405: under valgrind and a busy machine tcptrace's start
+# takes seconds, and a run of a fixed count of intervals once ended after
+# one answer.
 case_listen() { # [name-suffix tcptrace-options...]
 	local port url scraper status=0 suffix=${1:-}
 	shift $(($# > 0))
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	url=http://127.0.0.1:$port
 	(
+		local first=
 		for i in $(seq 1200); do
 			curl -s -m 2 -o /dev/null -w '%{http_code}\n' "$url/metrics"
 			curl -s -m 2 -o /dev/null -w '%{http_code}\n' \
@@ -161,7 +163,8 @@ case_listen() { # [name-suffix tcptrace-options...]
 			curl -s -m 2 -o /dev/null -w '%{http_code}\n' -d x "$url/metrics"
 			printf 'GET /\x00 HTTP/1.1\r\n\r\n' | timeout 2 bash -c "cat >/dev/tcp/127.0.0.1/$port" 2>/dev/null
 			sleep 0.1
-			[ "$(grep -cx 200 "$work/scrapes.$port")" -ge 4 ] && grep -qx 405 "$work/scrapes.$port" && break
+			[ -z "$first" ] && grep -qx 200 "$work/scrapes.$port" && first=$SECONDS
+			[ -n "$first" ] && [ $((SECONDS - first)) -ge 3 ] && grep -qx 405 "$work/scrapes.$port" && break
 		done >>"$work/scrapes.$port"
 		stop_listening_tcptrace "$port"
 	) &

@@ -1185,10 +1185,9 @@ mass_release() { # servers connections-each [tcptrace options...]
 		# lost event that nothing after it tells: its close goes uncounted,
 		# and tcptrace says how many such ends it lost. Once in a fresh
 		# clone's run: 101,999 of 102,000.
-		local ends_lost
+		local ends_lost ends
 		ends_lost=$(sed -n "s/^tcptrace: \([0-9]*\) of them sockets' ends.*/\1/p" "$WORK/tracer.err")
 		ends_lost=${ends_lost:-0}
-		local ends
 		ends=$(awk -F, 'NR > 1 { s += $9 } END { print s + 0 }' "$csv")
 		expect_eq "fin_passive_in ($ends) = the servers' own EOF count ($eofs), less at most the ends lost ($ends_lost)" \
 			1 "$(( ends <= eofs && ends >= eofs - ends_lost ))"
