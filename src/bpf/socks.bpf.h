@@ -16,18 +16,32 @@ __u64 seeds_pending = 0;
  * sockets in the table that no syscall has touched yet (see on_touch).
  * tcp_rcv_space_adjust runs on every read of every TCP socket. */
 #define TT_FILTER_SLOTS (1 << 14)
-__u32 tracked_slots[TT_FILTER_SLOTS];
-__u32 untouched_slots[TT_FILTER_SLOTS];
+__u32 tracked_slots[TT_FILTER_SLOTS] __attribute__((aligned(64)));
+__u32 untouched_slots[TT_FILTER_SLOTS] __attribute__((aligned(64)));
 
 /* Accepted sockets in the table whose acceptor is not named yet
  * (TT_SK_PROVISIONAL, untouched), where accept() is not traced: user
- * space keeps the read hook attached while there are any (acceptors.c). */
-__s64 awaiting_acceptor = 0;
+ * space keeps the read hook attached while their sum over the CPUs is
+ * above zero (acceptors.c). Per CPU: one word that both ends of such a
+ * connection write, often on two CPUs, would move its cache line between
+ * them, and with it the flags beside it that every program reads. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __s64);
+} awaiting_acceptor SEC(".maps");
 
 static __always_inline void count_awaiting(__u16 flags, __s64 n)
 {
-	if (!acceptors_at_accept && (flags & TT_SK_PROVISIONAL))
-		__sync_fetch_and_add(&awaiting_acceptor, n);
+	__u32 zero = 0;
+	__s64 *count;
+
+	if (acceptors_at_accept || !(flags & TT_SK_PROVISIONAL))
+		return;
+	count = bpf_map_lookup_elem(&awaiting_acceptor, &zero);
+	if (count)
+		__sync_fetch_and_add(count, n);
 }
 
 /* The programs' arguments are typed pointers (tp_btf), on which the
@@ -409,9 +423,24 @@ __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 	return entry;
 }
 
+/* A socket made by accept() carries its listener's accept queue limit
+ * (sk_clone copies the socket whole), one made by connect() none: the
+ * read hook leaves at that field of a socket the read has just used,
+ * before any line of the filters. Until a listener's child without one
+ * (listen() with a backlog of 0) is followed: from then on every read
+ * goes to the filter. Set here, before the child can be read. */
+__u32 children_without_backlog = 0;
+
+static __always_inline bool cannot_await_acceptor(const struct sock *sk)
+{
+	return !sk->sk_max_ack_backlog && !children_without_backlog;
+}
+
 static __always_inline struct tt_sock *track(const struct sock *sk, __u32 tgid, __u32 slot,
 					     __u8 side, __u16 flags)
 {
+	if (side == TT_SIDE_IN && cannot_await_acceptor(sk))
+		children_without_backlog = 1;
 	return entry_at(sock_track(addr_of(sk), tgid, slot, side | (__u32)flags << 16));
 }
 

@@ -488,7 +488,8 @@ int BPF_PROG(handle_accept, struct sock *listener)
 /* tcp_recvmsg, in the reader's own syscall: the first touch of an accepted
  * socket that is read before it is closed (see on_touch), where accept()
  * is not traced. It runs on every read of every TCP socket, most of which
- * leave at the filter: user space attaches it only while a traced
+ * leave at the first test (connect()ed sockets) or at the filter: user
+ * space attaches it only while a traced
  * listener is shared (sharing.bpf.h). Then conn_in stays exact at every
  * snapshot: without it, a connection from a shared listener that stays
  * open (a proxy's idle upstream pool) would be counted only at its
@@ -496,9 +497,12 @@ int BPF_PROG(handle_accept, struct sock *listener)
 SEC("tp_btf/tcp_rcv_space_adjust")
 int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 {
-	__u64 key = addr_of(sk);
+	__u64 key;
 	struct tt_sock *s;
 
+	if (cannot_await_acceptor(sk))
+		return 0;
+	key = addr_of(sk);
 	if (!untouched_slots[filter_slot(key)])
 		return 0;
 	s = entry_at(sock_entry_find(key));

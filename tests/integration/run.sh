@@ -1449,6 +1449,92 @@ case_listener_shared_by_fork() {
 	expect_eq "the read hook once the listener is closed" detached "$READ_HOOK_AFTER"
 }
 
+# A listener that two workers share, as nginx's, with connections its
+# workers have read and keep open: each connection is its worker's at the
+# next interval, not only at its close. Where accept() is not traced the
+# read names the worker; tcptrace's read hook leaves at once for sockets
+# that carry no accept-queue limit (connect()ed ones), and a listener with
+# a backlog of 0 gives its children none: from its first child on, every
+# read is looked at (socks.bpf.h).
+case_shared_listener_open_connections() { # backlog
+	local csv=$WORK/open-shared.csv n=6 ready=$WORK/ready.os go=$WORK/go.os cready=$WORK/ready.osc
+	local accepted=$WORK/accepted.os i pid total=0
+	ns_new || return 1
+	rm -f "$ready" "$go" "$cready" # the case runs twice
+	: >"$accepted"
+	tracer_start "$csv" --netns "/run/netns/$NS" || return 1
+	ip netns exec "$NS" python3 - "$PORT" "$1" "$ready" "$go" "$accepted" >"$WORK/server.out" 2>&1 <<'EOF' &
+import os, socket, sys, time
+port, backlog, ready, go, accepted = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+s = socket.socket()
+s.bind(("127.0.0.1", port))
+s.listen(backlog)
+s.settimeout(0.1)
+workers = []
+for _ in range(2):
+    pid = os.fork()
+    if pid == 0:
+        conns, deadline = [], time.time() + 60
+        while not os.path.exists(go) and time.time() < deadline:
+            try:
+                c, _ = s.accept()
+            except socket.timeout:
+                continue
+            c.settimeout(10)
+            if c.recv(4) != b"ping":
+                os._exit(1)
+            c.sendall(b"k")
+            conns.append(c)
+            with open(accepted, "a") as f:
+                f.write("%d\n" % os.getpid())
+        for c in conns:
+            c.close()
+        os._exit(0)
+    workers.append(pid)
+open(ready, "w").write("listening")
+sys.exit(max(os.waitpid(p, 0)[1] for p in workers) != 0)
+EOF
+	SRV=$!
+	for i in $(seq 200); do [ -s "$ready" ] && break; sleep 0.05; done
+	if [ "$(acceptors_way)" != "at accept()" ]; then
+		for i in $(seq 200); do read_hook_attached && break; sleep 0.05; done
+		expect_eq "the read hook attached once the listener is shared" 0 "$(read_hook_attached; echo $?)"
+	fi
+	ip netns exec "$NS" python3 - "$PORT" "$n" "$cready" "$go" >"$WORK/client.out" 2>&1 <<'EOF' &
+import os, socket, sys, time
+port, n, ready, go = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+socks = []
+for _ in range(n):  # one at a time: a backlog of 0 queues one connection
+    c = socket.create_connection(("127.0.0.1", port), timeout=10)
+    c.sendall(b"ping")
+    if c.recv(1) != b"k":
+        sys.exit(1)
+    socks.append(c)
+open(ready, "w").write("connected")
+deadline = time.time() + 60
+while not os.path.exists(go) and time.time() < deadline:
+    time.sleep(0.05)
+for c in socks:
+    c.close()
+EOF
+	CLI=$!
+	for i in $(seq 400); do [ -s "$cready" ] && break; sleep 0.05; done
+	sleep 0.5 # two intervals of 0.2 s
+	expect_eq "connections held open" "$n" "$(in_ns ss -tanH state established "( sport = :$PORT )" | wc -l)"
+	while read -r i pid; do
+		expect_eq "worker $pid, its $i connections open: conn_in" "$i" "$(csv_sum "$csv" "$pid" conn_in)"
+		total=$((total + i))
+	done < <(sort "$accepted" | uniq -c)
+	expect_eq "the workers accepted every connection" "$n" "$total"
+	touch "$go"
+	wait "$CLI" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	tracer_stop || return 1
+	expect_eq "server conn_in (its workers accepted all)" 0 "$(csv_sum "$csv" "$SRV" conn_in)"
+	expect_eq "conn_in, every process = TcpPassiveOpens" "$(nstat_of TcpPassiveOpens)" \
+		"$(awk -F, 'NR > 1 && $5 > 0 { s += $5 } END { print s + 0 }' "$csv")"
+}
+
 # Kept-alive connections of a listener no other process holds: the
 # acceptor is the listener's owner, and no program runs for the requests:
 # the read hook is never attached.
@@ -2351,6 +2437,10 @@ run_case "nginx -s reload: new workers followed, totals exact" case_nginx_reload
 run_case "nginx, shared listener: connections the client aborts land on their worker" case_nginx_shared_listener_client_aborts
 run_case "haproxy reload (-sf): both followed, totals exact" case_haproxy_reload
 run_case "a listener shared by a fork after tcptrace started, with connections queued before it" case_listener_shared_by_fork
+run_case "a shared listener's open connections on their workers at the next interval" \
+	case_shared_listener_open_connections 16
+run_case "a shared listener's open connections, with a backlog of 0: children with no accept-queue limit" \
+	case_shared_listener_open_connections 0
 run_case "kept-alive connections of an unshared listener: no read hook" case_keepalive_unshared_listener
 run_case "nginx started after tcptrace: each connection on its worker" case_nginx_started_after_tcptrace
 run_case "run mode: -- COMMAND, exact, its exit status" case_run_mode

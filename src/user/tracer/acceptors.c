@@ -4,6 +4,7 @@
  * read hook attached and detached as the BPF side's listeners need it. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
@@ -116,12 +117,31 @@ static bool a_listener_is_shared(struct acceptors *a)
 	return true;
 }
 
+/* Whether an accepted connection waits for its acceptor: the BPF side's
+ * per-CPU counts summed. Unreadable, it says yes, which keeps the hook. */
+static bool an_acceptor_awaited(struct acceptors *a)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__s64 *counts, sum = 1;
+	__u32 zero = 0;
+
+	counts = ncpus > 0 ? calloc((size_t)ncpus, sizeof(*counts)) : NULL;
+	if (!counts)
+		return true;
+	if (!bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.awaiting_acceptor), &zero, counts)) {
+		sum = 0;
+		for (int cpu = 0; cpu < ncpus; cpu++)
+			sum += counts[cpu];
+	}
+	free(counts);
+	return sum > 0;
+}
+
 static bool read_hook_needed(struct acceptors *a)
 {
 	if (a->way == ACCEPTORS_AT_READ_ALWAYS)
 		return true;
-	return __atomic_load_n(&a->skel->bss->awaiting_acceptor, __ATOMIC_RELAXED) > 0 ||
-	       a_listener_is_shared(a);
+	return an_acceptor_awaited(a) || a_listener_is_shared(a);
 }
 
 int acceptors_update(struct acceptors *a, char *err)
