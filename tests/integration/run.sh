@@ -1050,6 +1050,12 @@ proxy_under_ab() { # requests concurrency time-limit
 	local what="rst_sent + tw_rst of haproxy+nginx+ab, + RSTs in no process row of the namespace"
 	if [ "$TcpExtTCPAbortFailed" -eq 0 ]; then
 		expect_eq "$what = TcpOutRsts" "$TcpOutRsts" "$all_rst"
+		# Once seen one short under the other suites' load: where every RST went.
+		[ "$all_rst" -eq "$TcpOutRsts" ] || log "    RSTs by process (every row): $(awk -F, '
+			NR > 1 { r[$3 " " $4] += $11 + $12 + $23 }
+			END { for (k in r) if (r[k]) printf "%s %d; ", k, r[k] }' "$WORK/proxy.csv")" \
+			"RSTs in no process row: $(grep '^RSTs in no process row' "$WORK/tracer.out" | paste -sd';')" \
+			"$(grep -i 'lost\|dropped' "$WORK/tracer.err" | paste -sd';')"
 	else
 		expect_eq "$what within TcpOutRsts - TcpExtTCPAbortFailed .. TcpOutRsts" 1 \
 			"$((all_rst <= TcpOutRsts && all_rst >= TcpOutRsts - TcpExtTCPAbortFailed))"
