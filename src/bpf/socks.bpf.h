@@ -16,8 +16,8 @@ __u64 seeds_pending = 0;
  * sockets in the table that no syscall has touched yet (see on_touch).
  * tcp_rcv_space_adjust runs on every read of every TCP socket. */
 #define TT_FILTER_SLOTS (1 << 14)
-__u32 tracked_slots[TT_FILTER_SLOTS] __attribute__((aligned(64)));
-__u32 untouched_slots[TT_FILTER_SLOTS] __attribute__((aligned(64)));
+__u32 tracked_slots[TT_FILTER_SLOTS];
+__u32 untouched_slots[TT_FILTER_SLOTS];
 
 /* Accepted sockets in the table whose acceptor is not named yet
  * (TT_SK_PROVISIONAL, untouched), where accept() is not traced: user
@@ -42,6 +42,28 @@ static __always_inline void count_awaiting(__u16 flags, __s64 n)
 	count = bpf_map_lookup_elem(&awaiting_acceptor, &zero);
 	if (count)
 		__sync_fetch_and_add(count, n);
+}
+
+/* A socket made by accept() carries its listener's accept queue limit
+ * (sk_clone copies the socket whole), one made by connect() none: the
+ * read hook leaves at that field of a socket the read has just used,
+ * before any line of the filters. Until a socket without one (a child of
+ * listen() with a backlog of 0) waits for its acceptor: from then on
+ * every read goes to the filter. Set by sock_track, before the socket can
+ * be read. */
+__u32 children_without_backlog = 0;
+
+/* In sock_track's side_flags: the socket has no accept queue limit. */
+#define TT_TRACK_NO_BACKLOG (1u << 8)
+
+static __always_inline __u32 backlog_flag(const struct sock *sk)
+{
+	return sk->sk_max_ack_backlog ? 0 : TT_TRACK_NO_BACKLOG;
+}
+
+static __always_inline bool cannot_await_acceptor(const struct sock *sk)
+{
+	return !sk->sk_max_ack_backlog && !children_without_backlog;
 }
 
 /* The programs' arguments are typed pointers (tp_btf), on which the
@@ -388,8 +410,9 @@ static __always_inline __u32 sock_claim(__u64 key, __u32 tgid, __u32 slot, __u32
 
 /* Every followed socket enters the table here: the socket at address key,
  * owned by tgid (slot, or TT_NO_SLOT until its first count), on side
- * side_flags & 0xff, with the TT_SK_* flags side_flags >> 16. Returns its
- * entry, or TT_NO_ENTRY when it is not followed. */
+ * side_flags & 0xff, with the TT_SK_* flags side_flags >> 16, and
+ * TT_TRACK_NO_BACKLOG. Returns its entry, or TT_NO_ENTRY when it is not
+ * followed. */
 __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 {
 	struct tt_sock value = { .side = side_flags & 0xff, .flags = side_flags >> 16 };
@@ -418,35 +441,24 @@ __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 	if (awaits_touch(&value)) {
 		__sync_fetch_and_add(&untouched_slots[filter], 1);
 		count_awaiting(value.flags, 1);
+		if (!acceptors_at_accept && (side_flags & TT_TRACK_NO_BACKLOG) &&
+		    !children_without_backlog)
+			children_without_backlog = 1;
 	}
 	count_slot_sockets(slot, 1);
 	return entry;
 }
 
-/* A socket made by accept() carries its listener's accept queue limit
- * (sk_clone copies the socket whole), one made by connect() none: the
- * read hook leaves at that field of a socket the read has just used,
- * before any line of the filters. Until a listener's child without one
- * (listen() with a backlog of 0) is followed: from then on every read
- * goes to the filter. Set here, before the child can be read. */
-__u32 children_without_backlog = 0;
-
-static __always_inline bool cannot_await_acceptor(const struct sock *sk)
-{
-	return !sk->sk_max_ack_backlog && !children_without_backlog;
-}
-
 static __always_inline struct tt_sock *track(const struct sock *sk, __u32 tgid, __u32 slot,
 					     __u8 side, __u16 flags)
 {
-	if (side == TT_SIDE_IN && cannot_await_acceptor(sk))
-		children_without_backlog = 1;
-	return entry_at(sock_track(addr_of(sk), tgid, slot, side | (__u32)flags << 16));
+	return entry_at(sock_track(addr_of(sk), tgid, slot,
+				   side | backlog_flag(sk) | (__u32)flags << 16));
 }
 
 /* A socket that existed before start-up, known to user space by its
  * cookie: its entry, or TT_NO_ENTRY. */
-__noinline __u32 sock_adopt_seed(__u64 key, __u64 cookie)
+__noinline __u32 sock_adopt_seed(__u64 key, __u64 cookie, __u32 no_backlog)
 {
 	struct tt_seed *seed = bpf_map_lookup_elem(&seeds, &cookie);
 	__u32 slot, entry;
@@ -454,7 +466,8 @@ __noinline __u32 sock_adopt_seed(__u64 key, __u64 cookie)
 	if (!seed)
 		return TT_NO_ENTRY;
 	slot = seed->flags & TT_SK_PROVISIONAL ? TT_NO_SLOT : slot_of_process(seed->tgid);
-	entry = sock_track(key, seed->tgid, slot, seed->side | (__u32)seed->flags << 16);
+	entry = sock_track(key, seed->tgid, slot,
+			   seed->side | no_backlog | (__u32)seed->flags << 16);
 	bpf_map_delete_elem(&seeds, &cookie);
 	__sync_fetch_and_add(&seeds_pending, -1);
 	return entry;
@@ -531,7 +544,7 @@ static __always_inline __u32 lookup_entry(const struct sock *sk)
 	if (entry == TT_NO_ENTRY && seeds_pending) {
 		cookie = sk->__sk_common.skc_cookie.counter;
 		if (cookie)
-			entry = sock_adopt_seed(key, cookie);
+			entry = sock_adopt_seed(key, cookie, backlog_flag(sk));
 	}
 	return entry;
 }

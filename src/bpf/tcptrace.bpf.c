@@ -489,11 +489,10 @@ int BPF_PROG(handle_accept, struct sock *listener)
  * socket that is read before it is closed (see on_touch), where accept()
  * is not traced. It runs on every read of every TCP socket, most of which
  * leave at the first test (connect()ed sockets) or at the filter: user
- * space attaches it only while a traced
- * listener is shared (sharing.bpf.h). Then conn_in stays exact at every
- * snapshot: without it, a connection from a shared listener that stays
- * open (a proxy's idle upstream pool) would be counted only at its
- * close. */
+ * space attaches it only while a traced listener is shared
+ * (sharing.bpf.h). Then conn_in stays exact at every snapshot: without
+ * it, a connection from a shared listener that stays open (a proxy's idle
+ * upstream pool) would be counted only at its close. */
 SEC("tp_btf/tcp_rcv_space_adjust")
 int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 {
