@@ -4,20 +4,39 @@
 #ifndef TT_SOCKS_BPF_H
 #define TT_SOCKS_BPF_H
 
-/* Seeds not yet adopted: while zero, unknown sockets cost one lookup less. */
+/* Seeds not yet adopted: while zero, unknown sockets cost one lookup less.
+ * User space counts a seed here before it writes it. */
 __u64 seeds_pending = 0;
+/* Until user space has written every seed (see drop_seed). */
+__u32 seeds_unwritten = 1;
 
 /* Counting filters over socket addresses: slot i holds how many members
  * of a set of sockets hash to i. A zero slot proves a socket is not a
  * member at the cost of one array read, where a lookup in the socket
  * table that misses costs a cold bucket (bench/README.md has the figures).
- * tracked_slots: the sockets in the table. Most state changes on a busy
- * machine are of sockets nobody traces. untouched_slots: the accepted
- * sockets in the table that no syscall has touched yet (see on_touch).
- * tcp_rcv_space_adjust runs on every read of every TCP socket. */
+ * tracked_slots: the sockets in the table, where cookies cannot mark them
+ * (below). Most state changes on a busy machine are of sockets nobody
+ * traces. untouched_slots: the accepted sockets in the table that no
+ * syscall has touched yet (see on_touch). tcp_rcv_space_adjust runs on
+ * every read of every TCP socket. */
 #define TT_FILTER_SLOTS (1 << 14)
 __u32 tracked_slots[TT_FILTER_SLOTS];
 __u32 untouched_slots[TT_FILTER_SLOTS];
+
+/* Where the kernel lets a tracing program make a socket's cookie (user
+ * space probes it): every followed socket gets one before it enters the
+ * table, and a socket without one is proven not followed by a field of
+ * the socket the kernel has just used, where tracked_slots' slot is a
+ * line of its own, seldom still in a cache under load. A kernel makes a
+ * socket's cookie only when asked (sock_diag, SO_COOKIE), and never for
+ * a new or cloned one: the few sockets that have one and are not
+ * followed go on to the table. */
+const volatile bool cookie_marks_followed = false;
+
+static __always_inline bool may_be_followed(const struct sock *sk)
+{
+	return !cookie_marks_followed || sk->__sk_common.skc_cookie.counter;
+}
 
 /* Accepted sockets in the table whose acceptor is not named yet
  * (TT_SK_PROVISIONAL, untouched), where accept() is not traced: user
@@ -123,6 +142,13 @@ static __always_inline __u32 filter_slot(__u64 key)
 static __always_inline __u32 slot_of(const struct sock *sk)
 {
 	return filter_slot(addr_of(sk));
+}
+
+/* False proves the socket at address key is not in the table (where
+ * cookies do not tell). */
+static __always_inline bool slot_may_hold(__u64 key)
+{
+	return cookie_marks_followed || tracked_slots[filter_slot(key)];
 }
 
 /* The socket table: an entry per followed socket, keyed by its address,
@@ -312,7 +338,7 @@ __noinline int sock_forget(__u64 key, __u32 found)
 	__u16 flags;
 	__u32 slot;
 
-	if (!tracked_slots[filter])
+	if (!slot_may_hold(key))
 		return -1;
 	i = entry / TT_SOCK_WAYS;
 	b = entry == TT_NO_ENTRY ? NULL : bpf_map_lookup_elem(&sock_table, &i);
@@ -337,7 +363,8 @@ __noinline int sock_forget(__u64 key, __u32 found)
 			__sync_fetch_and_add(&h->spilled, -1);
 		__sync_fetch_and_add(&sockets_spilled, -1);
 	}
-	__sync_fetch_and_add(&tracked_slots[filter], -1);
+	if (!cookie_marks_followed)
+		__sync_fetch_and_add(&tracked_slots[filter], -1);
 	if (untouched) {
 		__sync_fetch_and_add(&untouched_slots[filter], -1);
 		count_awaiting(flags, -1);
@@ -360,9 +387,12 @@ static __always_inline void forget_found(const struct sock *sk, __u32 entry)
 /* The entry of a socket in the table, if it has one. */
 static __always_inline struct tt_sock *find(const struct sock *sk)
 {
-	__u64 key = addr_of(sk);
+	__u64 key;
 
-	if (!tracked_slots[filter_slot(key)])
+	if (!may_be_followed(sk))
+		return NULL;
+	key = addr_of(sk);
+	if (!slot_may_hold(key))
 		return NULL;
 	return entry_at(sock_entry_find(key));
 }
@@ -415,10 +445,15 @@ static __always_inline __u32 sock_claim(__u64 key, __u32 tgid, __u32 slot, __u32
  * followed. */
 __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 {
-	struct tt_sock value = { .side = side_flags & 0xff, .flags = side_flags >> 16 };
 	__u32 home = home_bucket(key), filter = filter_slot(key), entry;
 	struct tt_proc_counters *c;
+	struct tt_sock value;
 	struct sock_bucket *h;
+
+	if (seeds_unwritten)
+		side_flags |= (__u32)TT_SK_SEED_RACE << 16;
+	value.side = side_flags & 0xff;
+	value.flags = side_flags >> 16;
 
 	/* Left by an earlier socket at this address whose destruction went
 	 * unseen: its connection cannot be counted any more. */
@@ -437,7 +472,8 @@ __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 			__sync_fetch_and_add(&h->spilled, 1);
 		__sync_fetch_and_add(&sockets_spilled, 1);
 	}
-	__sync_fetch_and_add(&tracked_slots[filter], 1);
+	if (!cookie_marks_followed)
+		__sync_fetch_and_add(&tracked_slots[filter], 1);
 	if (awaits_touch(&value)) {
 		__sync_fetch_and_add(&untouched_slots[filter], 1);
 		count_awaiting(value.flags, 1);
@@ -452,6 +488,9 @@ __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 static __always_inline struct tt_sock *track(const struct sock *sk, __u32 tgid, __u32 slot,
 					     __u8 side, __u16 flags)
 {
+	/* The cookie before the entry: whoever finds the entry sees it. */
+	if (cookie_marks_followed)
+		bpf_get_socket_cookie((void *)sk);
 	return entry_at(sock_track(addr_of(sk), tgid, slot,
 				   side | backlog_flag(sk) | (__u32)flags << 16));
 }
@@ -501,11 +540,13 @@ static __always_inline void open_ends(struct tt_sock *s)
 		bump(&c->open_ended[s->side & 1]);
 }
 
-/* A socket that goes away drops its seed: one written by a scan that
- * raced with the programs, for a socket they already followed, would
- * otherwise never be adopted and keep seeds_pending up. That socket was
- * counted open twice, by user space from its seed and by the programs:
- * once is taken back. */
+/* A socket followed before the seeds were all written drops its seed as
+ * it goes away: one written by a scan that raced with the programs, for a
+ * socket they already followed, would otherwise never be adopted and keep
+ * seeds_pending up. That socket was counted open twice, by user space from
+ * its seed and by the programs: once is taken back. A socket followed
+ * later has no seed: the scan did not see it, or its first event adopted
+ * its seed. */
 static __always_inline void drop_seed(const struct sock *sk)
 {
 	struct tt_seed *seed;
@@ -536,16 +577,17 @@ static __always_inline void drop_seed(const struct sock *sk)
  * the first time. */
 static __always_inline __u32 lookup_entry(const struct sock *sk)
 {
-	__u64 key = addr_of(sk), cookie;
+	__u64 cookie = sk->__sk_common.skc_cookie.counter, key;
 	__u32 entry = TT_NO_ENTRY;
 
-	if (tracked_slots[filter_slot(key)])
+	/* A seed has a cookie too. */
+	if (cookie_marks_followed && !cookie)
+		return TT_NO_ENTRY;
+	key = addr_of(sk);
+	if (slot_may_hold(key))
 		entry = sock_entry_find(key);
-	if (entry == TT_NO_ENTRY && seeds_pending) {
-		cookie = sk->__sk_common.skc_cookie.counter;
-		if (cookie)
-			entry = sock_adopt_seed(key, cookie, backlog_flag(sk));
-	}
+	if (entry == TT_NO_ENTRY && seeds_pending && cookie)
+		entry = sock_adopt_seed(key, cookie, backlog_flag(sk));
 	return entry;
 }
 

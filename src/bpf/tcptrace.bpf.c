@@ -499,7 +499,7 @@ int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 	__u64 key;
 	struct tt_sock *s;
 
-	if (cannot_await_acceptor(sk))
+	if (cannot_await_acceptor(sk) || !may_be_followed(sk))
 		return 0;
 	key = addr_of(sk);
 	if (!untouched_slots[filter_slot(key)])
@@ -576,12 +576,13 @@ static __always_inline void on_destroy_sock(struct sock *sk)
 	__u32 entry = lookup_entry(sk);
 	struct tt_sock *s = entry_at(entry);
 
-	drop_seed(sk);
 	if (!s) {
 		if (listeners_stopping)
 			listener_destroyed(sk);
 		return;
 	}
+	if (s->flags & TT_SK_SEED_RACE)
+		drop_seed(sk);
 	/* Untouched, the socket is not orphaned: only its holder's close()
 	 * destroys it, in that process (see on_touch). */
 	if (awaits_touch(s) && !is_unaccepted_child(sk, net))

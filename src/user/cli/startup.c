@@ -46,5 +46,7 @@ void verifier_stats_print(const struct tracer *t)
 	}
 	fprintf(stderr, "tcptrace: verifier: %-26s %7llu insns %8.2f ms\n", "all programs",
 		(unsigned long long)insns, (double)usec / 1e3);
+	fprintf(stderr, "tcptrace: followed sockets marked by %s\n",
+		t->cookies_mark ? "their cookies" : "a counting filter");
 }
 

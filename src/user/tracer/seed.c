@@ -338,8 +338,12 @@ static void store_seeds(struct seed_ctx *ctx)
 			/* Not yet known whose, it is counted open at its first touch. */
 			if (seed.flags & TT_SK_PROVISIONAL)
 				seed.flags &= ~TT_SK_OPEN;
-			if (bpf_map_update_elem(seeds_fd, &s->cookie, &seed, BPF_NOEXIST))
+			/* Pending before it can be adopted or dropped. */
+			__atomic_fetch_add(&ctx->skel->bss->seeds_pending, 1, __ATOMIC_SEQ_CST);
+			if (bpf_map_update_elem(seeds_fd, &s->cookie, &seed, BPF_NOEXIST)) {
+				__atomic_fetch_sub(&ctx->skel->bss->seeds_pending, 1, __ATOMIC_SEQ_CST);
 				continue;
+			}
 			ctx->connections++;
 			if (seed.flags & TT_SK_OPEN)
 				count_open(ctx->open, seed.tgid, seed.side);
@@ -427,6 +431,6 @@ uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const u
 	}
 	free(inodes.v);
 	free(all_pids);
-	skel->bss->seeds_pending = connections;
+	__atomic_store_n(&skel->data->seeds_unwritten, 0, __ATOMIC_SEQ_CST);
 	return listeners + connections;
 }

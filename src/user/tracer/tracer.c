@@ -32,6 +32,7 @@ enum kernel_type {
 	KT_TRACE_SEND_RESET,
 	KT_RST_REASON,
 	KT_TRACE_KFREE_SKB,
+	KT_TRACE_SET_STATE,
 	KERNEL_TYPES
 };
 
@@ -44,6 +45,7 @@ static const struct {
 	[KT_TRACE_SEND_RESET] = { "btf_trace_tcp_send_reset", BTF_KIND_TYPEDEF },
 	[KT_RST_REASON] = { "sk_rst_reason", BTF_KIND_ENUM },
 	[KT_TRACE_KFREE_SKB] = { "btf_trace_kfree_skb", BTF_KIND_TYPEDEF },
+	[KT_TRACE_SET_STATE] = { "btf_trace_inet_sock_set_state", BTF_KIND_TYPEDEF },
 };
 
 /* Each kernel type's id, or -1 where the kernel has none. */
@@ -107,6 +109,36 @@ static int tracepoint_args(const struct btf *btf, int id)
 		return 0;
 	type = btf__type_by_id(btf, type->type);
 	return type && btf_is_func_proto(type) ? btf_vlen(type) : 0;
+}
+
+/* Whether a tp_btf program may make a socket's cookie (Linux 5.12 and
+ * later), which then marks the sockets it follows (cookie_marks_followed
+ * in socks.bpf.h): a program that does it on inet_sock_set_state's socket,
+ * loaded and closed. */
+static bool cookies_probe(int trace_set_state)
+{
+	/* r1 = ctx[0]; call bpf_get_socket_cookie; r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_1, .src_reg = BPF_REG_1 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_socket_cookie },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct bpf_prog_load_opts opts = {
+		.sz = sizeof(opts),
+		.expected_attach_type = BPF_TRACE_RAW_TP,
+	};
+	int fd;
+
+	if (trace_set_state < 0)
+		return false;
+	opts.attach_btf_id = (__u32)trace_set_state;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "tt_cookie_probe", "Dual BSD/GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), &opts);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 /* The functions where a listener's drop goes to its sk_drops alone (see
@@ -308,6 +340,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 				   "tcptrace supports 5.10 to 5.16 and 6.1 or later");
 	}
 	at_accept = acceptors_probe(ids[KT_INET_CSK_ACCEPT]);
+	t->cookies_mark = cookies_probe(ids[KT_TRACE_SET_STATE]);
 	t->reasons_available = tracepoint_args(btf, ids[KT_TRACE_SEND_RESET]) >= 4;
 	if (t->reasons_available)
 		load_reason_names(btf, ids[KT_RST_REASON], &t->reason_names);
@@ -322,6 +355,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	t->skel = skel;
 	bpf_program__set_autoload(skel->progs.handle_kfree_skb, drop_sites_look_up(t, btf, ids[KT_TRACE_KFREE_SKB]));
 	btf__free(btf);
+	skel->rodata->cookie_marks_followed = t->cookies_mark;
 	skel->rodata->trace_pids = cfg->n_pids > 0;
 	skel->rodata->trace_comms = cfg->n_comms > 0;
 	skel->rodata->trace_all = !cfg->n_pids && !cfg->n_comms;
