@@ -2277,6 +2277,14 @@ case_name_not_running_yet() {
 	expect_eq "its peer, not named, has no row" 0 "$(awk -F, -v n="$name" 'NR > 1 && $4 != n' "$csv" | wc -l)"
 }
 
+case_with_counting_filter() { # case [arguments]
+	local marks
+	marks=$(TCPTRACE_TEST_NO_COOKIES=1 "$TCPTRACE" --verbose -c 1 -i 0.2 2>&1 >/dev/null |
+		grep '^tcptrace: followed sockets')
+	expect_eq "the filter is used" "tcptrace: followed sockets marked by a counting filter" "$marks"
+	TCPTRACE_TEST_NO_COOKIES=1 "$@"
+}
+
 case_servers_starting_with_tcptrace() {
 	local csv=$WORK/start.csv name=ttsrv$$ servers=8 n=200 i rc tracer pids="" early
 	# Started under a name tcptrace is not told, then named one it is.
@@ -2457,6 +2465,16 @@ run_case "scope --netns: two haproxy of one name side by side, the one in the na
 run_case "--by cgroup: two haproxy of one name, a /metrics series per cgroup, each exact" \
 	case_by_cgroup_two_haproxy
 run_case "bad input is refused in one line" case_bad_input
+# Before Linux 5.12 no tracing program may make a socket's cookie: a
+# counting filter marks the followed sockets instead (socks.bpf.h).
+run_case "counting filter: haproxy -> nginx under ab" case_with_counting_filter \
+	case_haproxy_nginx_under_ab
+run_case "counting filter: connected before tcptrace started" case_with_counting_filter \
+	case_connected_before_start
+run_case "counting filter: servers that start while tcptrace starts" case_with_counting_filter \
+	case_servers_starting_with_tcptrace
+run_case "counting filter: a shared listener's open connections" case_with_counting_filter \
+	case_shared_listener_open_connections 16
 run_case "clean exit: count, duration, signals, closed stdout, traced process gone, SIGKILL" case_clean_exit
 run_case "haproxy -> nginx under ab: totals = nstat and ss" case_haproxy_nginx_under_ab
 run_case "1,000,000 connections through haproxy: totals = nstat and ss" case_one_million_connections

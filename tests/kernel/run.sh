@@ -123,6 +123,7 @@ case_boot_and_load() {
 	# --verbose: where the start-up went, and the verifier's total.
 	log "    guest's $(grep -m1 '^tcptrace: start-up' "$GUEST/tracer.err")"
 	log "    guest's $(grep -m1 '^tcptrace: verifier: all programs' "$GUEST/tracer.err" | tr -s ' ')"
+	log "    guest's $(grep -m1 '^tcptrace: followed sockets' "$GUEST/tracer.err")"
 }
 
 # Each case below needs a guest run where tcptrace started; without it, it

@@ -340,7 +340,9 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 				   "tcptrace supports 5.10 to 5.16 and 6.1 or later");
 	}
 	at_accept = acceptors_probe(ids[KT_INET_CSK_ACCEPT]);
-	t->cookies_mark = cookies_probe(ids[KT_TRACE_SET_STATE]);
+	/* For the tests: the counting filter, as before 5.12. */
+	t->cookies_mark = !getenv("TCPTRACE_TEST_NO_COOKIES") &&
+			  cookies_probe(ids[KT_TRACE_SET_STATE]);
 	t->reasons_available = tracepoint_args(btf, ids[KT_TRACE_SEND_RESET]) >= 4;
 	if (t->reasons_available)
 		load_reason_names(btf, ids[KT_RST_REASON], &t->reason_names);
