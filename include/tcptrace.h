@@ -171,8 +171,8 @@ enum tt_sock_flags {
 	TT_SK_ACCEPTED_EARLY = 1 << 12, /* accept() returned it in SYN_RECV (Fast Open) */
 	TT_SK_TIMED = 1 << 13,      /* since_us holds a wait's start: a connect's until SYN_SENT
 				     * ends, a child's queueing until accept() */
-	TT_SK_SEED_RACE = 1 << 14,  /* followed before the seeds were all written: one may
-				     * name it too (drop_seed) */
+	TT_SK_SEED_RACE = 1 << 14,  /* followed while the seeds were written, or with a
+				     * cookie already: a seed may name it too (drop_seed) */
 };
 
 /* A listening port and who owns it, per network namespace. */

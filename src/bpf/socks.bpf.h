@@ -450,8 +450,6 @@ __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 	struct tt_sock value;
 	struct sock_bucket *h;
 
-	if (seeds_unwritten)
-		side_flags |= (__u32)TT_SK_SEED_RACE << 16;
 	value.side = side_flags & 0xff;
 	value.flags = side_flags >> 16;
 
@@ -488,6 +486,11 @@ __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 static __always_inline struct tt_sock *track(const struct sock *sk, __u32 tgid, __u32 slot,
 					     __u8 side, __u16 flags)
 {
+	/* A seed's cookie is made by the scan's dump before the seed is
+	 * written: a socket followed after the seeds were all written, with
+	 * no cookie until now, has no seed (see drop_seed). */
+	if (seeds_unwritten || sk->__sk_common.skc_cookie.counter)
+		flags |= TT_SK_SEED_RACE;
 	/* The cookie before the entry: whoever finds the entry sees it. */
 	if (cookie_marks_followed)
 		bpf_get_socket_cookie((void *)sk);
@@ -507,8 +510,9 @@ __noinline __u32 sock_adopt_seed(__u64 key, __u64 cookie, __u32 no_backlog)
 	slot = seed->flags & TT_SK_PROVISIONAL ? TT_NO_SLOT : slot_of_process(seed->tgid);
 	entry = sock_track(key, seed->tgid, slot,
 			   seed->side | no_backlog | (__u32)seed->flags << 16);
-	bpf_map_delete_elem(&seeds, &cookie);
-	__sync_fetch_and_add(&seeds_pending, -1);
+	/* Once, where two CPUs adopt it at once. */
+	if (!bpf_map_delete_elem(&seeds, &cookie))
+		__sync_fetch_and_add(&seeds_pending, -1);
 	return entry;
 }
 
@@ -540,13 +544,14 @@ static __always_inline void open_ends(struct tt_sock *s)
 		bump(&c->open_ended[s->side & 1]);
 }
 
-/* A socket followed before the seeds were all written drops its seed as
- * it goes away: one written by a scan that raced with the programs, for a
- * socket they already followed, would otherwise never be adopted and keep
- * seeds_pending up. That socket was counted open twice, by user space from
- * its seed and by the programs: once is taken back. A socket followed
- * later has no seed: the scan did not see it, or its first event adopted
- * its seed. */
+/* A socket that a seed may name drops it as it goes away (TT_SK_SEED_RACE,
+ * set by track()): one written by a scan that raced with the programs, for
+ * a socket they already followed, would otherwise never be adopted and
+ * keep seeds_pending up. That socket was counted open twice, by user space
+ * from its seed and by the programs: once is taken back. Such a socket was
+ * followed before the seeds were all written, or had a cookie when it was
+ * (the scan's dump makes one before its seed is written): any other has
+ * none. */
 static __always_inline void drop_seed(const struct sock *sk)
 {
 	struct tt_seed *seed;

@@ -704,6 +704,7 @@ case_nginx_upstream_failures() {
 # sock_diag and /proc/PID/fd, then followed to their end.
 case_connected_before_start() {
 	local n=5 i held_file=$WORK/held.before-start
+	rm -f "$held_file" # the case runs twice
 	ns_new || return 1
 	server_start 127.0.0.1 "$PORT" "$n" hold || return 1
 	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$n" --mode hold \
@@ -1999,6 +2000,77 @@ case_open_connections() {
 	done
 }
 
+# Connections from before start that end between the seeding's dump and
+# the write of their seeds (TCPTRACE_TEST_SEED_GATE holds the writes until
+# they have ended): no seed is left for them, and none stays open on its
+# process, which lives on. A seed left would never be adopted.
+case_ended_while_seeding() {
+	local csv=$WORK/t.csv gate=$WORK/seed.gate go=$WORK/close.go stop=$WORK/stop.es
+	local ready=$WORK/ready.es held=$WORK/held.es sclosed=$WORK/closed.es.server
+	local cclosed=$WORK/closed.es.client srv cli i pid
+	ns_new || return 1
+	rm -f "$gate" "$gate.dumped"
+	ip netns exec "$NS" python3 - "$PORT" "$ready" "$sclosed" "$stop" >"$WORK/server.out" 2>&1 <<'EOF' &
+import os, socket, sys, time
+port, ready, closed, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", port))
+s.listen(16)
+open(ready, "w").write("ok")
+conns = [s.accept()[0] for _ in range(5)]
+for c in conns:
+    c.recv(1)  # b"" at the client's close
+    c.close()
+open(closed, "w").write("ok")
+deadline = time.time() + 60
+while not os.path.exists(stop) and time.time() < deadline:
+    time.sleep(0.05)
+EOF
+	srv=$!
+	for i in $(seq 200); do [ -s "$ready" ] && break; sleep 0.05; done
+	ip netns exec "$NS" python3 - "$PORT" "$held" "$go" "$cclosed" "$stop" >"$WORK/client.out" 2>&1 <<'EOF' &
+import os, socket, sys, time
+port, held, go, closed, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+conns = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
+open(held, "w").write("ok")
+deadline = time.time() + 60
+while not os.path.exists(go) and time.time() < deadline:
+    time.sleep(0.01)
+for c in conns:
+    c.close()
+open(closed, "w").write("ok")
+while not os.path.exists(stop) and time.time() < deadline:
+    time.sleep(0.05)
+EOF
+	cli=$!
+	for i in $(seq 200); do [ -s "$held" ] && break; sleep 0.05; done
+	: >"$WORK/tracer.err"
+	TCPTRACE_TEST_SEED_GATE=$gate "$TCPTRACE" --csv "$csv" -i 0.2 -p "$srv,$cli" \
+		>"$WORK/tracer.out" 2>"$WORK/tracer.err" &
+	TRACER_PID=$!
+	for i in $(seq 600); do [ -e "$gate.dumped" ] && break; sleep 0.05; done
+	touch "$go"
+	for i in $(seq 200); do [ -s "$sclosed" ] && [ -s "$cclosed" ] && break; sleep 0.05; done
+	expect_eq "both ends closed their 5 connections before the seeds were written" "okok" \
+		"$(cat "$sclosed" "$cclosed" 2>/dev/null)"
+	touch "$gate"
+	tracer_wait_started || { touch "$stop"; return 1; }
+	expect_eq "only the listener is left seeded" \
+		"tcptrace: tracing the named processes, 1 existing sockets found" \
+		"$(grep -o '^tcptrace: tracing [^,]*, [0-9]* existing sockets found' "$WORK/tracer.err")"
+	sleep 0.5 # two intervals of 0.2 s
+	for pid in "$srv" "$cli"; do
+		expect_eq "$pid, alive: none open" 0 \
+			"$(($(csv_last "$csv" "$pid" open_in) + $(csv_last "$csv" "$pid" open_out)))"
+	done
+	touch "$stop"
+	for pid in "$srv" "$cli"; do
+		wait "$pid" || { log "a scenario process failed: $(cat "$WORK/server.out" "$WORK/client.out")"; return 1; }
+	done
+	tracer_stop
+}
+
 expect_refusal() { # what status stderr-pattern tcptrace-args...
 	local what=$1 status=$2 pattern=$3 rc lines
 	shift 3
@@ -2289,6 +2361,7 @@ case_servers_starting_with_tcptrace() {
 	local csv=$WORK/start.csv name=ttsrv$$ servers=8 n=200 i rc tracer pids="" early
 	# Started under a name tcptrace is not told, then named one it is.
 	cp "$SCENARIO" "$WORK/ttpre$$"
+	rm -f "$WORK"/start-ready.* # the case runs twice
 	ns_new || return 1
 	cat >"$WORK/clients.sh" <<-EOF
 		for i in \$(seq 0 $((servers - 1))); do
@@ -2424,6 +2497,7 @@ run_case "nginx's error log: failed upstream connects by worker, cause and desti
 run_case "--by dest: per destination, port headroom from the namespace's range" case_by_dest
 run_case "connected before tcptrace started" case_connected_before_start
 run_case "open connections = ss established per process, those from before start included" case_open_connections
+run_case "connections that end while the seeds are written: none left open" case_ended_while_seeding
 run_case "listen drops at the SYN: = ListenDrops = ss -ltm's d, SYN retries = TCPSynRetrans" case_listen_drops_syn_time
 run_case "listen drops under overload, no SYN cookies: = ListenDrops" case_listen_drops_overload 0
 run_case "listen drops under overload, SYN cookies: = ListenDrops" case_listen_drops_overload 1

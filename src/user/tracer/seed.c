@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -24,6 +25,10 @@
 #include "tracer/seed.h"
 #include "tracer/sockdiag.h"
 #include "tcptrace.skel.h"
+
+/* What a seeding dump lists: the states of full sockets that a seed
+ * may stand for. */
+#define SEED_STATES (~((1u << TCP_TIME_WAIT) | (1u << TCP_CLOSE) | (1u << 12 /* NEW_SYN_RECV */)))
 
 /* Socket inodes held by the seeded processes, sorted for bsearch. */
 struct inode_owner {
@@ -133,9 +138,20 @@ static bool held_by_several(const struct inode_table *tab, uint32_t inode)
 	return false;
 }
 
+/* A seed written, until the second dump settles it (settle_seeds). */
+struct seed_written {
+	uint64_t cookie;
+	uint32_t tgid;
+	uint8_t side;
+	uint8_t family;
+	bool open;
+};
+
 struct seed_ctx {
 	struct tcptrace_bpf *skel;
 	struct seed_open *open;           /* the connections seeded open, by owner */
+	struct seed_written *written;     /* this namespace's seeds written */
+	size_t n_written;
 	const struct inode_table *inodes;
 	uint32_t netns;
 	struct tt_diag_sock *socks; /* this namespace's sockets held by seeded processes */
@@ -344,11 +360,102 @@ static void store_seeds(struct seed_ctx *ctx)
 				__atomic_fetch_sub(&ctx->skel->bss->seeds_pending, 1, __ATOMIC_SEQ_CST);
 				continue;
 			}
-			ctx->connections++;
-			if (seed.flags & TT_SK_OPEN)
-				count_open(ctx->open, seed.tgid, seed.side);
+			ctx->written[ctx->n_written++] = (struct seed_written){
+				.cookie = s->cookie,
+				.tgid = seed.tgid,
+				.side = seed.side,
+				.family = s->family,
+				.open = seed.flags & TT_SK_OPEN,
+			};
 		}
 	}
+}
+
+struct cookie_set {
+	uint64_t *v;
+	size_t n, cap;
+	bool failed;
+};
+
+static void note_cookie(const struct tt_diag_sock *sock, void *opaque)
+{
+	struct cookie_set *set = opaque;
+
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 256;
+		uint64_t *v = realloc(set->v, cap * sizeof(*v));
+
+		if (!v) {
+			set->failed = true;
+			return;
+		}
+		set->v = v;
+		set->cap = cap;
+	}
+	set->v[set->n++] = sock->cookie;
+}
+
+static int cmp_cookie(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The seeds of sockets that went away between the dump and their write:
+ * the BPF side adopts a seed at its socket's next event, its end
+ * included, only once the seed is written, so none would ever take them,
+ * and their connections would stay open. A second dump, after the writes,
+ * tells: a seed whose socket it does not list, and that the BPF side has
+ * not adopted meanwhile (the delete fails then), goes. The others are
+ * counted: stored, and open where they are. A family whose second dump
+ * fails keeps all its seeds. */
+static void settle_seeds(int diag_fd, struct seed_ctx *ctx)
+{
+	int seeds_fd = bpf_map__fd(ctx->skel->maps.seeds);
+	struct cookie_set alive[2] = {};
+	const int families[2] = { AF_INET, AF_INET6 };
+
+	for (int f = 0; f < 2; f++) {
+		if (sockdiag_dump(diag_fd, families[f], SEED_STATES, note_cookie, &alive[f]))
+			alive[f].failed = true;
+		if (alive[f].n > 1)
+			qsort(alive[f].v, alive[f].n, sizeof(*alive[f].v), cmp_cookie);
+	}
+	for (size_t i = 0; i < ctx->n_written; i++) {
+		const struct seed_written *w = &ctx->written[i];
+		const struct cookie_set *set = &alive[w->family == AF_INET6];
+
+		if (!set->failed && !bsearch(&w->cookie, set->v, set->n, sizeof(*set->v), cmp_cookie) &&
+		    !bpf_map_delete_elem(seeds_fd, &w->cookie)) {
+			__atomic_fetch_sub(&ctx->skel->bss->seeds_pending, 1, __ATOMIC_SEQ_CST);
+			continue;
+		}
+		ctx->connections++;
+		if (w->open)
+			count_open(ctx->open, w->tgid, w->side);
+	}
+	free(alive[0].v);
+	free(alive[1].v);
+}
+
+/* For the tests: a socket that goes away between the dump and its seed's
+ * write. With TCPTRACE_TEST_SEED_GATE=PATH, PATH.dumped says the dump is
+ * done, and the seeds wait for PATH to exist (10 s at most). */
+static void seed_test_gate(void)
+{
+	const char *gate = getenv("TCPTRACE_TEST_SEED_GATE");
+	char dumped[4096];
+	int fd;
+
+	if (!gate)
+		return;
+	snprintf(dumped, sizeof(dumped), "%s.dumped", gate);
+	fd = open(dumped, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	for (int i = 0; i < 1000 && access(gate, F_OK); i++)
+		usleep(10000);
 }
 
 static bool is_hidden(uint32_t pid, const uint32_t *hidden, size_t n_hidden)
@@ -386,7 +493,6 @@ static void list_all_pids(uint32_t **pids, size_t *n, const uint32_t *hidden, si
 	closedir(dir);
 }
 
-#define SEED_STATES (~((1u << TCP_TIME_WAIT) | (1u << TCP_CLOSE) | (1u << 12 /* NEW_SYN_RECV */)))
 
 uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const uint32_t *pids,
 		      size_t n_pids, bool all, const uint32_t *hidden, size_t n_hidden,
@@ -420,11 +526,17 @@ uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const u
 		ctx.ephemeral_hi = policy.hi;
 		sockdiag_dump(ns->diag_fd, AF_INET, SEED_STATES, keep_owned, &ctx);
 		sockdiag_dump(ns->diag_fd, AF_INET6, SEED_STATES, keep_owned, &ctx);
-		store_seeds(&ctx);
+		seed_test_gate();
+		ctx.written = calloc(ctx.n ? ctx.n : 1, sizeof(*ctx.written));
+		if (ctx.written) {
+			store_seeds(&ctx);
+			settle_seeds(ns->diag_fd, &ctx);
+		}
 		if (ctx.listeners)
 			walk_listeners(skel, pids[i], ns->inum);
 		listeners += ctx.listeners;
 		connections += ctx.connections;
+		free(ctx.written);
 		free(ctx.socks);
 		free(ctx.owners);
 		free(ctx.listening.v);
