@@ -31,7 +31,7 @@ PURE := common/stats common/columns common/connect_time common/utf8 common/procf
 # The tracer's files that include the BPF skeleton.
 TRACER := tracer/tracer tracer/seed tracer/snapshot tracer/timewait tracer/slots tracer/counters \
 	tracer/listeners tracer/acceptors
-USER := $(PURE) tracer/sockdiag tracer/netns tracer/netns_broker tracer/namespaces $(TRACER) tracer/selfcheck output/report \
+USER := $(PURE) tracer/sockdiag tracer/probe tracer/netns tracer/netns_broker tracer/namespaces $(TRACER) tracer/selfcheck output/report \
 	output/exporter cli/privileges cli/command cli/scope cli/startup cli/loop cli/summary cli/main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))
 

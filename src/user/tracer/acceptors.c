@@ -15,6 +15,7 @@
 #include "tcptrace.h"
 #include "common/fail.h"
 #include "tracer/acceptors.h"
+#include "tracer/probe.h"
 #include "tcptrace.skel.h"
 
 #define WATCH_EVERY_MS 1000
@@ -29,21 +30,9 @@ bool acceptors_probe(int inet_csk_accept)
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	struct bpf_prog_load_opts opts = {
-		.sz = sizeof(opts),
-		.expected_attach_type = BPF_TRACE_FEXIT,
-	};
-	int fd;
 
-	if (inet_csk_accept < 0)
-		return false;
-	opts.attach_btf_id = (__u32)inet_csk_accept;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "tt_accept_probe", "Dual BSD/GPL", insns,
-			   sizeof(insns) / sizeof(insns[0]), &opts);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+	return tracing_prog_loads("tt_accept_probe", insns, sizeof(insns) / sizeof(insns[0]),
+				  BPF_TRACE_FEXIT, inet_csk_accept);
 }
 
 void acceptors_configure(struct acceptors *a, struct tcptrace_bpf *skel, bool at_accept)

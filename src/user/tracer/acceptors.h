@@ -38,9 +38,7 @@ struct acceptors {
 };
 
 /* Whether fexit/inet_csk_accept (its BTF id given, -1 where the kernel has
- * no such function) loads on this kernel, found by loading a program of two
- * instructions: a failed skeleton load cannot be tried
- * again with other programs, and costs seconds. */
+ * no such function) loads on this kernel: a probe of two instructions. */
 bool acceptors_probe(int inet_csk_accept);
 
 /* Between the skeleton's open and load: the fexit program is loaded only

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 #include "common/procfs.h"
 #include "tracer/kallsyms.h"
+#include "tracer/probe.h"
 #include "tracer/seed.h"
 #include "tracer/tracer.h"
 #include "tcptrace.skel.h"
@@ -124,21 +125,9 @@ static bool cookies_probe(int trace_set_state)
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	struct bpf_prog_load_opts opts = {
-		.sz = sizeof(opts),
-		.expected_attach_type = BPF_TRACE_RAW_TP,
-	};
-	int fd;
 
-	if (trace_set_state < 0)
-		return false;
-	opts.attach_btf_id = (__u32)trace_set_state;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "tt_cookie_probe", "Dual BSD/GPL", insns,
-			   sizeof(insns) / sizeof(insns[0]), &opts);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+	return tracing_prog_loads("tt_cookie_probe", insns, sizeof(insns) / sizeof(insns[0]),
+				  BPF_TRACE_RAW_TP, trace_set_state);
 }
 
 /* The functions where a listener's drop goes to its sk_drops alone (see
