@@ -1062,6 +1062,17 @@ proxy_under_ab() { # requests concurrency time-limit
 			"$((all_rst <= TcpOutRsts && all_rst >= TcpOutRsts - TcpExtTCPAbortFailed))"
 	fi
 	expect_eq "tw, haproxy+nginx+ab = TcpExtTW + TcpExtTWKilled" "$((TcpExtTW + TcpExtTWKilled))" "$all_tw"
+	# Once seen one short under the other suites' load: how every end was
+	# counted, and what the kernel says of its timewait sockets and aborts.
+	[ "$all_tw" -eq "$((TcpExtTW + TcpExtTWKilled))" ] || log "    ends by process (every row): $(awk -F, \
+		-v cols=conn_in,conn_out,fin_active_in,fin_active_out,fin_passive_in,fin_passive_out,tw_in,tw_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,timeout_in,timeout_out '
+		BEGIN { n = split(cols, col, ",") }
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ k = $3 " " $4; keys[k] = 1; for (j = 1; j <= n; j++) v[k, j] += $c[col[j]] }
+		END { for (k in keys) { printf "%s:", k; for (j = 1; j <= n; j++) if (v[k, j]) printf " %s %d", col[j], v[k, j]; printf "; " } }' \
+		"$WORK/proxy.csv")" \
+		"kernel: $(awk '$1 ~ /TW|Abort|Reset|TimeWait|Recycle/ && $2 != 0 { printf "%s %s ", $1, $2 }' "$truth.nstat")" \
+		"$(grep -i 'lost\|dropped' "$WORK/tracer.err" | paste -sd';')"
 	local tw_now
 	tw_now=$(gauge_total "$csv" tw_now)
 	expect_eq "tw_now, haproxy+nginx+ab, within ss timewait before and after ($ss_timewait_before..$ss_timewait)" 1 \
