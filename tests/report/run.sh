@@ -115,7 +115,8 @@ case_real_runs() {
 # A slow server (an accept() every 150 ms, a backlog of 2) in a namespace
 # without SYN cookies, and clients that each send a burst of connects at
 # once and hold them: the full accept queue drops SYNs, which go again. The
-# clients hold every connection open for a few intervals, then close them.
+# clients hold every connection open until ss lists all of them established
+# on both ends, for two intervals more, then close them.
 case_real_queue_run() {
 	local clients=3 per=4 n drops retrans
 	n=$((clients * per))
@@ -133,7 +134,13 @@ case_real_queue_run() {
 			[ \$(cat $WORK/hold.* 2>/dev/null | wc -l) -eq $clients ] && break
 			sleep 0.1
 		done
-		sleep 1
+		# The server's ends too: a last ACK dropped at the full queue
+		# leaves its end waiting for a SYN-ACK sent again, seconds later.
+		for t in \$(seq 300); do
+			[ \$(ss -tnH state established '( sport = :8080 )' | wc -l) -eq $n ] && break
+			sleep 0.1
+		done
+		sleep 0.5 # two intervals of 0.2 s
 		kill -USR1 \$pids
 		for pid in \$pids; do wait \$pid || exit 1; done" >"$WORK/tracer.out" 2>"$WORK/tracer.err" ||
 		{ log "tcptrace or a client failed: $(tail -2 "$WORK/tracer.err" "$WORK"/client.*.out)"; return 1; }
