@@ -445,13 +445,10 @@ static __always_inline __u32 sock_claim(__u64 key, __u32 tgid, __u32 slot, __u32
  * followed. */
 __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 {
+	struct tt_sock value = { .side = side_flags & 0xff, .flags = side_flags >> 16 };
 	__u32 home = home_bucket(key), filter = filter_slot(key), entry;
 	struct tt_proc_counters *c;
-	struct tt_sock value;
 	struct sock_bucket *h;
-
-	value.side = side_flags & 0xff;
-	value.flags = side_flags >> 16;
 
 	/* Left by an earlier socket at this address whose destruction went
 	 * unseen: its connection cannot be counted any more. */
@@ -586,7 +583,7 @@ static __always_inline __u32 lookup_entry(const struct sock *sk)
 	__u32 entry = TT_NO_ENTRY;
 
 	/* A seed has a cookie too. */
-	if (cookie_marks_followed && !cookie)
+	if (!may_be_followed(sk))
 		return TT_NO_ENTRY;
 	key = addr_of(sk);
 	if (slot_may_hold(key))
