@@ -338,6 +338,19 @@ struct tt_nesting {
 	__u64 caught;
 };
 
+/* A bucket of the socket table (socks.bpf.h): one cache line. */
+#define TT_SOCK_WAYS 2
+
+struct tt_sock_bucket {
+	__u64 sk[TT_SOCK_WAYS]; /* the socket's address; 0: free */
+	__u32 claims[TT_SOCK_WAYS];
+	__u32 spilled; /* sockets whose home this is, held in a later bucket */
+	__u32 pad;
+	struct tt_sock s[TT_SOCK_WAYS];
+};
+
+_Static_assert(sizeof(struct tt_sock_bucket) == 64, "a bucket is one cache line");
+
 /* Defaults for the map sizes; --max-sockets and --max-procs change them. */
 #define TT_DEFAULT_MAX_SOCKETS 131072
 /* The buckets of the socket table a socket may be held in: its own and

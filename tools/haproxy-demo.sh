@@ -11,8 +11,10 @@
 #
 # --all traces every process (ab included) instead of haproxy and nginx.
 # --truth FILE writes what the kernel and ab counted in the namespace over
-# the same run (nstat, ss, ab), for tests to compare tcptrace's CSV with;
-# FILE.nstat gets every kernel counter of the namespace.
+# the same run (nstat, ss, ab), for tests to compare tcptrace's CSV with:
+# each kernel counter as read after tcptrace stopped, and as NAME_before
+# just before it was stopped; FILE.nstat gets every kernel counter of the
+# namespace.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 TCPTRACE=${TCPTRACE:-$TOP/tcptrace}
@@ -96,26 +98,37 @@ WATCHDOG=$!
 wait "$AB" || fail "ab failed: $(tail -3 "$RUN/ab.out")"
 kill "$WATCHDOG" 2>/dev/null
 # Let the last connections finish closing, and land in one more interval.
+closing() {
+	in_ns ss -tanH state fin-wait-1 state fin-wait-2 state closing state last-ack state close-wait
+}
 for i in $(seq 100); do
-	[ -z "$(in_ns ss -tanH state fin-wait-1 state fin-wait-2 state closing state last-ack \
-		state close-wait)" ] && break
+	[ -z "$(closing)" ] && break
 	sleep 0.05
 done
+CLOSING_LEFT=$(closing | wc -l)
 sleep 1.2
 # Timewait sockets expire every second in a run longer than 60 s: the
 # count before and after tcptrace's last snapshot brackets its tw_now.
 TW_BEFORE=$(in_ns ss -tanH state time-wait | wc -l)
 TW_8080_BEFORE=$(in_ns ss -tanH state time-wait '( sport = :8080 )' | wc -l)
+# The same for the kernel's counters: a connection that ends while
+# tcptrace stops (haproxy closes idle upstream connections on a timer)
+# counts in the second reading and not in tcptrace's last snapshot.
+in_ns nstat -az >"$RUN/nstat.before"
 kill -INT "$TRACER"
 wait "$TRACER" || fail "tcptrace failed"
 TRACER=""
 
 if [ -n "$TRUTH" ]; then
+	# Every counter of the namespace, for a look when a figure differs.
+	in_ns nstat -az >"$TRUTH.nstat"
 	{
 		for counter in TcpActiveOpens TcpPassiveOpens TcpOutRsts TcpExtTW TcpExtTWKilled \
 			TcpExtTCPTimeWaitOverflow TcpAttemptFails TcpExtTCPAbortFailed; do
-			echo "$counter=$(in_ns nstat -az "$counter" | awk -v k="$counter" '$1 == k { print $2 }')"
+			echo "$counter=$(awk -v k="$counter" '$1 == k { print $2 }' "$TRUTH.nstat")"
+			echo "${counter}_before=$(awk -v k="$counter" '$1 == k { print $2 }' "$RUN/nstat.before")"
 		done
+		echo "closing_left=$CLOSING_LEFT"
 		echo "ss_timewait_before=$TW_BEFORE"
 		echo "ss_timewait=$(in_ns ss -tanH state time-wait | wc -l)"
 		echo "ss_timewait_from_8080_before=$TW_8080_BEFORE"
@@ -128,6 +141,4 @@ if [ -n "$TRUTH" ]; then
 		echo "nginx_master=$(cat "$RUN/nginx.pid")"
 		echo "nginx_pids=$(pids_named nginx)"
 	} >"$TRUTH"
-	# Every counter of the namespace, for a look when a figure differs.
-	in_ns nstat -az >"$TRUTH.nstat"
 fi

@@ -174,20 +174,14 @@ static __always_inline bool slot_may_hold(__u64 key)
  * functions that search the table are global, verified once each, and
  * return that number; entry_at() makes it a pointer, one the verifier
  * follows as a single state whichever way it is. */
-#define TT_SOCK_WAYS 2
 #define TT_NO_ENTRY 0xffffffffu
 
-struct sock_bucket {
-	__u64 sk[TT_SOCK_WAYS]; /* 0: free */
-	__u32 claims[TT_SOCK_WAYS];
-	__u32 spilled; /* sockets whose home this is, held in a later bucket */
-	__u32 pad;
-	struct tt_sock s[TT_SOCK_WAYS];
-};
-
-_Static_assert(sizeof(struct sock_bucket) == 64, "a bucket is one cache line");
-
 const volatile __u32 sock_buckets = TT_DEFAULT_MAX_SOCKETS;
+
+/* Counted connections whose socket's destruction no program ran for
+ * (recursion_misses does not count them all: docs/reliability.md): a new
+ * socket at the same address found the entry. */
+__u64 ends_unseen = 0;
 
 /* Sockets held outside their home bucket, for bench/held-at-once.sh. */
 __s64 sockets_spilled = 0;
@@ -197,7 +191,7 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, TT_DEFAULT_MAX_SOCKETS + TT_SOCK_PROBES - 1);
 	__type(key, __u32);
-	__type(value, struct sock_bucket);
+	__type(value, struct tt_sock_bucket);
 } sock_table SEC(".maps");
 
 static __always_inline __u32 home_bucket(__u64 key)
@@ -208,7 +202,7 @@ static __always_inline __u32 home_bucket(__u64 key)
 static __always_inline struct tt_sock *entry_at(__u32 entry)
 {
 	__u32 i = entry / TT_SOCK_WAYS;
-	struct sock_bucket *b;
+	struct tt_sock_bucket *b;
 
 	if (entry == TT_NO_ENTRY)
 		return NULL;
@@ -225,7 +219,7 @@ static __always_inline struct tt_sock *entry_at(__u32 entry)
  * holds until release(). Two claimants cannot both see a count of one:
  * each reads after its own add, and the later add sees the earlier. The
  * atomic add is the one atomic that every kernel from 5.10 on takes. */
-static __always_inline bool claim(struct sock_bucket *b, int w)
+static __always_inline bool claim(struct tt_sock_bucket *b, int w)
 {
 	if (*(volatile __u32 *)&b->claims[w])
 		return false;
@@ -236,7 +230,7 @@ static __always_inline bool claim(struct sock_bucket *b, int w)
 	return false;
 }
 
-static __always_inline void release(struct sock_bucket *b, int w)
+static __always_inline void release(struct tt_sock_bucket *b, int w)
 {
 	b->sk[w] = 0;
 	__sync_fetch_and_add(&b->claims[w], -1);
@@ -249,7 +243,7 @@ static __always_inline void release(struct sock_bucket *b, int w)
  * taken. */
 __noinline __u32 bucket_find(__u32 i, __u64 key, __u32 p)
 {
-	struct sock_bucket *b = bpf_map_lookup_elem(&sock_table, &i);
+	struct tt_sock_bucket *b = bpf_map_lookup_elem(&sock_table, &i);
 
 	if (!b)
 		return TT_SOCK_WAYS + 1;
@@ -328,12 +322,12 @@ static __always_inline bool awaits_touch(const struct tt_sock *s)
 /* Every followed socket leaves the table here, so that the filters stay
  * exact. Its entry is read before it goes: the kernel may reuse the
  * address at once. found: the entry the caller's lookup gave, which saves
- * a second search, or TT_NO_ENTRY. Returns 0, or -1 when key has no
- * entry. */
+ * a second search, or TT_NO_ENTRY. Returns the entry's TT_SK_* flags, or
+ * -1 when key has no entry. */
 __noinline int sock_forget(__u64 key, __u32 found)
 {
 	__u32 home, filter = filter_slot(key), entry = found, i, w;
-	struct sock_bucket *b, *h;
+	struct tt_sock_bucket *b, *h;
 	bool untouched;
 	__u16 flags;
 	__u32 slot;
@@ -370,7 +364,7 @@ __noinline int sock_forget(__u64 key, __u32 found)
 		count_awaiting(flags, -1);
 	}
 	count_slot_sockets(slot, -1);
-	return 0;
+	return flags;
 }
 
 static __always_inline void forget(const struct sock *sk)
@@ -403,7 +397,7 @@ static __always_inline struct tt_sock *find(const struct sock *sk)
  * bucket i. */
 __noinline __u32 bucket_claim(__u32 i, __u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 {
-	struct sock_bucket *b = bpf_map_lookup_elem(&sock_table, &i);
+	struct tt_sock_bucket *b = bpf_map_lookup_elem(&sock_table, &i);
 
 	if (!b)
 		return TT_SOCK_WAYS + 1;
@@ -448,11 +442,14 @@ __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 	struct tt_sock value = { .side = side_flags & 0xff, .flags = side_flags >> 16 };
 	__u32 home = home_bucket(key), filter = filter_slot(key), entry;
 	struct tt_proc_counters *c;
-	struct sock_bucket *h;
+	struct tt_sock_bucket *h;
+	int left;
 
 	/* Left by an earlier socket at this address whose destruction went
-	 * unseen: its connection cannot be counted any more. */
-	sock_forget(key, TT_NO_ENTRY);
+	 * unseen: its connection's end cannot be counted any more. */
+	left = sock_forget(key, TT_NO_ENTRY);
+	if (left > 0 && (left & TT_SK_ESTABLISHED))
+		__sync_fetch_and_add(&ends_unseen, 1);
 	entry = sock_claim(key, tgid, slot, side_flags);
 	if (entry == TT_NO_ENTRY) {
 		count_drop(TT_DROP_SOCK_MAP_FULL);

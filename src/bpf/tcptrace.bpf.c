@@ -305,6 +305,8 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 	 * was left at this address by a socket whose end went unseen, and
 	 * the new one must not take its owner. */
 	if (s && oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED && !made_at_accept(s)) {
+		if (s->flags & TT_SK_ESTABLISHED)
+			__sync_fetch_and_add(&ends_unseen, 1);
 		forget(sk);
 		s = NULL;
 	}

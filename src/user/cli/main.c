@@ -283,6 +283,8 @@ int main(int argc, char **argv)
 	ret = trace_loop(&t, &opts, &rep, opts.command ? &cmd : NULL,
 			 opts.listen_addr.set ? &exp : NULL, &first, &last);
 	summary_print(&t, &rep, &first, &last, rep.table ? rep.table : stderr);
+	if (getenv("TCPTRACE_TEST_SOCKETS_LEFT"))
+		tracer_print_sockets_left(&t, stderr);
 	if (ret == TT_EXIT_OK)
 		summary_print_resources(&t, opts.max_sockets);
 	if (last.mono_ns != first.mono_ns)

@@ -65,6 +65,9 @@ void summary_print(struct tracer *t, struct report *rep, const struct tt_snapsho
 	if (ends_lost)
 		fprintf(stderr, "tcptrace: %llu of them sockets' ends: the close of any "
 				"followed one among them is not counted\n", (unsigned long long)ends_lost);
+	if (tracer_ends_unseen(t))
+		fprintf(stderr, "tcptrace: %llu connections' ends not counted: no program ran for "
+				"their sockets' destruction\n", (unsigned long long)tracer_ends_unseen(t));
 	unattached = tracer_read_hook_failures(t, &attach_error);
 	if (unattached)
 		fprintf(stderr, "tcptrace: the read hook could not be attached %llu times (%s): "

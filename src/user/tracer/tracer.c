@@ -579,6 +579,27 @@ uint64_t tracer_map_bytes(struct tracer *t)
 	return total;
 }
 
+uint64_t tracer_ends_unseen(const struct tracer *t)
+{
+	return __atomic_load_n(&t->skel->bss->ends_unseen, __ATOMIC_RELAXED);
+}
+
+void tracer_print_sockets_left(struct tracer *t, FILE *f)
+{
+	int fd = bpf_map__fd(t->skel->maps.sock_table);
+	__u32 n = bpf_map__max_entries(t->skel->maps.sock_table);
+	struct tt_sock_bucket b;
+
+	for (__u32 i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(fd, &i, &b))
+			continue;
+		for (int w = 0; w < TT_SOCK_WAYS; w++)
+			if (b.sk[w])
+				fprintf(f, "tcptrace: socket left: tgid %u side %u flags 0x%x\n",
+					b.s[w].tgid, b.s[w].side, b.s[w].flags);
+	}
+}
+
 uint64_t tracer_nested_caught(struct tracer *t)
 {
 	return t->cfg.catch_nested ? counters_nested_caught(&t->counters) : 0;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "common/fail.h"
 #include "common/stats.h"
 #include "tracer/acceptors.h"
@@ -123,6 +124,12 @@ void tracer_forget_pid(struct tracer *t, uint32_t pid);
 int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap);
 /* Kernel memory held by the BPF maps (their fdinfo memlock), in bytes. */
 uint64_t tracer_map_bytes(struct tracer *t);
+/* Connections whose socket's destruction no program ran for, found when a
+ * new socket took the address. */
+uint64_t tracer_ends_unseen(const struct tracer *t);
+/* Every entry still in the socket table, a line each (tests: a connection
+ * whose end went uncounted). */
+void tracer_print_sockets_left(struct tracer *t, FILE *f);
 /* Events the twins of --catch-nested handled for their primaries. */
 uint64_t tracer_nested_caught(struct tracer *t);
 void tracer_close(struct tracer *t);
