@@ -13,8 +13,9 @@
 # --truth FILE writes what the kernel and ab counted in the namespace over
 # the same run (nstat, ss, ab), for tests to compare tcptrace's CSV with:
 # each kernel counter as read after tcptrace stopped, and as NAME_before
-# just before it was stopped; FILE.nstat gets every kernel counter of the
-# namespace.
+# just before it was stopped, and the socket destructions the kernel
+# counted (perf) and tcptrace's program ran for over the load;
+# FILE.nstat gets every kernel counter of the namespace.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 TCPTRACE=${TCPTRACE:-$TOP/tcptrace}
@@ -41,8 +42,12 @@ NS=tt-demo-$$
 RUN=$(mktemp -d /tmp/tcptrace-demo.XXXXXX)
 export NSTAT_HISTORY=$RUN/nstat.history
 TRACER=""
+PERF=""
+STATS_WERE=""
 
 cleanup() {
+	[ -n "$PERF" ] && kill -INT "$PERF" 2>/dev/null && wait "$PERF"
+	[ -n "$STATS_WERE" ] && sysctl -qw kernel.bpf_stats_enabled="$STATS_WERE"
 	[ -n "$TRACER" ] && kill -INT "$TRACER" 2>/dev/null && wait "$TRACER"
 	for pid in $(ip netns pids "$NS" 2>/dev/null); do kill -TERM "$pid" 2>/dev/null; done
 	sleep 0.2
@@ -66,6 +71,15 @@ pids_named() {
 
 listening() { in_ns ss -tlnH "( sport = :$1 )" | grep -q .; }
 
+# Runs so far of tcptrace's program on tcp_destroy_sock
+# (kernel.bpf_stats_enabled), from the program ids its descriptors hold.
+destroy_runs() {
+	local id
+	for id in $(awk '$1 == "prog_id:" { print $2 }' /proc/"$TRACER"/fdinfo/* 2>/dev/null | sort -u); do
+		bpftool prog show id "$id" -j
+	done | jq -s '[.[] | select(.name == "handle_destroy_sock") | .run_cnt // 0] | add // 0'
+}
+
 wait_listening() {
 	local i
 	for i in $(seq 100); do listening "$1" && return 0; sleep 0.05; done
@@ -87,6 +101,17 @@ wait_listening 8080
 TRACER=$!
 for i in $(seq 200); do grep -q '^tcptrace: tracing' "$RUN/tracer.err" 2>/dev/null && break; sleep 0.05; done
 grep -q '^tcptrace: tracing' "$RUN/tracer.err" || fail "tcptrace did not start"
+# --truth: a witness of the events the kernel gives no BPF program
+# (docs/reliability.md): the kernel's own count of socket destructions
+# (perf, no BPF), against the runs of tcptrace's program over a window
+# that holds perf's.
+if [ -n "$TRUTH" ]; then
+	STATS_WERE=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -qw kernel.bpf_stats_enabled=1
+	RUNS_BEFORE=$(destroy_runs)
+	perf stat -x, -e tcp:tcp_destroy_sock -a -o "$RUN/perf.out" 2>"$RUN/perf.err" &
+	PERF=$!
+fi
 sleep 1 # one quiet interval before the load starts
 
 # ab itself is the child (its PID goes into --truth); a watchdog bounds it.
@@ -107,6 +132,14 @@ for i in $(seq 100); do
 done
 CLOSING_LEFT=$(closing | wc -l)
 sleep 1.2
+if [ -n "$TRUTH" ]; then
+	kill -INT "$PERF"
+	wait "$PERF"
+	PERF=""
+	RUNS_AFTER=$(destroy_runs)
+	sysctl -qw kernel.bpf_stats_enabled="$STATS_WERE"
+	STATS_WERE=""
+fi
 # Timewait sockets expire every second in a run longer than 60 s: the
 # count before and after tcptrace's last snapshot brackets its tw_now.
 TW_BEFORE=$(in_ns ss -tanH state time-wait | wc -l)
@@ -129,6 +162,8 @@ if [ -n "$TRUTH" ]; then
 			echo "${counter}_before=$(awk -v k="$counter" '$1 == k { print $2 }' "$RUN/nstat.before")"
 		done
 		echo "closing_left=$CLOSING_LEFT"
+		echo "destroys_counted_by_perf=$(awk -F, '$3 == "tcp:tcp_destroy_sock" { print $1 }' "$RUN/perf.out")"
+		echo "destroys_run_by_tcptrace=$((RUNS_AFTER - RUNS_BEFORE))"
 		echo "ss_timewait_before=$TW_BEFORE"
 		echo "ss_timewait=$(in_ns ss -tanH state time-wait | wc -l)"
 		echo "ss_timewait_from_8080_before=$TW_8080_BEFORE"

@@ -20,7 +20,7 @@ tests=(
 	apache2 hitch openssl
 	clang-19 libclang-rt-19-dev clang-tidy-19 cppcheck valgrind
 	qemu-system-x86 busybox-static cpio xz-utils
-	prometheus jq curl
+	prometheus jq curl linux-perf
 	groff-base man-db mandoc bash-completion systemd
 	golang-go
 	libjs-chart.js chromium

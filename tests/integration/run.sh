@@ -1088,10 +1088,20 @@ proxy_under_ab() { # requests concurrency time-limit
 			"$((all_rst <= TcpOutRsts && all_rst >= TcpOutRsts_before - TcpExtTCPAbortFailed))"
 	fi
 	local tw_before=$((TcpExtTW_before + TcpExtTWKilled_before)) tw_after=$((TcpExtTW + TcpExtTWKilled))
-	expect_between "tw, haproxy+nginx+ab = TcpExtTW + TcpExtTWKilled" "$tw_before" "$tw_after" "$all_tw"
+	# A timewait socket is counted at its full socket's destruction. The
+	# kernel gives BPF programs not quite every event on this machine
+	# (docs/reliability.md): perf, which counts the destructions without
+	# BPF, is the witness of those withheld, if any, and each may take one
+	# timewait socket from the count.
+	local withheld=$((destroys_counted_by_perf - destroys_run_by_tcptrace))
+	[ "$withheld" -gt 0 ] || withheld=0
+	log "    socket destructions over the load: the kernel's (perf) $destroys_counted_by_perf, tcptrace's program ran for $destroys_run_by_tcptrace"
+	local tw_what="tw, haproxy+nginx+ab = TcpExtTW + TcpExtTWKilled"
+	[ "$withheld" -eq 0 ] || tw_what="$tw_what, less at most the $withheld destructions withheld from BPF"
+	expect_between "$tw_what" "$((tw_before - withheld))" "$tw_after" "$all_tw"
 	# Once seen one short under the other suites' load: how every end was
 	# counted, and what the kernel says of its timewait sockets and aborts.
-	[ "$all_tw" -ge "$tw_before" ] && [ "$all_tw" -le "$tw_after" ] || log "    ends by process (every row): $(awk -F, \
+	[ "$all_tw" -ge "$((tw_before - withheld))" ] && [ "$all_tw" -le "$tw_after" ] || log "    ends by process (every row): $(awk -F, \
 		-v cols=conn_in,conn_out,fin_active_in,fin_active_out,fin_passive_in,fin_passive_out,tw_in,tw_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,timeout_in,timeout_out '
 		BEGIN { n = split(cols, col, ",") }
 		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -2476,6 +2486,44 @@ case_self_check() {
 	expect_eq "no timewait socket left in tcptrace's namespace" 0 "$(in_ns ss -tanH state time-wait | wc -l)"
 }
 
+# A socket's destruction that no program ran for, as the kernel sometimes
+# gives no BPF program the event (docs/reliability.md): here every one,
+# the destruction's program detached once tcptrace is tracing. Each
+# connection is then counted once: its end counted another way (a
+# connect() that finds its entry), among the ends tcptrace says it could
+# not count (a new socket found the entry at its address), or among the
+# entries its socket table holds at exit.
+case_ends_unseen_counted() {
+	local csv=$WORK/t.csv n=200 ends unseen left conns
+	ns_new || return 1
+	export TCPTRACE_TEST_DETACH_AFTER_START=handle_destroy_sock TCPTRACE_TEST_SOCKETS_LEFT=1
+	run_pair 127.0.0.1 fin-server "$n"
+	local rc=$?
+	unset TCPTRACE_TEST_DETACH_AFTER_START TCPTRACE_TEST_SOCKETS_LEFT
+	[ "$rc" -eq 0 ] || return 1
+	conns=$(($(csv_sum "$csv" "$SRV" conn_in) + $(csv_sum "$csv" "$CLI" conn_out)))
+	expect_eq "connections = TcpPassiveOpens + TcpActiveOpens" \
+		"$(($(nstat_of TcpPassiveOpens) + $(nstat_of TcpActiveOpens)))" "$conns"
+	expect_eq "no end counted at a destruction (the server's FINs first)" 0 \
+		"$(csv_sum "$csv" "$SRV" fin_active_in)"
+	ends=0
+	for col in fin_active_in fin_passive_in rst_sent_in rst_recv_in timeout_in; do
+		ends=$((ends + $(csv_sum "$csv" "$SRV" "$col")))
+	done
+	for col in fin_active_out fin_passive_out rst_sent_out rst_recv_out timeout_out; do
+		ends=$((ends + $(csv_sum "$csv" "$CLI" "$col")))
+	done
+	unseen=$(sed -n "s/^tcptrace: \([0-9]*\) connections' ends not counted: no program ran for their sockets' destruction$/\1/p" \
+		"$WORK/tracer.err")
+	# Entries of a connection (TT_SK_ESTABLISHED, bit 0 of the flags).
+	left=$(awk -v a="$SRV" -v b="$CLI" '/^tcptrace: socket left:/ && ($5 == a || $5 == b) &&
+		$9 ~ /[13579bdf]$/' "$WORK/tracer.err" | wc -l)
+	log "    ends counted $ends, said not counted ${unseen:-0}, entries left $left"
+	expect_eq "some ends said not counted (sockets' memory taken again)" 1 "$((${unseen:-0} > 0))"
+	expect_eq "ends counted + ends not counted + entries left = connections" "$conns" \
+		"$((ends + ${unseen:-0} + left))"
+}
+
 [ "$(id -u)" -eq 0 ] || { echo "integration tests need root"; echo "0 passed, 1 failed"; exit 1; }
 for bin in "$TCPTRACE" "$SCENARIO" "$STALL"; do
 	[ -x "$bin" ] || { echo "missing $bin: run make first"; echo "0 passed, 1 failed"; exit 1; }
@@ -2547,6 +2595,7 @@ run_case "connections in an accept queue at start: the listener's" case_unaccept
 run_case "servers that start while tcptrace starts are counted" case_servers_starting_with_tcptrace
 run_case "-p NAME not running yet: waited for, counted from its start" case_name_not_running_yet
 run_case "self-check: refuses when its programs see nothing, shows nowhere otherwise" case_self_check
+run_case "ends no program saw: each connection counted once, ended, said not counted, or left" case_ends_unseen_counted
 run_case "without CAP_SYS_ADMIN: another namespace said, its own read" case_without_sys_admin
 run_case "timewait sockets awaiting the peer's FIN keep their owner" case_timewait_awaiting_peer_fin
 run_case "a timewait socket's RST: its owner's tw_rst" case_timewait_rst owner

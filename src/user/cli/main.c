@@ -279,6 +279,8 @@ int main(int argc, char **argv)
 	if (opts.verbose)
 		startup_print(&clock);
 	tracing_started = true;
+	if (getenv("TCPTRACE_TEST_DETACH_AFTER_START"))
+		tracer_test_detach(&t, getenv("TCPTRACE_TEST_DETACH_AFTER_START"));
 
 	ret = trace_loop(&t, &opts, &rep, opts.command ? &cmd : NULL,
 			 opts.listen_addr.set ? &exp : NULL, &first, &last);

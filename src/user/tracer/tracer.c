@@ -579,6 +579,26 @@ uint64_t tracer_map_bytes(struct tracer *t)
 	return total;
 }
 
+void tracer_test_detach(struct tracer *t, const char *name)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(t->skel->obj, name);
+	struct bpf_prog_info prog_info = {};
+	__u32 len = sizeof(prog_info);
+
+	if (!prog || bpf_obj_get_info_by_fd(bpf_program__fd(prog), &prog_info, &len))
+		return;
+	for (size_t i = 0; i < t->n_links; i++) {
+		struct bpf_link_info info = {};
+
+		len = sizeof(info);
+		if (t->links[i] && !bpf_obj_get_info_by_fd(bpf_link__fd(t->links[i]), &info, &len) &&
+		    info.prog_id == prog_info.id) {
+			bpf_link__destroy(t->links[i]);
+			t->links[i] = NULL;
+		}
+	}
+}
+
 uint64_t tracer_ends_unseen(const struct tracer *t)
 {
 	return __atomic_load_n(&t->skel->bss->ends_unseen, __ATOMIC_RELAXED);

@@ -124,6 +124,9 @@ void tracer_forget_pid(struct tracer *t, uint32_t pid);
 int tracer_snapshot(struct tracer *t, struct tt_snapshot *snap);
 /* Kernel memory held by the BPF maps (their fdinfo memlock), in bytes. */
 uint64_t tracer_map_bytes(struct tracer *t);
+/* Tests: detaches the program of that name, as a kernel that stops giving
+ * it events would. */
+void tracer_test_detach(struct tracer *t, const char *name);
 /* Connections whose socket's destruction no program ran for, found when a
  * new socket took the address. */
 uint64_t tracer_ends_unseen(const struct tracer *t);
