@@ -136,6 +136,8 @@ if [ -n "$TRUTH" ]; then
 	kill -INT "$PERF"
 	wait "$PERF"
 	PERF=""
+	grep -q ',tcp:tcp_destroy_sock,' "$RUN/perf.out" ||
+		fail "perf counted no socket destruction: $(cat "$RUN/perf.err" "$RUN/perf.out")"
 	RUNS_AFTER=$(destroy_runs)
 	sysctl -qw kernel.bpf_stats_enabled="$STATS_WERE"
 	STATS_WERE=""

@@ -1021,8 +1021,6 @@ gauge_total() { # csv column
 		END { for (p in last) s += last[p]; print s + 0 }' "$1"
 }
 
-# haproxy in front of nginx (two workers) under ab, every process traced:
-# tcptrace's totals must equal the namespace's own kernel counters.
 # A kernel counter read just before tcptrace stopped and just after: what
 # tcptrace counted lies between, the one number when nothing ended while
 # it stopped (the usual case).
@@ -1046,6 +1044,15 @@ sockets_left() { # pids
 		"$WORK/tracer.err"
 }
 
+# What tcptrace said it lost or could not count, and where its sockets
+# stood when it stopped: logged when a figure of proxy_under_ab differs.
+ends_unaccounted() { # pids
+	echo "$(grep -i 'lost\|dropped\|not counted' "$WORK/tracer.err" | paste -sd';')" \
+		"sockets closing when tcptrace stopped: $closing_left; $(sockets_left "$1")"
+}
+
+# haproxy in front of nginx (two workers) under ab, every process traced:
+# tcptrace's totals must equal the namespace's own kernel counters.
 proxy_under_ab() { # requests concurrency time-limit
 	local csv=$WORK/proxy.csv truth=$WORK/truth requests=$1
 	TCPTRACE_TEST_SOCKETS_LEFT=1 "$TOP/tools/haproxy-demo.sh" --all -n "$requests" -c "$2" -t "$3" \
@@ -1081,8 +1088,7 @@ proxy_under_ab() { # requests concurrency time-limit
 			NR > 1 { r[$3 " " $4] += $11 + $12 + $23 }
 			END { for (k in r) if (r[k]) printf "%s %d; ", k, r[k] }' "$WORK/proxy.csv")" \
 			"RSTs in no process row: $(grep '^RSTs in no process row' "$WORK/tracer.out" | paste -sd';')" \
-			"$(grep -i 'lost\|dropped\|not counted' "$WORK/tracer.err" | paste -sd';')" \
-			"sockets closing when tcptrace stopped: $closing_left; $(sockets_left "$haproxy_pids,$nginx_pids,$ab_pid")"
+			"$(ends_unaccounted "$haproxy_pids,$nginx_pids,$ab_pid")"
 	else
 		expect_eq "$what within TcpOutRsts - TcpExtTCPAbortFailed .. TcpOutRsts" 1 \
 			"$((all_rst <= TcpOutRsts && all_rst >= TcpOutRsts_before - TcpExtTCPAbortFailed))"
@@ -1109,8 +1115,7 @@ proxy_under_ab() { # requests concurrency time-limit
 		END { for (k in keys) { printf "%s:", k; for (j = 1; j <= n; j++) if (v[k, j]) printf " %s %d", col[j], v[k, j]; printf "; " } }' \
 		"$WORK/proxy.csv")" \
 		"kernel: $(awk '$1 ~ /TW|Abort|Reset|TimeWait|Recycle/ && $2 != 0 { printf "%s %s ", $1, $2 }' "$truth.nstat")" \
-		"$(grep -i 'lost\|dropped\|not counted' "$WORK/tracer.err" | paste -sd';')" \
-		"sockets closing when tcptrace stopped: $closing_left; $(sockets_left "$haproxy_pids,$nginx_pids,$ab_pid")"
+		"$(ends_unaccounted "$haproxy_pids,$nginx_pids,$ab_pid")"
 	local tw_now
 	tw_now=$(gauge_total "$csv" tw_now)
 	expect_eq "tw_now, haproxy+nginx+ab, within ss timewait before and after ($ss_timewait_before..$ss_timewait)" 1 \
@@ -2494,7 +2499,7 @@ case_self_check() {
 # not count (a new socket found the entry at its address), or among the
 # entries its socket table holds at exit.
 case_ends_unseen_counted() {
-	local csv=$WORK/t.csv n=200 ends unseen left conns
+	local csv=$WORK/t.csv n=200 ends unseen left conns col
 	ns_new || return 1
 	export TCPTRACE_TEST_DETACH_AFTER_START=handle_destroy_sock TCPTRACE_TEST_SOCKETS_LEFT=1
 	run_pair 127.0.0.1 fin-server "$n"
