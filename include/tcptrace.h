@@ -353,10 +353,12 @@ _Static_assert(sizeof(struct tt_sock_bucket) == 64, "a bucket is one cache line"
 
 /* Defaults for the map sizes; --max-sockets and --max-procs change them. */
 #define TT_DEFAULT_MAX_SOCKETS 131072
-/* The buckets of the socket table a socket may be held in: its own and
- * the next ones (socks.bpf.h); the table has that many less one more
- * buckets than half of --max-sockets. */
-#define TT_SOCK_PROBES 16
+/* The buckets of the socket table a socket may be held in: its home
+ * (tt_sock_hash.h) and the next ones. The table has --max-sockets buckets,
+ * and TT_SOCK_PROBES - 1 more for the last homes' sockets to move on to;
+ * tests/unit/test_sock_table.c measures the fill at which it first turns
+ * a socket away (docs/reliability.md). */
+#define TT_SOCK_PROBES 32
 #define TT_DEFAULT_MAX_PROCS 4096
 #define TT_MAX_TRACED 256 /* --pid entries */
 

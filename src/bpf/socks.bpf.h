@@ -4,6 +4,8 @@
 #ifndef TT_SOCKS_BPF_H
 #define TT_SOCKS_BPF_H
 
+#include "tt_sock_hash.h"
+
 /* Seeds not yet adopted: while zero, unknown sockets cost one lookup less.
  * User space counts a seed here before it writes it. */
 __u64 seeds_pending = 0;
@@ -119,24 +121,10 @@ static __always_inline __u64 addr_of(const void *p)
 	return addr;
 }
 
-/* A socket's address, mixed. Sockets are objects of a few KiB carved
- * from contiguous slabs: their addresses step by a fixed size, and a
- * single multiplication left runs of them on a few buckets, so that the
- * table overflowed long before --max-sockets (bench/held-at-once.sh). A
- * 64-bit finalizer (MurmurHash3's fmix64) spreads them evenly. */
-static __always_inline __u64 hash_of_key(__u64 h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 33);
-}
-
 /* The slot of a socket in the counting filters. */
 static __always_inline __u32 filter_slot(__u64 key)
 {
-	return hash_of_key(key) >> (64 - 14);
+	return tt_sock_hash(key) >> (64 - 14);
 }
 
 static __always_inline __u32 slot_of(const struct sock *sk)
@@ -196,7 +184,7 @@ struct {
 
 static __always_inline __u32 home_bucket(__u64 key)
 {
-	return ((hash_of_key(key) >> 32) * sock_buckets) >> 32;
+	return tt_sock_home(key, sock_buckets);
 }
 
 static __always_inline struct tt_sock *entry_at(__u32 entry)
@@ -416,19 +404,32 @@ __noinline __u32 bucket_claim(__u32 i, __u64 key, __u32 tgid, __u32 slot, __u32 
 }
 
 /* A free entry taken for the socket at address key in the first of its
- * buckets that has one; TT_NO_ENTRY when all are full. */
+ * buckets that has one; TT_NO_ENTRY when all are full. Its home counts it
+ * as spilled before a later bucket holds it: a lookup that meanwhile finds
+ * home not spilled could stop there and miss it. */
 static __always_inline __u32 sock_claim(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 {
-	__u32 home = home_bucket(key);
+	__u32 home = home_bucket(key), w = bucket_claim(home, key, tgid, slot, side_flags);
+	struct tt_sock_bucket *h;
 
-	for (__u32 p = 0; p < TT_SOCK_PROBES; p++) {
-		__u32 i = home + p, w = bucket_claim(i, key, tgid, slot, side_flags);
+	if (w < TT_SOCK_WAYS)
+		return home * TT_SOCK_WAYS + w;
+	h = bpf_map_lookup_elem(&sock_table, &home);
+	if (!h)
+		return TT_NO_ENTRY;
+	__sync_fetch_and_add(&h->spilled, 1);
+	for (__u32 p = 1; p < TT_SOCK_PROBES; p++) {
+		__u32 i = home + p;
 
-		if (w < TT_SOCK_WAYS)
+		w = bucket_claim(i, key, tgid, slot, side_flags);
+		if (w < TT_SOCK_WAYS) {
+			__sync_fetch_and_add(&sockets_spilled, 1);
 			return i * TT_SOCK_WAYS + w;
+		}
 		if (w > TT_SOCK_WAYS)
 			break;
 	}
+	__sync_fetch_and_add(&h->spilled, -1);
 	return TT_NO_ENTRY;
 }
 
@@ -440,9 +441,8 @@ static __always_inline __u32 sock_claim(__u64 key, __u32 tgid, __u32 slot, __u32
 __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 {
 	struct tt_sock value = { .side = side_flags & 0xff, .flags = side_flags >> 16 };
-	__u32 home = home_bucket(key), filter = filter_slot(key), entry;
+	__u32 filter = filter_slot(key), entry;
 	struct tt_proc_counters *c;
-	struct tt_sock_bucket *h;
 	int left;
 
 	/* Left by an earlier socket at this address whose destruction went
@@ -457,12 +457,6 @@ __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 		if (c)
 			bump(&c->untracked);
 		return TT_NO_ENTRY;
-	}
-	if (entry / TT_SOCK_WAYS != home) {
-		h = bpf_map_lookup_elem(&sock_table, &home);
-		if (h)
-			__sync_fetch_and_add(&h->spilled, 1);
-		__sync_fetch_and_add(&sockets_spilled, 1);
 	}
 	if (!cookie_marks_followed)
 		__sync_fetch_and_add(&tracked_slots[filter], 1);
