@@ -32,7 +32,7 @@ PURE := common/stats common/columns common/connect_time common/utf8 common/procf
 TRACER := tracer/tracer tracer/seed tracer/snapshot tracer/timewait tracer/slots tracer/counters \
 	tracer/listeners tracer/acceptors
 USER := $(PURE) tracer/sockdiag tracer/probe tracer/netns tracer/netns_broker tracer/namespaces $(TRACER) tracer/selfcheck output/report \
-	output/exporter cli/privileges cli/command cli/scope cli/startup cli/loop cli/summary cli/main
+	output/exporter cli/privileges cli/command cli/scope cli/targets cli/outputs cli/startup cli/loop cli/summary cli/main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))
 
 ifeq ($(V),1)

@@ -1,18 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* --verbose: where the time from launch to "tracing" went. */
+/* Start-up: the tracer opened, loaded, attached, seeded and checked, root
+ * given up, and the "tracing" line; with --verbose, where its time went. */
 #ifndef TT_STARTUP_H
 #define TT_STARTUP_H
 
 #include <stdint.h>
+#include "cli/session.h"
 #include "tracer/tracer.h"
-
-/* --verbose: the steps from launch to "tracing", each ending at a mark. */
-enum startup_step { STEP_OPEN, STEP_LOAD, STEP_ATTACH, STEP_SEED, STEP_SELFCHECK, STEPS };
-
-struct startup_clock {
-	uint64_t begun_ns;
-	uint64_t ended_ns[STEPS];
-};
 
 uint64_t monotonic_ns(void);
 void startup_mark(struct startup_clock *clock, enum startup_step step);
@@ -20,5 +14,14 @@ void startup_mark(struct startup_clock *clock, enum startup_step step);
 void startup_print(const struct startup_clock *clock);
 /* Each program's instructions walked by the verifier and its time. */
 void verifier_stats_print(const struct tracer *t);
+
+/* Open, load, attach, seed and self-check the tracer, and take the first
+ * snapshot. Returns 0, or an exit status after one line on stderr. */
+int startup_trace(struct session *s);
+
+/* COMMAND started, root given up, the watch begun, and "tcptrace:
+ * tracing ..." said. Returns 0, or an exit status after one line on
+ * stderr. */
+int startup_go_live(struct session *s);
 
 #endif /* TT_STARTUP_H */
