@@ -96,7 +96,7 @@ tcptrace: $(patsubst %,$(OUTPUT)/user/%.o,$(USER))
 
 $(OUTPUT)/test_%: tests/unit/test_%.c $(patsubst %,$(OUTPUT)/user/%.o,$(PURE))
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(USER_CFLAGS) $(DEPFLAGS) $^ -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) $(USER_CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -lcmocka -o $@
 
 # What each building block of a tracer costs per event (bench/hookcost.sh);
 # not part of `make`.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The column table expanded: names, values and kinds of a row's columns. */
+#include <string.h>
 #include "common/columns.h"
 
 const char *const tt_csv_col_names[TT_CSV_COLS] = {
@@ -58,7 +59,45 @@ bool csv_col_optional(enum tt_csv_col col)
 	return has_flag(col, TT_COL_LATER);
 }
 
+const char *const tt_dest_col_names[TT_DEST_COLS] = {
+#define TT_DEST_COLUMN_NAME(id, name, flags, value, metric, labels) [TT_DEST_##id] = (name),
+	TT_DEST_COLUMNS(TT_DEST_COLUMN_NAME)
+#undef TT_DEST_COLUMN_NAME
+};
+
+static const unsigned int dest_col_flags[TT_DEST_COLS] = {
+#define TT_DEST_COLUMN_FLAGS(id, name, flags, value, metric, labels) [TT_DEST_##id] = (flags),
+	TT_DEST_COLUMNS(TT_DEST_COLUMN_FLAGS)
+#undef TT_DEST_COLUMN_FLAGS
+};
+
+bool tt_dest_col_is_seconds(enum tt_dest_col col)
+{
+	return col < TT_DEST_COLS && (dest_col_flags[col] & TT_COL_SECONDS);
+}
+
+uint64_t tt_dest_column_value(const struct tt_dest_row *d, enum tt_dest_col col, double *seconds)
+{
+	*seconds = 0;
+	switch (col) {
+#define TT_DEST_COLUMN_VALUE(id, name, flags, value, metric, labels) \
+	case TT_DEST_##id:                                          \
+		if ((flags) & TT_COL_SECONDS) {                     \
+			*seconds = (double)(value);                 \
+			return 0;                                   \
+		}                                                   \
+		return (uint64_t)(value);
+		TT_DEST_COLUMNS(TT_DEST_COLUMN_VALUE)
+#undef TT_DEST_COLUMN_VALUE
+	default:
+		return 0;
+	}
+}
+
 bool csv_dest_has(enum tt_csv_col col)
 {
-	return has_flag(col, TT_COL_DEST);
+	for (size_t i = 0; col < TT_CSV_COLS && i < TT_DEST_COLS; i++)
+		if (!strcmp(tt_dest_col_names[i], tt_csv_col_names[col]))
+			return true;
+	return false;
 }

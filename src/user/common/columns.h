@@ -2,7 +2,7 @@
 /* The columns of a process row, once, in the CSV's order: the name the CSV
  * header, the JSON lines, compare and the report use; what it is (a count
  * over the interval or a level at its end, in every CSV or only in those
- * written since it came, also in the per-destination CSV or not); and
+ * written since it came); and
  * where a struct tt_row keeps it; and where /metrics has it. The writers,
  * the reader and /metrics expand this list: a new column is one entry
  * here and its field in struct tt_row. */
@@ -17,35 +17,50 @@
 #define TT_COL_COUNT 0x0 /* a count per interval, summed over intervals */
 #define TT_COL_LEVEL 0x1 /* a value at the end of the interval (a gauge) */
 #define TT_COL_LATER 0x2 /* CSVs of earlier versions lack it */
-#define TT_COL_DEST  0x4 /* the per-destination CSV (--by dest) has it too */
+#define TT_COL_SECONDS 0x4 /* a destination row's: seconds, one decimal */
+
+/* Connects that got a local port and failed, by cause (enum tt_connfail). */
+#define TT_CONNFAIL_COLUMNS(X, of)                                                        \
+	X(CONNFAIL_REFUSED, "connfail_refused", TT_COL_LATER,                             \
+	  (of).connfail_by[TT_CONNFAIL_REFUSED], "tcptrace_connect_failures_total",       \
+	  "cause=\"refused\"")                                                            \
+	X(CONNFAIL_TIMEOUT, "connfail_timeout", TT_COL_LATER,                             \
+	  (of).connfail_by[TT_CONNFAIL_TIMEOUT], "tcptrace_connect_failures_total",       \
+	  "cause=\"timeout\"")                                                            \
+	X(CONNFAIL_UNREACH, "connfail_unreach", TT_COL_LATER,                             \
+	  (of).connfail_by[TT_CONNFAIL_UNREACH], "tcptrace_connect_failures_total",       \
+	  "cause=\"unreach\"")                                                            \
+	X(CONNFAIL_ABANDONED, "connfail_abandoned", TT_COL_LATER,                         \
+	  (of).connfail_by[TT_CONNFAIL_ABANDONED], "tcptrace_connect_failures_total",     \
+	  "cause=\"abandoned\"")
 
 /* Connects established, by latency: connect_B counts those above the bound
  * before B and at most B (common/connect_time.h); in /metrics, the
  * histogram tcptrace_connect_duration_seconds. */
-#define TT_CONNECT_COLUMNS(X)                                                            \
-	X(CONNECT_0, "connect_10us", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[0], "", "") \
-	X(CONNECT_1, "connect_20us", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[1], "", "") \
-	X(CONNECT_2, "connect_50us", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[2], "", "") \
-	X(CONNECT_3, "connect_100us", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[3], "", "") \
-	X(CONNECT_4, "connect_200us", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[4], "", "") \
-	X(CONNECT_5, "connect_500us", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[5], "", "") \
-	X(CONNECT_6, "connect_1ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[6], "", "") \
-	X(CONNECT_7, "connect_2ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[7], "", "") \
-	X(CONNECT_8, "connect_5ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[8], "", "") \
-	X(CONNECT_9, "connect_10ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[9], "", "") \
-	X(CONNECT_10, "connect_20ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[10], "", "") \
-	X(CONNECT_11, "connect_50ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[11], "", "") \
-	X(CONNECT_12, "connect_100ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[12], "", "") \
-	X(CONNECT_13, "connect_200ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[13], "", "") \
-	X(CONNECT_14, "connect_500ms", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[14], "", "") \
-	X(CONNECT_15, "connect_1s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[15], "", "") \
-	X(CONNECT_16, "connect_2s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[16], "", "") \
-	X(CONNECT_17, "connect_5s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[17], "", "") \
-	X(CONNECT_18, "connect_10s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[18], "", "") \
-	X(CONNECT_19, "connect_20s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[19], "", "") \
-	X(CONNECT_20, "connect_50s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[20], "", "") \
-	X(CONNECT_21, "connect_over_50s", TT_COL_LATER | TT_COL_DEST, r->t.connect_le[21], "", "") \
-	X(CONNECT_US, "connect_us", TT_COL_LATER | TT_COL_DEST, r->t.connect_us, "", "")
+#define TT_CONNECT_COLUMNS(X, of)                                                          \
+	X(CONNECT_0, "connect_10us", TT_COL_LATER, (of).connect_le[0], "", "") \
+	X(CONNECT_1, "connect_20us", TT_COL_LATER, (of).connect_le[1], "", "") \
+	X(CONNECT_2, "connect_50us", TT_COL_LATER, (of).connect_le[2], "", "") \
+	X(CONNECT_3, "connect_100us", TT_COL_LATER, (of).connect_le[3], "", "") \
+	X(CONNECT_4, "connect_200us", TT_COL_LATER, (of).connect_le[4], "", "") \
+	X(CONNECT_5, "connect_500us", TT_COL_LATER, (of).connect_le[5], "", "") \
+	X(CONNECT_6, "connect_1ms", TT_COL_LATER, (of).connect_le[6], "", "") \
+	X(CONNECT_7, "connect_2ms", TT_COL_LATER, (of).connect_le[7], "", "") \
+	X(CONNECT_8, "connect_5ms", TT_COL_LATER, (of).connect_le[8], "", "") \
+	X(CONNECT_9, "connect_10ms", TT_COL_LATER, (of).connect_le[9], "", "") \
+	X(CONNECT_10, "connect_20ms", TT_COL_LATER, (of).connect_le[10], "", "") \
+	X(CONNECT_11, "connect_50ms", TT_COL_LATER, (of).connect_le[11], "", "") \
+	X(CONNECT_12, "connect_100ms", TT_COL_LATER, (of).connect_le[12], "", "") \
+	X(CONNECT_13, "connect_200ms", TT_COL_LATER, (of).connect_le[13], "", "") \
+	X(CONNECT_14, "connect_500ms", TT_COL_LATER, (of).connect_le[14], "", "") \
+	X(CONNECT_15, "connect_1s", TT_COL_LATER, (of).connect_le[15], "", "") \
+	X(CONNECT_16, "connect_2s", TT_COL_LATER, (of).connect_le[16], "", "") \
+	X(CONNECT_17, "connect_5s", TT_COL_LATER, (of).connect_le[17], "", "") \
+	X(CONNECT_18, "connect_10s", TT_COL_LATER, (of).connect_le[18], "", "") \
+	X(CONNECT_19, "connect_20s", TT_COL_LATER, (of).connect_le[19], "", "") \
+	X(CONNECT_20, "connect_50s", TT_COL_LATER, (of).connect_le[20], "", "") \
+	X(CONNECT_21, "connect_over_50s", TT_COL_LATER, (of).connect_le[21], "", "") \
+	X(CONNECT_US, "connect_us", TT_COL_LATER, (of).connect_us, "", "")
 
 /* Connections accepted, by how long each waited in its listener's queue,
  * from the move to ESTABLISHED to accept(): accept_wait_B as connect_B.
@@ -111,37 +126,37 @@
 #define TT_COLUMNS(X)                                                                            \
 	X(CONN_IN, "conn_in", TT_COL_COUNT, r->c.conn[TT_SIDE_IN],                               \
 	  "tcptrace_connections_total", "side=\"in\"")                                            \
-	X(CONN_OUT, "conn_out", TT_COL_DEST, r->c.conn[TT_SIDE_OUT],                             \
+	X(CONN_OUT, "conn_out", TT_COL_COUNT, r->c.conn[TT_SIDE_OUT],                             \
 	  "tcptrace_connections_total", "side=\"out\"")                                           \
 	X(FIN_ACTIVE_IN, "fin_active_in", TT_COL_COUNT, r->c.fin_active[TT_SIDE_IN],             \
 	  "tcptrace_connections_closed_total", "side=\"in\",how=\"fin_active\"")                  \
-	X(FIN_ACTIVE_OUT, "fin_active_out", TT_COL_DEST, r->c.fin_active[TT_SIDE_OUT],           \
+	X(FIN_ACTIVE_OUT, "fin_active_out", TT_COL_COUNT, r->c.fin_active[TT_SIDE_OUT],           \
 	  "tcptrace_connections_closed_total", "side=\"out\",how=\"fin_active\"")                 \
 	X(FIN_PASSIVE_IN, "fin_passive_in", TT_COL_COUNT, r->c.fin_passive[TT_SIDE_IN],          \
 	  "tcptrace_connections_closed_total", "side=\"in\",how=\"fin_passive\"")                 \
-	X(FIN_PASSIVE_OUT, "fin_passive_out", TT_COL_DEST, r->c.fin_passive[TT_SIDE_OUT],        \
+	X(FIN_PASSIVE_OUT, "fin_passive_out", TT_COL_COUNT, r->c.fin_passive[TT_SIDE_OUT],        \
 	  "tcptrace_connections_closed_total", "side=\"out\",how=\"fin_passive\"")                \
 	X(RST_SENT_IN, "rst_sent_in", TT_COL_COUNT, r->c.rst_sent[TT_SIDE_IN],                   \
 	  "tcptrace_connections_closed_total", "side=\"in\",how=\"rst_sent\"")                    \
-	X(RST_SENT_OUT, "rst_sent_out", TT_COL_DEST, r->c.rst_sent[TT_SIDE_OUT],                 \
+	X(RST_SENT_OUT, "rst_sent_out", TT_COL_COUNT, r->c.rst_sent[TT_SIDE_OUT],                 \
 	  "tcptrace_connections_closed_total", "side=\"out\",how=\"rst_sent\"")                   \
 	X(RST_RECV_IN, "rst_recv_in", TT_COL_COUNT, r->c.rst_recv[TT_SIDE_IN],                   \
 	  "tcptrace_connections_closed_total", "side=\"in\",how=\"rst_recv\"")                    \
-	X(RST_RECV_OUT, "rst_recv_out", TT_COL_DEST, r->c.rst_recv[TT_SIDE_OUT],                 \
+	X(RST_RECV_OUT, "rst_recv_out", TT_COL_COUNT, r->c.rst_recv[TT_SIDE_OUT],                 \
 	  "tcptrace_connections_closed_total", "side=\"out\",how=\"rst_recv\"")                   \
 	X(TW_IN, "tw_in", TT_COL_COUNT, r->c.tw[TT_SIDE_IN],                                     \
 	  "tcptrace_timewait_total", "side=\"in\"")                                               \
-	X(TW_OUT, "tw_out", TT_COL_DEST, r->c.tw[TT_SIDE_OUT],                                   \
+	X(TW_OUT, "tw_out", TT_COL_COUNT, r->c.tw[TT_SIDE_OUT],                                   \
 	  "tcptrace_timewait_total", "side=\"out\"")                                              \
-	X(TW_NOW, "tw_now", TT_COL_LEVEL | TT_COL_DEST, r->tw_now,                               \
+	X(TW_NOW, "tw_now", TT_COL_LEVEL, r->tw_now,                               \
 	  "tcptrace_timewait_sockets", "")                                                        \
-	X(EADDRNOTAVAIL, "eaddrnotavail", TT_COL_DEST, r->c.eaddrnotavail,                       \
+	X(EADDRNOTAVAIL, "eaddrnotavail", TT_COL_COUNT, r->c.eaddrnotavail,                       \
 	  "tcptrace_connect_eaddrnotavail_total", "")                                             \
 	X(TIMEOUT_IN, "timeout_in", TT_COL_COUNT, r->c.timeout[TT_SIDE_IN],                      \
 	  "tcptrace_connections_closed_total", "side=\"in\",how=\"timeout\"")                     \
-	X(TIMEOUT_OUT, "timeout_out", TT_COL_DEST, r->c.timeout[TT_SIDE_OUT],                    \
+	X(TIMEOUT_OUT, "timeout_out", TT_COL_COUNT, r->c.timeout[TT_SIDE_OUT],                    \
 	  "tcptrace_connections_closed_total", "side=\"out\",how=\"timeout\"")                    \
-	X(CONNFAIL_OUT, "connfail_out", TT_COL_DEST, r->c.connfail,                              \
+	X(CONNFAIL_OUT, "connfail_out", TT_COL_COUNT, r->c.connfail,                              \
 	  "tcptrace_connect_failed_total", "")                                                    \
 	X(UNTRACKED, "untracked", TT_COL_COUNT, r->c.untracked,                                  \
 	  "tcptrace_untracked_sockets_total", "")                                                 \
@@ -160,19 +175,8 @@
 	  "tcptrace_syn_retransmits_total", "side=\"out\"")                                       \
 	X(SYNACK_RETRANS_IN, "synack_retrans_in", TT_COL_LATER, r->c.synack_retrans,             \
 	  "tcptrace_syn_retransmits_total", "side=\"in\"") \
-	X(CONNFAIL_REFUSED, "connfail_refused", TT_COL_LATER | TT_COL_DEST,                      \
-	  r->c.connfail_by[TT_CONNFAIL_REFUSED], "tcptrace_connect_failures_total",               \
-	  "cause=\"refused\"")                                                                    \
-	X(CONNFAIL_TIMEOUT, "connfail_timeout", TT_COL_LATER | TT_COL_DEST,                      \
-	  r->c.connfail_by[TT_CONNFAIL_TIMEOUT], "tcptrace_connect_failures_total",               \
-	  "cause=\"timeout\"")                                                                    \
-	X(CONNFAIL_UNREACH, "connfail_unreach", TT_COL_LATER | TT_COL_DEST,                      \
-	  r->c.connfail_by[TT_CONNFAIL_UNREACH], "tcptrace_connect_failures_total",               \
-	  "cause=\"unreach\"")                                                                    \
-	X(CONNFAIL_ABANDONED, "connfail_abandoned", TT_COL_LATER | TT_COL_DEST,                  \
-	  r->c.connfail_by[TT_CONNFAIL_ABANDONED], "tcptrace_connect_failures_total",             \
-	  "cause=\"abandoned\"")                                                                  \
-	TT_CONNECT_COLUMNS(X)                                                                     \
+	TT_CONNFAIL_COLUMNS(X, r->c)                                                              \
+	TT_CONNECT_COLUMNS(X, r->t)                                                                   \
 	TT_ACCEPT_WAIT_COLUMNS(X)                                                                 \
 	TT_HANDSHAKE_COLUMNS(X)
 
@@ -199,7 +203,45 @@ const char *tt_column_labels(enum tt_csv_col col);
 bool csv_col_is_level(enum tt_csv_col col);
 /* A column CSVs of earlier versions lack. */
 bool csv_col_optional(enum tt_csv_col col);
-/* A column the per-destination CSV has too. */
+/* A column the destination rows (--by dest) have too: one of the same
+ * name in TT_DEST_COLUMNS. */
 bool csv_dest_has(enum tt_csv_col col);
+
+/* The columns of a destination row (--by dest), in its CSV's order after
+ * time, elapsed_s, pid, comm and dest, as TT_COLUMNS: X(ID, name, flags,
+ * value of const struct tt_dest_row *d, "", ""). A name that a process row
+ * has too means the same there. The CSV and JSON writers and the reader
+ * expand this list. */
+#define TT_DEST_COLUMNS(X)                                                               \
+	X(CONN_OUT, "conn_out", TT_COL_COUNT, d->c.conn, "", "")                         \
+	X(FIN_ACTIVE_OUT, "fin_active_out", TT_COL_COUNT, d->c.fin_active, "", "")       \
+	X(FIN_PASSIVE_OUT, "fin_passive_out", TT_COL_COUNT, d->c.fin_passive, "", "")    \
+	X(RST_SENT_OUT, "rst_sent_out", TT_COL_COUNT, d->c.rst_sent, "", "")             \
+	X(RST_RECV_OUT, "rst_recv_out", TT_COL_COUNT, d->c.rst_recv, "", "")             \
+	X(TIMEOUT_OUT, "timeout_out", TT_COL_COUNT, d->c.timeout, "", "")                \
+	X(TW_OUT, "tw_out", TT_COL_COUNT, d->c.tw, "", "")                               \
+	X(TW_NOW, "tw_now", TT_COL_LEVEL, d->tw_now, "", "")                             \
+	X(CONNFAIL_OUT, "connfail_out", TT_COL_COUNT, d->c.connfail, "", "")             \
+	X(EADDRNOTAVAIL, "eaddrnotavail", TT_COL_COUNT, d->c.eaddrnotavail, "", "")      \
+	X(PORTS_HELD, "ports_held", TT_COL_LEVEL, d->ports_held, "", "")                 \
+	X(PORTS_FREE, "ports_free", TT_COL_LEVEL, d->ports_free, "", "")                 \
+	X(RUNOUT_S, "runout_s", TT_COL_LEVEL | TT_COL_SECONDS, d->runout_s, "", "")      \
+	TT_CONNFAIL_COLUMNS(X, d->c)                                                     \
+	TT_CONNECT_COLUMNS(X, d->c)
+
+enum tt_dest_col {
+#define TT_DEST_COLUMN_ID(id, name, flags, value, metric, labels) TT_DEST_##id,
+	TT_DEST_COLUMNS(TT_DEST_COLUMN_ID)
+#undef TT_DEST_COLUMN_ID
+	TT_DEST_COLS,
+};
+
+/* Header names of a destination row's columns, by enum tt_dest_col. */
+extern const char *const tt_dest_col_names[TT_DEST_COLS];
+
+/* A destination row's column: a count or level, or (TT_COL_SECONDS) a
+ * number of seconds, *seconds set and 0 returned. */
+uint64_t tt_dest_column_value(const struct tt_dest_row *d, enum tt_dest_col col, double *seconds);
+bool tt_dest_col_is_seconds(enum tt_dest_col col);
 
 #endif /* TT_COLUMNS_H */

@@ -398,8 +398,13 @@ static int parse_seconds(const char *name, const char *s, double *out, unsigned 
  * comm, then the port headroom after the counters. */
 enum { DEST_PORTS_HELD, DEST_PORTS_FREE, DEST_RUNOUT, DEST_EXTRA_COLS };
 static const char dest_name[] = "dest";
-static const char *const dest_extra_names[DEST_EXTRA_COLS] = { "ports_held", "ports_free",
-							       "runout_s" };
+static const enum tt_dest_col dest_extra[DEST_EXTRA_COLS] = { TT_DEST_PORTS_HELD,
+							      TT_DEST_PORTS_FREE, TT_DEST_RUNOUT_S };
+
+static const char *dest_extra_name(size_t k)
+{
+	return tt_dest_col_names[dest_extra[k]];
+}
 
 /* Where each known column sits in the file's header. */
 struct header_map {
@@ -427,7 +432,7 @@ static size_t *slot_of(struct header_map *map, const char *name)
 	if (map->kind == TT_CSV_PER_PROCESS && strcmp(name, reasons_name) == 0)
 		return &map->reasons;
 	for (k = 0; map->kind == TT_CSV_PER_DEST && k < DEST_EXTRA_COLS; k++) {
-		if (strcmp(name, dest_extra_names[k]) == 0)
+		if (strcmp(name, dest_extra_name(k)) == 0)
 			return &map->extra[k];
 	}
 	for (k = 0; k < TT_CSV_COLS; k++) {
@@ -487,7 +492,7 @@ static int map_header(const struct csv_record *rec, unsigned int kinds, struct h
 		return fail(err, 1, "header has no column %s", reasons_name);
 	for (k = 0; map->kind == TT_CSV_PER_DEST && k < DEST_EXTRA_COLS; k++) {
 		if (map->extra[k] == NO_COL)
-			return fail(err, 1, "header has no column %s", dest_extra_names[k]);
+			return fail(err, 1, "header has no column %s", dest_extra_name(k));
 	}
 	return 0;
 }
@@ -543,11 +548,11 @@ static int parse_dest_fields(const struct csv_record *rec, const struct header_m
 {
 	const size_t *x = map->extra;
 
-	if (parse_uint(dest_extra_names[DEST_PORTS_HELD], rec->field[x[DEST_PORTS_HELD]],
+	if (parse_uint(dest_extra_name(DEST_PORTS_HELD), rec->field[x[DEST_PORTS_HELD]],
 		       UINT64_MAX, &row->ports_held, rec->line, err) ||
-	    parse_uint(dest_extra_names[DEST_PORTS_FREE], rec->field[x[DEST_PORTS_FREE]],
+	    parse_uint(dest_extra_name(DEST_PORTS_FREE), rec->field[x[DEST_PORTS_FREE]],
 		       UINT64_MAX, &row->ports_free, rec->line, err) ||
-	    parse_seconds(dest_extra_names[DEST_RUNOUT], rec->field[x[DEST_RUNOUT]],
+	    parse_seconds(dest_extra_name(DEST_RUNOUT), rec->field[x[DEST_RUNOUT]],
 			  &row->runout_s, rec->line, err))
 		return -1;
 	row->dest = strdup(rec->field[LEAD_COLS]);

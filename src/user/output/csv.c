@@ -116,45 +116,17 @@ int csv_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct 
 	return ret;
 }
 
-static const char csv_dest_header[] =
-	"time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,rst_sent_out,"
-	"rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,eaddrnotavail,ports_held,"
-	"ports_free,runout_s";
-
-/* After runout_s, as a later version added them: the failed connects by
- * cause and the connect times, the words of struct tt_dest_counters from
- * connfail_by on, and the columns of the same names. */
-_Static_assert(offsetof(struct tt_dest_counters, connect_us) + sizeof(__u64) ==
-		       offsetof(struct tt_dest_counters, connfail_by) +
-			       DEST_CONNECT_WORDS * sizeof(__u64),
-	       "connfail_by, connect_le and connect_us follow each other");
-_Static_assert(TT_CSV_CONNECT_US - TT_CSV_CONNFAIL_REFUSED + 1 == DEST_CONNECT_WORDS,
-	       "the columns of the same words follow each other");
-
-void csv_dest_connect_words(const struct tt_dest_counters *c, __u64 words[DEST_CONNECT_WORDS])
-{
-	memcpy(words, (const char *)c + offsetof(struct tt_dest_counters, connfail_by),
-	       DEST_CONNECT_WORDS * sizeof(__u64));
-}
-
 void csv_write_dest_header(FILE *f)
 {
-	fputs(csv_dest_header, f);
-	for (size_t i = 0; i < DEST_CONNECT_WORDS; i++)
-		fprintf(f, ",%s", tt_csv_col_names[TT_CSV_CONNFAIL_REFUSED + i]);
+	fputs("time,elapsed_s,pid,comm,dest", f);
+	for (size_t i = 0; i < TT_DEST_COLS; i++)
+		fprintf(f, ",%s", tt_dest_col_names[i]);
 	fputc('\n', f);
 }
 
 int csv_write_dest_row(FILE *f, const char *iso_time, double elapsed_s,
 		       const struct tt_dest_row *row)
 {
-	__u64 words[DEST_CONNECT_WORDS];
-	const struct tt_dest_counters *c = &row->c;
-	const uint64_t counts[] = {
-		c->conn,        c->fin_active, c->fin_passive, c->rst_sent,
-		c->rst_recv,    c->timeout,    c->tw,          row->tw_now,
-		c->connfail,    c->eaddrnotavail, row->ports_held, row->ports_free,
-	};
 	char comm[TT_COMM_LEN + 1], dest[TT_DEST_LEN];
 	char *text = NULL;
 	size_t len = 0;
@@ -172,12 +144,15 @@ int csv_write_dest_row(FILE *f, const char *iso_time, double elapsed_s,
 	csv_put_field(m, comm);
 	fputc(',', m);
 	csv_put_field(m, dest);
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
-		fprintf(m, ",%llu", (unsigned long long)counts[i]);
-	fprintf(m, ",%.1f", row->runout_s);
-	csv_dest_connect_words(c, words);
-	for (size_t i = 0; i < DEST_CONNECT_WORDS; i++)
-		fprintf(m, ",%llu", (unsigned long long)words[i]);
+	for (size_t i = 0; i < TT_DEST_COLS; i++) {
+		double seconds;
+		uint64_t v = tt_dest_column_value(row, i, &seconds);
+
+		if (tt_dest_col_is_seconds(i))
+			fprintf(m, ",%.1f", seconds);
+		else
+			fprintf(m, ",%llu", (unsigned long long)v);
+	}
 	fputc('\n', m);
 	if (memstream_close(m)) {
 		free(text);

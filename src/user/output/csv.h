@@ -19,14 +19,8 @@ void csv_put_field(FILE *f, const char *s);
 int csv_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct tt_row *row,
 		  const struct tt_reason_names *names, const char *scope);
 
-/* The words of a destination's failed connects by cause and connect
- * times (connfail_by, connect_le, connect_us), in the order of their
- * columns, connfail_refused to connect_us: after runout_s in the
- * destination CSV, and in its JSON lines. */
-#define DEST_CONNECT_WORDS (TT_CONNFAILS + TT_CONNECT_BUCKETS + 1)
-void csv_dest_connect_words(const struct tt_dest_counters *c, __u64 words[DEST_CONNECT_WORDS]);
-
-/* --by dest: its own header and one row per process and destination. */
+/* --by dest: its own header and one row per process and destination, the
+ * columns of TT_DEST_COLUMNS. */
 void csv_write_dest_header(FILE *f);
 int csv_write_dest_row(FILE *f, const char *iso_time, double elapsed_s,
 		       const struct tt_dest_row *row);

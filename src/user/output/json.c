@@ -63,11 +63,6 @@ void json_put_string_for_html(FILE *f, const char *s, size_t len)
 	put_string(f, s, len, true);
 }
 
-struct json_field {
-	const char *name;
-	uint64_t value;
-};
-
 /* The line's start: time, elapsed_s, pid and comm, into a memory stream;
  * the row is built in memory and written at once, like a CSV row. */
 static FILE *line_start(char **text, size_t *len, const char *iso_time, double elapsed_s,
@@ -82,12 +77,6 @@ static FILE *line_start(char **text, size_t *len, const char *iso_time, double e
 	fprintf(m, ",\"elapsed_s\":%.3f,\"pid\":%u,\"comm\":", elapsed_s, pid);
 	json_put_string(m, comm, strnlen(comm, TT_COMM_LEN));
 	return m;
-}
-
-static void put_fields(FILE *m, const struct json_field *fields, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		fprintf(m, ",\"%s\":%llu", fields[i].name, (unsigned long long)fields[i].value);
 }
 
 /* Close the memory stream (which sets *text and *len) and write its line
@@ -147,23 +136,7 @@ int json_write_row(FILE *f, const char *iso_time, double elapsed_s, const struct
 int json_write_dest_row(FILE *f, const char *iso_time, double elapsed_s,
 			const struct tt_dest_row *row)
 {
-	const struct tt_dest_counters *c = &row->c;
-	const struct json_field counts[] = {
-		{ "conn_out", c->conn },
-		{ "fin_active_out", c->fin_active },
-		{ "fin_passive_out", c->fin_passive },
-		{ "rst_sent_out", c->rst_sent },
-		{ "rst_recv_out", c->rst_recv },
-		{ "timeout_out", c->timeout },
-		{ "tw_out", c->tw },
-		{ "tw_now", row->tw_now },
-		{ "connfail_out", c->connfail },
-		{ "eaddrnotavail", c->eaddrnotavail },
-		{ "ports_held", row->ports_held },
-		{ "ports_free", row->ports_free },
-	};
 	char *text = NULL, dest[TT_DEST_LEN];
-	__u64 words[DEST_CONNECT_WORDS];
 	size_t len = 0;
 	FILE *m = line_start(&text, &len, iso_time, elapsed_s, row->pid, row->comm);
 
@@ -172,12 +145,15 @@ int json_write_dest_row(FILE *f, const char *iso_time, double elapsed_s,
 	format_dest(dest, sizeof(dest), row);
 	fputs(",\"dest\":", m);
 	json_put_string(m, dest, strlen(dest));
-	put_fields(m, counts, sizeof(counts) / sizeof(counts[0]));
-	fprintf(m, ",\"runout_s\":%.1f", row->runout_s);
-	csv_dest_connect_words(c, words);
-	for (size_t i = 0; i < DEST_CONNECT_WORDS; i++)
-		fprintf(m, ",\"%s\":%llu", tt_csv_col_names[TT_CSV_CONNFAIL_REFUSED + i],
-			(unsigned long long)words[i]);
+	for (size_t i = 0; i < TT_DEST_COLS; i++) {
+		double seconds;
+		uint64_t v = tt_dest_column_value(row, i, &seconds);
+
+		if (tt_dest_col_is_seconds(i))
+			fprintf(m, ",\"%s\":%.1f", tt_dest_col_names[i], seconds);
+		else
+			fprintf(m, ",\"%s\":%llu", tt_dest_col_names[i], (unsigned long long)v);
+	}
 	fputs("}\n", m);
 	return line_end(f, m, &text, &len);
 }
