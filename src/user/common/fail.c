@@ -20,6 +20,12 @@ static void vformat(char *err, size_t errlen, const char *fmt, va_list ap)
 	scrub(err);
 }
 
+int tt_verror(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+	vformat(err, errlen, fmt, ap);
+	return -1;
+}
+
 int tt_error(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -43,14 +49,31 @@ int tt_fail(char *err, int errnum, const char *fmt, ...)
 	return errnum < 0 ? errnum : -errnum;
 }
 
-int tt_die(int code, const char *fmt, ...)
+static int vsay(FILE *f, int code, const char *who, const char *fmt, va_list ap)
 {
 	char line[1024];
+
+	vformat(line, sizeof(line), fmt, ap);
+	fprintf(f, "%s: %s\n", who, line);
+	return code;
+}
+
+int tt_say(FILE *f, int code, const char *who, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vformat(line, sizeof(line), fmt, ap);
+	code = vsay(f, code, who, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "tcptrace: %s\n", line);
+	return code;
+}
+
+int tt_die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = vsay(stderr, code, "tcptrace", fmt, ap);
+	va_end(ap);
 	return code;
 }

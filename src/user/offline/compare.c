@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/connect_time.h"
+#include "common/fail.h"
 #include "offline/compare.h"
 #include "output/csv.h"
 
@@ -955,14 +956,13 @@ static int usage_error(FILE *err, const char *fmt, ...) __attribute__((format(pr
 
 static int usage_error(FILE *err, const char *fmt, ...)
 {
+	char line[TT_ERR_LEN];
 	va_list ap;
 
-	fputs("tcptrace compare: ", err);
 	va_start(ap, fmt);
-	vfprintf(err, fmt, ap);
+	tt_verror(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputs(" (see tcptrace compare --help)\n", err);
-	return 2;
+	return tt_say(err, 2, "tcptrace compare", "%s (see tcptrace compare --help)", line);
 }
 
 /* Returns 0, or the exit status after one line on err. */
@@ -973,7 +973,7 @@ static int parse_args(int argc, char **argv, struct compare_args *args, FILE *er
 	memset(args, 0, sizeof(*args));
 	args->files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*args->files));
 	if (!args->files) {
-		fputs("tcptrace compare: out of memory\n", err);
+		tt_say(err, 1, "tcptrace compare", "out of memory");
 		return 1;
 	}
 	/* '-': files come back in order, between options; ':': a missing
@@ -1041,17 +1041,17 @@ static int write_report(FILE *out, const struct compare_run *runs, size_t n, boo
 
 	m = open_memstream(&text, &len);
 	if (!m) {
-		fputs("tcptrace compare: out of memory\n", err);
+		tt_say(err, 1, "tcptrace compare", "out of memory");
 		return 1;
 	}
 	failed = csv ? compare_write_csv(m, runs, n) : compare_write_text(m, runs, n);
 	if (fclose(m) || failed) {
 		free(text);
-		fputs("tcptrace compare: out of memory\n", err);
+		tt_say(err, 1, "tcptrace compare", "out of memory");
 		return 1;
 	}
 	if (fwrite(text, 1, len, out) != len || fflush(out)) {
-		fprintf(err, "tcptrace compare: cannot write the report: %s\n", strerror(errno));
+		tt_say(err, 1, "tcptrace compare", "cannot write the report: %s", strerror(errno));
 		free(text);
 		return 1;
 	}
@@ -1071,7 +1071,7 @@ int compare_cli(int argc, char **argv, FILE *out, FILE *err)
 		goto out;
 	if (args.help) {
 		if (fputs(compare_usage, out) == EOF || fflush(out)) {
-			fprintf(err, "tcptrace compare: cannot write the help: %s\n",
+			tt_say(err, 1, "tcptrace compare", "cannot write the help: %s",
 				strerror(errno));
 			ret = 1;
 		}
@@ -1079,7 +1079,7 @@ int compare_cli(int argc, char **argv, FILE *out, FILE *err)
 	}
 	runs = calloc(args.n_files ? args.n_files : 1, sizeof(*runs));
 	if (!runs) {
-		fputs("tcptrace compare: out of memory\n", err);
+		tt_say(err, 1, "tcptrace compare", "out of memory");
 		ret = 1;
 		goto out;
 	}

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/fail.h"
 #include "offline/csv_read.h"
 
 /* What next_byte() and take() return when they failed (err filled). */
@@ -26,7 +27,7 @@ void csv_set_error(struct csv_error *err, unsigned long line, const char *fmt, .
 	err->line = line;
 	err->sys_errno = 0;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	tt_verror(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 }
 
@@ -688,15 +689,14 @@ int csv_parse_stream(FILE *f, unsigned int kinds, struct tt_csv_file *out,
 
 int csv_print_error(FILE *f, const char *prog, const char *path, const struct csv_error *e)
 {
-	if (e->sys_errno) {
-		fprintf(f, "tcptrace %s: cannot read %s: %s\n", prog, path, strerror(e->sys_errno));
-		return 1;
-	}
+	char who[64];
+
+	snprintf(who, sizeof(who), "tcptrace %s", prog);
+	if (e->sys_errno)
+		return tt_say(f, 1, who, "cannot read %s: %s", path, strerror(e->sys_errno));
 	if (e->line)
-		fprintf(f, "tcptrace %s: %s:%lu: %s\n", prog, path, e->line, e->msg);
-	else
-		fprintf(f, "tcptrace %s: %s: %s\n", prog, path, e->msg);
-	return 2;
+		return tt_say(f, 2, who, "%s:%lu: %s", path, e->line, e->msg);
+	return tt_say(f, 2, who, "%s: %s", path, e->msg);
 }
 
 int csv_load(const char *prog, const char *path, unsigned int kinds, struct tt_csv_file *out,
@@ -709,8 +709,10 @@ int csv_load(const char *prog, const char *path, unsigned int kinds, struct tt_c
 	memset(out, 0, sizeof(*out));
 	f = fopen(path, "re");
 	if (!f) {
-		fprintf(err, "tcptrace %s: cannot open %s: %s\n", prog, path, strerror(errno));
-		return 1;
+		char who[64];
+
+		snprintf(who, sizeof(who), "tcptrace %s", prog);
+		return tt_say(err, 1, who, "cannot open %s: %s", path, strerror(errno));
 	}
 	ret = csv_parse_stream(f, kinds, out, &e);
 	fclose(f);

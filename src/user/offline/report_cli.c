@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "offline/compare.h"
+#include "common/fail.h"
 #include "offline/report_cli.h"
 #include "offline/report_page.h"
 #include "offline/timeline.h"
@@ -68,13 +69,13 @@ static void put_usage_error(FILE *err, const char *fmt, ...) __attribute__((form
 
 static void put_usage_error(FILE *err, const char *fmt, ...)
 {
+	char line[TT_ERR_LEN];
 	va_list ap;
 
-	fputs("tcptrace report: ", err);
 	va_start(ap, fmt);
-	vfprintf(err, fmt, ap);
+	tt_verror(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputs(" (see tcptrace report --help)\n", err);
+	tt_say(err, 2, "tcptrace report", "%s (see tcptrace report --help)", line);
 }
 
 /* Exit status 2 after one line; an expression rather than a variadic
@@ -90,7 +91,7 @@ static int parse_args(int argc, char **argv, struct report_args *args, FILE *err
 	memset(args, 0, sizeof(*args));
 	args->files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*args->files));
 	if (!args->files) {
-		fputs("tcptrace report: out of memory\n", err);
+		tt_say(err, 1, "tcptrace report", "out of memory");
 		return 1;
 	}
 	/* '-': files come back in order, between options; ':': a missing
@@ -165,7 +166,7 @@ static int load_runs(const struct report_args *args, struct report_runs *runs, F
 	runs->sums = calloc(n ? n : 1, sizeof(*runs->sums));
 	runs->tls = calloc(n ? n : 1, sizeof(*runs->tls));
 	if (!runs->csv || !runs->sums || !runs->tls) {
-		fputs("tcptrace report: out of memory\n", err);
+		tt_say(err, 1, "tcptrace report", "out of memory");
 		return 1;
 	}
 	for (runs->n = 0; runs->n < n; runs->n++) {
@@ -182,7 +183,7 @@ static int load_runs(const struct report_args *args, struct report_runs *runs, F
 		}
 		if (timeline_build(&runs->tls[i], &runs->csv[i])) {
 			runs->n++;
-			fputs("tcptrace report: out of memory\n", err);
+			tt_say(err, 1, "tcptrace report", "out of memory");
 			return 1;
 		}
 	}
@@ -228,9 +229,8 @@ static int read_chart_lib(const char *path, char **text, size_t *len, FILE *err)
 	if (!why)
 		return 0;
 fail:
-	fprintf(err, "tcptrace report: cannot read the chart library %s: %s (it comes with the "
-		     "package " TT_CHART_LIB_PACKAGE ")\n",
-		path, why);
+	tt_say(err, 1, "tcptrace report", "cannot read the chart library %s: %s (it comes with "
+	       "the package " TT_CHART_LIB_PACKAGE ")", path, why);
 	free(*text);
 	*text = NULL;
 	return 1;
@@ -244,14 +244,14 @@ static int build_page(const struct report_runs *runs, const char *lib, size_t li
 	int failed;
 
 	if (!m) {
-		fputs("tcptrace report: out of memory\n", err);
+		tt_say(err, 1, "tcptrace report", "out of memory");
 		return 1;
 	}
 	failed = report_page_write(m, runs->sums, runs->tls, runs->n, lib, lib_len);
 	if (fclose(m) || failed) {
 		free(*page);
 		*page = NULL;
-		fputs("tcptrace report: out of memory\n", err);
+		tt_say(err, 1, "tcptrace report", "out of memory");
 		return 1;
 	}
 	return 0;
@@ -282,17 +282,17 @@ static int write_atomically(const char *path, const char *page, size_t len, FILE
 	FILE *f;
 
 	if (!tmp) {
-		fputs("tcptrace report: out of memory\n", err);
+		tt_say(err, 1, "tcptrace report", "out of memory");
 		return 1;
 	}
 	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		fprintf(err, "tcptrace report: cannot write %s: %s\n", path, strerror(EISDIR));
+		tt_say(err, 1, "tcptrace report", "cannot write %s: %s", path, strerror(EISDIR));
 		free(tmp);
 		return 2;
 	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {
-		fprintf(err, "tcptrace report: cannot write %s: %s\n", path, strerror(errno));
+		tt_say(err, 1, "tcptrace report", "cannot write %s: %s", path, strerror(errno));
 		free(tmp);
 		return 2;
 	}
@@ -302,7 +302,7 @@ static int write_atomically(const char *path, const char *page, size_t len, FILE
 	f = fdopen(fd, "w");
 	if (!f || fchmod(fd, 0666 & ~mask) || fwrite(page, 1, len, f) != len || fflush(f) ||
 	    fsync(fd)) {
-		fprintf(err, "tcptrace report: cannot write %s: %s\n", path, strerror(errno));
+		tt_say(err, 1, "tcptrace report", "cannot write %s: %s", path, strerror(errno));
 		if (f)
 			fclose(f);
 		else
@@ -310,11 +310,11 @@ static int write_atomically(const char *path, const char *page, size_t len, FILE
 		goto out;
 	}
 	if (fclose(f)) {
-		fprintf(err, "tcptrace report: cannot write %s: %s\n", path, strerror(errno));
+		tt_say(err, 1, "tcptrace report", "cannot write %s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (rename(tmp, path)) {
-		fprintf(err, "tcptrace report: cannot write %s: %s\n", path, strerror(errno));
+		tt_say(err, 1, "tcptrace report", "cannot write %s: %s", path, strerror(errno));
 		goto out;
 	}
 	ret = 0;
@@ -338,7 +338,7 @@ int report_cli(int argc, char **argv, const char *chart_lib, FILE *out, FILE *er
 		goto out;
 	if (args.help) {
 		if (fputs(report_usage, out) == EOF || fflush(out)) {
-			fprintf(err, "tcptrace report: cannot write the help: %s\n", strerror(errno));
+			tt_say(err, 1, "tcptrace report", "cannot write the help: %s", strerror(errno));
 			ret = 1;
 		}
 		goto out;
