@@ -22,6 +22,7 @@ LIBS := -l:libbpf.a -lelf -lz
 # in this list (tests/lint/layers.sh checks it).
 # Pure modules: unit-tested without root and without libbpf.
 PURE := common/stats common/columns common/connect_time common/utf8 common/procfs common/fail \
+	common/test_hooks \
 	common/cgroup_name \
 	tracer/ports tracer/tw_table tracer/kallsyms tracer/verifier_log \
 	output/table output/csv output/json output/metrics output/http output/findings \

@@ -19,6 +19,7 @@
 #include "cli/targets.h"
 #include "common/cgroup_name.h"
 #include "common/fail.h"
+#include "common/test_hooks.h"
 #include "offline/compare.h"
 #include "offline/report_cli.h"
 #include "tracer/netns_broker.h"
@@ -134,13 +135,13 @@ int main(int argc, char **argv)
 	s.cmd_prepared = opts->command != NULL;
 	if ((ret = startup_trace(&s)) || (ret = startup_go_live(&s)))
 		return clean_up(&s, ret);
-	if (getenv("TCPTRACE_TEST_DETACH_AFTER_START"))
-		tracer_test_detach(&s.t, getenv("TCPTRACE_TEST_DETACH_AFTER_START"));
+	if (tt_test_hooks()->detach_after_start)
+		tracer_test_detach(&s.t, tt_test_hooks()->detach_after_start);
 
 	ret = trace_loop(&s.t, opts, &s.rep, opts->command ? &s.cmd : NULL,
 			 opts->listen_addr.set ? &s.exp : NULL, &s.first, &s.last);
 	summary_print(&s.t, &s.rep, &s.first, &s.last, s.rep.table ? s.rep.table : stderr);
-	if (getenv("TCPTRACE_TEST_SOCKETS_LEFT"))
+	if (tt_test_hooks()->sockets_left)
 		tracer_print_sockets_left(&s.t, stderr);
 	if (ret == TT_EXIT_OK)
 		summary_print_resources(&s.t, opts->max_sockets);

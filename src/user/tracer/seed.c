@@ -23,6 +23,7 @@
 #include "tracer/namespaces.h"
 #include "tracer/netns.h"
 #include "tracer/seed.h"
+#include "common/test_hooks.h"
 #include "tracer/sockdiag.h"
 #include "tcptrace.skel.h"
 
@@ -444,7 +445,7 @@ static void settle_seeds(int diag_fd, struct seed_ctx *ctx)
  * done, and the seeds wait for PATH to exist (10 s at most). */
 static void seed_test_gate(void)
 {
-	const char *gate = getenv("TCPTRACE_TEST_SEED_GATE");
+	const char *gate = tt_test_hooks()->seed_gate;
 	char dumped[4096];
 	int fd;
 

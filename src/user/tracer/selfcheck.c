@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include "common/fail.h"
 #include "tracer/selfcheck.h"
+#include "common/test_hooks.h"
 
 #define SELFCHECK_WAIT_MS 5000
 
@@ -333,7 +334,7 @@ void selfcheck_stop(struct selfcheck *sc)
 
 int selfcheck_run(struct selfcheck *sc, struct tracer *t, char *err, size_t errlen)
 {
-	const char *late = getenv("TCPTRACE_TEST_SELFCHECK_LATE_MS");
+	const char *late = tt_test_hooks()->selfcheck_late_ms;
 	struct tt_proc_counters server_c = {}, client_c = {};
 	uint32_t server = (uint32_t)sc->server, client = client_of(sc);
 	uint64_t deadline;

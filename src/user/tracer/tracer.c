@@ -21,6 +21,7 @@
 #include "tracer/probe.h"
 #include "tracer/seed.h"
 #include "tracer/tracer.h"
+#include "common/test_hooks.h"
 #include "tcptrace.skel.h"
 
 #define REASON_PREFIX "SK_RST_REASON_"
@@ -330,7 +331,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	}
 	at_accept = acceptors_probe(ids[KT_INET_CSK_ACCEPT]);
 	/* For the tests: the counting filter, as before 5.12. */
-	t->cookies_mark = !getenv("TCPTRACE_TEST_NO_COOKIES") &&
+	t->cookies_mark = !tt_test_hooks()->no_cookies &&
 			  cookies_probe(ids[KT_TRACE_SET_STATE]);
 	t->reasons_available = tracepoint_args(btf, ids[KT_TRACE_SEND_RESET]) >= 4;
 	if (t->reasons_available)
@@ -503,7 +504,7 @@ int tracer_attach(struct tracer *t)
 {
 	/* For the self-check's test: a program left unattached is an event
 	 * tcptrace never sees, as on a kernel that does not fire it. */
-	const char *skip = getenv("TCPTRACE_TEST_SKIP_PROGRAM");
+	const char *skip = tt_test_hooks()->skip_program;
 	struct bpf_program *prog;
 	int err;
 
