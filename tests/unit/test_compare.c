@@ -694,6 +694,158 @@ static void test_listen_queues_and_open_connections_spelled_out(void **state)
 	runs_free(runs, 2);
 }
 
+/* The sections as data, as every writer lays them out: a line per section
+ * (id, title, layout, continued) and per row (its label, its counter for
+ * the CSV, whether it is a column's figure, with rate), then per run the
+ * value or n/a. */
+static char *sections_of(const struct compare_run *runs, size_t n)
+{
+	struct compare_report rep;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	assert_non_null(m);
+	assert_int_equal(compare_report_build(&rep, runs, n), 0);
+	for (size_t k = 0; k < rep.n_sections; k++) {
+		const struct compare_section *s = &rep.sections[k];
+		size_t width = s->layout == COMPARE_QUEUES ? COMPARE_QUEUE_VALUES : 1;
+
+		fprintf(m, "[%s] %s%s%s%s\n", s->id, s->title,
+			s->layout == COMPARE_QUEUES ? " (per name)" : "",
+			s->continued ? " (continued)" : "", s->verdict ? " (verdict)" : "");
+		for (size_t r = 0; r < s->n_rows; r++) {
+			const struct compare_row *row = &s->rows[r];
+
+			fprintf(m, "%s%s %s%s%s:", row->name, row->suffix,
+				row->counter ? row->counter : "-", row->column ? " column" : "",
+				row->with_rate ? " rate" : "");
+			for (size_t c = 0; c < n * width; c++) {
+				if (row->cells[c].present)
+					fprintf(m, " %llu", (unsigned long long)row->cells[c].v);
+				else
+					fputs(" n/a", m);
+			}
+			fputc('\n', m);
+		}
+	}
+	compare_report_free(&rep);
+	assert_int_equal(fclose(m), 0);
+	return text;
+}
+
+static void test_sections_spelled_out(void **state)
+{
+	static const char want[] =
+		"[timewait] TIME_WAIT (verdict)\n"
+		"tw_in tw_in column rate: 0 0\n"
+		"tw_out tw_out column rate: 0 0\n"
+		"tw_now peak tw_now_peak column: 0 0\n"
+		"[queues] listen queues\n"
+		"listen_drops listen_drops column rate: 281 0\n"
+		"syn_retrans_out syn_retrans_out column rate: 562 0\n"
+		"synack_retrans_in synack_retrans_in column rate: 3 0\n"
+		"[queues-by-name] by process name (per name) (continued)\n"
+		"haproxy -: 281 16 16 0 210 1024\n"
+		"[open] open connections\n"
+		"open_in peak open_in_peak column: 20 300\n"
+		"open_out peak open_out_peak column: 320 320\n"
+		"[connect] connect times\n"
+		"connects connects rate: 580 300\n"
+		"connects_over_1s connects_over_1s rate: 200 0\n"
+		"connect_p50_us connect_p50_us: 50 50\n"
+		"connect_p99_us connect_p99_us: 2000000 50\n"
+		"connect_max_us connect_max_us: 2000000 50\n"
+		"connfail_refused connfail_refused column rate: 0 0\n"
+		"connfail_timeout connfail_timeout column rate: 0 0\n"
+		"connfail_unreach connfail_unreach column rate: 0 0\n"
+		"connfail_abandoned connfail_abandoned column rate: 50 0\n"
+		"[other] other counters\n"
+		"conn_in conn_in column rate: 0 0\n"
+		"conn_out conn_out column rate: 0 0\n"
+		"fin_active_in fin_active_in column rate: 0 0\n"
+		"fin_active_out fin_active_out column rate: 0 0\n"
+		"fin_passive_in fin_passive_in column rate: 0 0\n"
+		"fin_passive_out fin_passive_out column rate: 0 0\n"
+		"rst_sent_in rst_sent_in column rate: 0 0\n"
+		"rst_sent_out rst_sent_out column rate: 0 0\n"
+		"rst_recv_in rst_recv_in column rate: 0 0\n"
+		"rst_recv_out rst_recv_out column rate: 0 0\n"
+		"eaddrnotavail eaddrnotavail column rate: 0 0\n"
+		"timeout_in timeout_in column rate: 0 0\n"
+		"timeout_out timeout_out column rate: 0 0\n"
+		"connfail_out connfail_out column rate: 0 0\n"
+		"untracked untracked column rate: 0 0\n"
+		"tw_rst tw_rst column rate: 0 0\n";
+	struct compare_run runs[2];
+	char *text;
+
+	(void)state;
+	run_from(&runs[0], "small.csv", SMALL_QUEUE_CSV);
+	run_from(&runs[1], "large.csv", LARGE_QUEUE_CSV);
+	text = sections_of(runs, 2);
+	assert_string_equal(text, want);
+	free(text);
+	runs_free(runs, 2);
+}
+
+/* Beside a CSV of an earlier version: the sections of the columns it lacks
+ * are there, its figures n/a; a quantile of no connect is n/a too. */
+static void test_sections_of_an_earlier_csv_beside_a_current_one(void **state)
+{
+	static const char want[] =
+		"[timewait] TIME_WAIT (verdict)\n"
+		"tw_in tw_in column rate: 300 0\n"
+		"tw_out tw_out column rate: 300 0\n"
+		"tw_now peak tw_now_peak column: 600 0\n"
+		"[queues] listen queues\n"
+		"listen_drops listen_drops column rate: n/a 0\n"
+		"syn_retrans_out syn_retrans_out column rate: n/a 0\n"
+		"synack_retrans_in synack_retrans_in column rate: n/a 0\n"
+		"[queues-by-name] by process name (per name) (continued)\n"
+		"haproxy -: n/a n/a n/a 0 210 1024\n"
+		"[open] open connections\n"
+		"open_in peak open_in_peak column: n/a 300\n"
+		"open_out peak open_out_peak column: n/a 320\n"
+		"[connect] connect times\n"
+		"connects connects rate: n/a 300\n"
+		"connects_over_1s connects_over_1s rate: n/a 0\n"
+		"connect_p50_us connect_p50_us: n/a 50\n"
+		"connect_p99_us connect_p99_us: n/a 50\n"
+		"connect_max_us connect_max_us: n/a 50\n"
+		"connfail_refused connfail_refused column rate: n/a 0\n";
+	struct compare_run runs[2];
+	char *text;
+
+	(void)state;
+	run_from(&runs[0], "default.csv", DEFAULT_CSV);
+	run_from(&runs[1], "large.csv", LARGE_QUEUE_CSV);
+	text = sections_of(runs, 2);
+	assert_memory_equal(text, want, strlen(want));
+	free(text);
+	runs_free(runs, 2);
+}
+
+/* Where no run has the columns (CSVs of an earlier version): TIME_WAIT and
+ * the other counters only. */
+static void test_sections_of_earlier_csvs(void **state)
+{
+	struct compare_run runs[2];
+	char *text;
+
+	(void)state;
+	run_from(&runs[0], "default.csv", DEFAULT_CSV);
+	run_from(&runs[1], "keepalive.csv", KEEPALIVE_CSV);
+	text = sections_of(runs, 2);
+	assert_non_null(strstr(text, "[timewait] TIME_WAIT (verdict)\n"));
+	assert_non_null(strstr(text, "[other] other counters\n"));
+	assert_int_equal(strchr(strstr(text, "[other]") + 1, '[') == NULL, 1);
+	assert_null(strstr(text, "[queues]"));
+	assert_null(strstr(text, "[connect]"));
+	free(text);
+	runs_free(runs, 2);
+}
+
 /* A current CSV's row of one process whose accepts waited: b1ms at most
  * 1 ms, b500ms at most 500 ms; the other counts 0. */
 #define AROW(pid, comm, b1ms, b500ms, us)                                                    \
@@ -1341,6 +1493,9 @@ int main(void)
 		cmocka_unit_test(test_tw_now_sum_past_64_bits_names_the_row),
 		cmocka_unit_test(test_csv_report),
 		cmocka_unit_test(test_listen_queues_and_open_connections_spelled_out),
+		cmocka_unit_test(test_sections_spelled_out),
+		cmocka_unit_test(test_sections_of_an_earlier_csv_beside_a_current_one),
+		cmocka_unit_test(test_sections_of_earlier_csvs),
 		cmocka_unit_test(test_accept_queue_waits),
 		cmocka_unit_test(test_earlier_csvs_show_no_listen_queues),
 		cmocka_unit_test(test_earlier_csv_beside_a_current_one_is_na),

@@ -212,7 +212,7 @@ static void test_columns_a_dest_csv_lacks_are_na(void **state)
 			    "<td>150.00</td>"
 			    "<td class=\"na\" data-run=\"1\" data-counter=\"tw_in\" "
 			    "title=\"not in a --by dest CSV\">n/a</td><td class=\"na\"></td>"
-			    "<td class=\"na\">-</td></tr>");
+			    "<td class=\"na\"></td></tr>");
 	assert_string_equal(line_of(page, "<tr><th scope=\"row\"><code>eaddrnotavail</code>"),
 			    "<tr><th scope=\"row\"><code>eaddrnotavail</code></th>"
 			    "<td data-run=\"0\" data-counter=\"eaddrnotavail\" data-total=\"0\">0</td>"
@@ -297,6 +297,85 @@ static void test_data_of_a_run_of_now_beside_an_earlier_one(void **state)
 	assert_true(strstr(data, "\"open_in\"") < b);
 	assert_null(strstr(b, "\"open_in\""));
 	assert_null(strstr(b, "\"acceptq_peak\""));
+	free(page);
+	runs_free(&r);
+}
+
+/* The tables are compare's sections, in compare's order and titled as
+ * compare titles them (compare_report_build()), each figure as compare
+ * gives it: n/a where a run's CSV lacks the column, or a quantile has no
+ * connect to be taken of, with the rate and ratio left blank as compare
+ * leaves them. */
+static void test_totals_are_compares_sections(void **state)
+{
+	static const char *const tables[] = {
+		"<table class=\"compare\" id=\"compare-timewait\" data-section=\"TIME_WAIT\" "
+		"data-layout=\"counts\">",
+		"<table class=\"compare\" id=\"compare-queues\" data-section=\"listen queues\" "
+		"data-layout=\"counts\">",
+		"<table class=\"compare\" id=\"compare-queues-by-name\" data-section=\"by process "
+		"name\" data-layout=\"queues\">",
+		"<table class=\"compare\" id=\"compare-open\" data-section=\"open connections\" "
+		"data-layout=\"counts\">",
+		"<table class=\"compare\" id=\"compare-connect\" data-section=\"connect times\" "
+		"data-layout=\"counts\">",
+		"<table class=\"compare\" id=\"compare-other\" data-section=\"other counters\" "
+		"data-layout=\"counts\">",
+	};
+	struct runs r = { 0 };
+	const char *at;
+	char *page;
+
+	(void)state;
+	add_run(&r, "now.csv",
+		HEADER_NOW T1 ",1.000,20,nginx," ZEROS ",3,1,4,17,16,2,1," ZEROS_CONNECT ",\n");
+	add_run(&r, "earlier.csv", KEEPALIVE_CSV);
+	page = page_of(&r);
+	at = page;
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		const char *next = strstr(at, tables[i]);
+
+		if (!next)
+			fail_msg("no %s after the tables before it", tables[i]);
+		at = next + 1;
+	}
+	assert_int_equal(count_of(page, "<table class=\"compare\""), 6);
+	assert_string_equal(line_of(page, "<caption>by process name"),
+			    "<caption>by process name</caption>");
+	assert_string_equal(line_of(page, "<tr><th scope=\"row\"><code>listen_drops</code>"),
+			    "<tr><th scope=\"row\"><code>listen_drops</code></th>"
+			    "<td data-run=\"0\" data-counter=\"listen_drops\" data-total=\"4\">4</td>"
+			    "<td>4.00</td>"
+			    "<td class=\"na\" data-run=\"1\" data-counter=\"listen_drops\" "
+			    "title=\"not in a CSV of an earlier version\">n/a</td><td class=\"na\"></td>"
+			    "<td class=\"na\"></td></tr>");
+	assert_string_equal(line_of(page, "<tr><th scope=\"row\"><code>nginx</code>"),
+			    "<tr><th scope=\"row\"><code>nginx</code></th>"
+			    "<td data-run=\"0\" data-total=\"4\">4</td>"
+			    "<td data-run=\"0\" data-total=\"17\">17</td>"
+			    "<td data-run=\"0\" data-total=\"16\">16</td>"
+			    "<td class=\"na\" data-run=\"1\">n/a</td><td class=\"na\" data-run=\"1\">n/a</td>"
+			    "<td class=\"na\" data-run=\"1\">n/a</td></tr>");
+	assert_string_equal(line_of(page, "<tr><th scope=\"row\"><code>open_in</code> peak"),
+			    "<tr><th scope=\"row\"><code>open_in</code> peak</th>"
+			    "<td data-run=\"0\" data-counter=\"open_in_peak\" data-total=\"3\">3</td>"
+			    "<td></td>"
+			    "<td class=\"na\" data-run=\"1\" data-counter=\"open_in_peak\" "
+			    "title=\"not in a CSV of an earlier version\">n/a</td><td class=\"na\"></td>"
+			    "<td class=\"na\"></td></tr>");
+	assert_string_equal(line_of(page, "<tr><th scope=\"row\"><code>connects</code>"),
+			    "<tr><th scope=\"row\"><code>connects</code></th>"
+			    "<td data-run=\"0\" data-total=\"0\">0</td><td>0.00</td>"
+			    "<td class=\"na\" data-run=\"1\">n/a</td><td class=\"na\"></td>"
+			    "<td class=\"na\"></td></tr>");
+	assert_string_equal(line_of(page, "<tr><th scope=\"row\"><code>connect_p50_us</code>"),
+			    "<tr><th scope=\"row\"><code>connect_p50_us</code></th>"
+			    "<td class=\"na\" data-run=\"0\">n/a</td><td class=\"na\"></td>"
+			    "<td class=\"na\" data-run=\"1\">n/a</td><td class=\"na\"></td>"
+			    "<td class=\"na\"></td></tr>");
+	/* The verdict under the TIME_WAIT table, as compare puts it. */
+	assert_true(strstr(page, "<p class=\"verdict\">") > strstr(page, "id=\"compare-timewait\""));
+	assert_true(strstr(page, "<p class=\"verdict\">") < strstr(page, "id=\"compare-queues\""));
 	free(page);
 	runs_free(&r);
 }
@@ -668,6 +747,7 @@ int main(void)
 		cmocka_unit_test(test_one_run_has_no_verdict_nor_destinations),
 		cmocka_unit_test(test_data_element),
 		cmocka_unit_test(test_data_of_a_run_of_now_beside_an_earlier_one),
+		cmocka_unit_test(test_totals_are_compares_sections),
 		cmocka_unit_test(test_hostile_file_names_stay_text),
 		cmocka_unit_test(test_page_shape),
 		cmocka_unit_test_setup_teardown(test_cli_writes_the_page, cli_setup, cli_teardown),

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* tcptrace compare: sums each CSV run (totals, rates, the peaks of tw_now
  * and of open connections per interval, the listen queues per process
- * name, its processes) and prints the runs side by side against the first,
- * as text or CSV, TIME_WAIT first. */
+ * name, its processes), builds the report's sections from the runs once
+ * (compare_report_build(), which the report page lays out too), and prints
+ * them side by side against the first, as text or CSV, TIME_WAIT first. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -22,29 +23,6 @@
 #define CONT_INDENT "    "
 
 #define QUEUE_WIDTH 8   /* a queue's peak or limit */
-
-/* The TIME_WAIT counts lead the report; the level tw_now comes after them. */
-const enum tt_csv_col compare_tw_counts[COMPARE_TW_COUNTS] = { TT_CSV_TW_IN, TT_CSV_TW_OUT };
-/* Connection attempts that waited: dropped by a full queue, sent again. */
-const enum tt_csv_col compare_queue_counts[COMPARE_QUEUE_COUNTS] = {
-	TT_CSV_LISTEN_DROPS, TT_CSV_SYN_RETRANS_OUT, TT_CSV_SYNACK_RETRANS_IN,
-};
-/* The levels whose peak over the run's intervals compare shows. */
-static const enum tt_csv_col open_cols[2] = { TT_CSV_OPEN_IN, TT_CSV_OPEN_OUT };
-const enum tt_csv_col compare_other_counts[COMPARE_OTHER_COUNTS] = {
-	TT_CSV_CONN_IN,        TT_CSV_CONN_OUT,        TT_CSV_FIN_ACTIVE_IN,
-	TT_CSV_FIN_ACTIVE_OUT, TT_CSV_FIN_PASSIVE_IN,  TT_CSV_FIN_PASSIVE_OUT,
-	TT_CSV_RST_SENT_IN,    TT_CSV_RST_SENT_OUT,    TT_CSV_RST_RECV_IN,
-	TT_CSV_RST_RECV_OUT,   TT_CSV_EADDRNOTAVAIL,   TT_CSV_TIMEOUT_IN,
-	TT_CSV_TIMEOUT_OUT,    TT_CSV_CONNFAIL_OUT,    TT_CSV_UNTRACKED,
-	TT_CSV_TW_RST,
-};
-
-/* Failed connects by cause, shown with the connect times. */
-static const enum tt_csv_col connfail_cols[TT_CONNFAILS] = {
-	TT_CSV_CONNFAIL_REFUSED, TT_CSV_CONNFAIL_TIMEOUT, TT_CSV_CONNFAIL_UNREACH,
-	TT_CSV_CONNFAIL_ABANDONED,
-};
 
 const char compare_usage[] =
 	"Usage: tcptrace compare FILE FILE [FILE]... [--csv]\n"
@@ -348,109 +326,116 @@ static void write_run_line(FILE *f, const struct compare_run *run, size_t index)
 	fputc('\n', f);
 }
 
-/* Writes a line built in memory without its trailing spaces (blank cells at
- * the end of a row). */
-static int put_trimmed(FILE *f, FILE *line, char **text, size_t *len)
-{
-	int failed = ferror(line);
+/* The report's sections, built once from the runs. */
 
-	if (fclose(line) || failed) {
-		free(*text);
-		*text = NULL;
-		return -1;
-	}
-	while (*len && (*text)[*len - 1] == ' ')
-		(*len)--;
-	fwrite(*text, 1, *len, f);
-	fputc('\n', f);
-	free(*text);
-	*text = NULL;
-	return 0;
+/* The TIME_WAIT counts lead the report; the level tw_now comes after them. */
+static const enum tt_csv_col tw_counts[] = { TT_CSV_TW_IN, TT_CSV_TW_OUT };
+/* Connection attempts that waited: dropped by a full queue, sent again. */
+static const enum tt_csv_col queue_counts[] = {
+	TT_CSV_LISTEN_DROPS, TT_CSV_SYN_RETRANS_OUT, TT_CSV_SYNACK_RETRANS_IN,
+};
+/* The levels whose peak over the run's intervals compare shows. */
+static const enum tt_csv_col open_cols[2] = { TT_CSV_OPEN_IN, TT_CSV_OPEN_OUT };
+static const char *const open_peak_counters[2] = { "open_in_peak", "open_out_peak" };
+static const enum tt_csv_col other_counts[] = {
+	TT_CSV_CONN_IN,        TT_CSV_CONN_OUT,        TT_CSV_FIN_ACTIVE_IN,
+	TT_CSV_FIN_ACTIVE_OUT, TT_CSV_FIN_PASSIVE_IN,  TT_CSV_FIN_PASSIVE_OUT,
+	TT_CSV_RST_SENT_IN,    TT_CSV_RST_SENT_OUT,    TT_CSV_RST_RECV_IN,
+	TT_CSV_RST_RECV_OUT,   TT_CSV_EADDRNOTAVAIL,   TT_CSV_TIMEOUT_IN,
+	TT_CSV_TIMEOUT_OUT,    TT_CSV_CONNFAIL_OUT,    TT_CSV_UNTRACKED,
+	TT_CSV_TW_RST,
+};
+/* Failed connects by cause, shown with the connect times. */
+static const enum tt_csv_col connfail_cols[TT_CONNFAILS] = {
+	TT_CSV_CONNFAIL_REFUSED, TT_CSV_CONNFAIL_TIMEOUT, TT_CSV_CONNFAIL_UNREACH,
+	TT_CSV_CONNFAIL_ABANDONED,
+};
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *const compare_queue_heads[COMPARE_QUEUE_VALUES] = { "drops", "peak", "limit" };
+const enum tt_csv_col compare_queue_cols[COMPARE_QUEUE_VALUES] = {
+	TT_CSV_LISTEN_DROPS, TT_CSV_ACCEPTQ_PEAK, TT_CSV_ACCEPTQ_LIMIT,
+};
+
+/* A section of waits from a run's bucket columns: connect times, and accept
+ * queue waits (where accept() is traced; 0 elsewhere, so shown only when a
+ * run has one). Its rows: how many, how many above the bucket `over`, and
+ * the bounds of the buckets of p50, p99 and max. */
+#define WAIT_ROWS 5
+struct wait_section {
+	const char *id;
+	const char *title;
+	enum tt_csv_col first; /* the first bucket's column */
+	size_t over;
+	bool only_when_any;
+	const char *rows[WAIT_ROWS];
+};
+
+static const struct wait_section connect_section = {
+	"connect", "connect times", TT_CSV_CONNECT_0, TT_CONNECT_1S, false,
+	{ "connects", "connects_over_1s", "connect_p50_us", "connect_p99_us", "connect_max_us" },
+};
+
+static const struct wait_section accept_section = {
+	"accept", "accept queue waits", TT_CSV_ACCEPT_WAIT_0, TT_WAIT_100MS, true,
+	{ "accepts", "accepts_over_100ms", "accept_wait_p50_us", "accept_wait_p99_us",
+	  "accept_wait_max_us" },
+};
+
+static const struct wait_section handshake_section = {
+	"handshake", "handshakes, as the listeners saw them", TT_CSV_HANDSHAKE_0, TT_CONNECT_1S,
+	true,
+	{ "handshakes", "handshakes_over_1s", "handshake_p50_us", "handshake_p99_us",
+	  "handshake_max_us" },
+};
+
+static void wait_buckets(const struct compare_run *run, const struct wait_section *w,
+			 __u64 le[TT_CONNECT_BUCKETS])
+{
+	for (size_t i = 0; i < TT_CONNECT_BUCKETS; i++)
+		le[i] = run->total[w->first + i];
 }
 
-static int write_table_header(FILE *f, const char *title, size_t n)
+static bool has_waits(const struct compare_run *runs, size_t n, const struct wait_section *w)
 {
-	char label[16], first[16], cell[48];
-	char *text = NULL;
-	size_t len = 0, i;
-	FILE *line = open_memstream(&text, &len);
+	__u64 le[TT_CONNECT_BUCKETS];
 
-	if (!line)
-		return -1;
-	compare_run_label(first, sizeof(first), 0);
-	fprintf(line, "%-*s", NAME_WIDTH, title);
-	for (i = 0; i < n; i++) {
-		compare_run_label(label, sizeof(label), i);
-		snprintf(cell, sizeof(cell), "%s total", label);
-		fprintf(line, " %*s", TOTAL_WIDTH, cell);
-		snprintf(cell, sizeof(cell), "%s /s", label);
-		fprintf(line, " %*s", RATE_WIDTH, cell);
-		if (i) {
-			snprintf(cell, sizeof(cell), "%s/%s", label, first);
-			fprintf(line, " %*s", RATIO_WIDTH, cell);
-		}
-	}
-	return put_trimmed(f, line, &text, &len);
-}
-
-/* One row of the table: totals (with rates when with_rate) and ratios.
- * present, when not NULL, says which runs have the column: the others
- * show n/a, and no ratio. */
-static int write_table_row(FILE *f, const char *name, const uint64_t *values,
-			   const struct compare_run *runs, size_t n, bool with_rate,
-			   const bool *present)
-{
-	char num[32], rate[48], ratio[48];
-	char *text = NULL;
-	size_t len = 0, i;
-	FILE *line = open_memstream(&text, &len);
-	int over;
-
-	if (!line)
-		return -1;
-	/* A name longer than its column (synack_retrans_in) takes room from
-	 * the first total, which is right-aligned: the columns stay in line. */
-	over = strlen(name) > NAME_WIDTH ? (int)(strlen(name) - NAME_WIDTH) : 0;
-	fprintf(line, "%-*s", NAME_WIDTH, name);
-	for (i = 0; i < n; i++) {
-		int width = i ? TOTAL_WIDTH : TOTAL_WIDTH - over;
-
-		if (present && !present[i]) {
-			fprintf(line, " %*s %*s", width, "n/a", RATE_WIDTH, "");
-			if (i)
-				fprintf(line, " %*s", RATIO_WIDTH, "");
+	for (size_t i = 0; i < n; i++) {
+		if (!runs[i].has[w->first])
 			continue;
-		}
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)values[i]);
-		fprintf(line, " %*s %*s", width, num, RATE_WIDTH,
-			with_rate ? compare_rate_text(rate, sizeof(rate), values[i], runs[i].duration_s)
-				  : "");
-		if (i)
-			fprintf(line, " %*s", RATIO_WIDTH,
-				present && !present[0]
-					? ""
-					: compare_ratio_text(ratio, sizeof(ratio), values[0], values[i]));
+		wait_buckets(&runs[i], w, le);
+		if (!w->only_when_any || tt_connect_count(le))
+			return true;
 	}
-	return put_trimmed(f, line, &text, &len);
+	return false;
 }
 
-/* Rows of counts; with_has, a run whose file lacks a column shows n/a. */
-static int write_count_rows(FILE *f, const enum tt_csv_col *cols, size_t n_cols,
-			    const struct compare_run *runs, size_t n, uint64_t *values,
-			    bool *present, bool with_has)
+/* Row r of run's section; n/a when the run lacks the columns, or the
+ * quantile has no bound (no wait, or one above the last). */
+static struct compare_cell wait_cell(const struct compare_run *run, const struct wait_section *w,
+				     size_t r)
 {
-	size_t c, i;
+	static const double quantiles[3] = { 0.5, 0.99, 1.0 };
+	struct compare_cell cell = { 0, false };
+	__u64 le[TT_CONNECT_BUCKETS];
+	int bucket;
 
-	for (c = 0; c < n_cols; c++) {
-		for (i = 0; i < n; i++) {
-			values[i] = runs[i].total[cols[c]];
-			present[i] = runs[i].has[cols[c]];
-		}
-		if (write_table_row(f, tt_csv_col_names[cols[c]], values, runs, n, true,
-				    with_has ? present : NULL))
-			return -1;
+	if (!run->has[w->first])
+		return cell;
+	wait_buckets(run, w, le);
+	cell.present = true;
+	if (r == 0) {
+		cell.v = tt_connect_count(le);
+	} else if (r == 1) {
+		cell.v = tt_waits_above(le, w->over);
+	} else {
+		bucket = tt_connect_quantile(le, quantiles[r - 2]);
+		if (bucket < 0 || bucket >= TT_CONNECT_OVER)
+			cell.present = false;
+		else
+			cell.v = tt_connect_bound_us((size_t)bucket);
 	}
-	return 0;
+	return cell;
 }
 
 /* The queue of comm in run, or NULL when its listeners neither dropped nor
@@ -491,6 +476,253 @@ static size_t queue_names(const struct compare_run *runs, size_t n, const char *
 	return k;
 }
 
+/* A new section of n_rows rows, each with `width` cells per run, in one
+ * block of memory; NULL out of memory. */
+static struct compare_section *add_section(struct compare_report *rep, const char *id,
+					   const char *title, enum compare_layout layout,
+					   size_t n_rows)
+{
+	size_t width = layout == COMPARE_QUEUES ? COMPARE_QUEUE_VALUES : 1;
+	struct compare_section *s = &rep->sections[rep->n_sections];
+	struct compare_cell *cells;
+	size_t r;
+
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	s->title = title;
+	s->layout = layout;
+	s->rows = calloc(n_rows ? n_rows : 1, sizeof(*s->rows));
+	cells = calloc((n_rows ? n_rows : 1) * rep->n_runs * width, sizeof(*cells));
+	if (!s->rows || !cells) {
+		free(s->rows);
+		free(cells);
+		return NULL;
+	}
+	for (r = 0; r < n_rows; r++)
+		s->rows[r].cells = cells + r * rep->n_runs * width;
+	s->n_rows = n_rows;
+	rep->n_sections++;
+	return s;
+}
+
+/* Whether the run's CSV has the column: every per-process CSV has those
+ * an earlier version wrote too; a --by dest one, the columns of its side. */
+static bool run_has(const struct compare_run *run, enum tt_csv_col col)
+{
+	if (csv_col_optional(col))
+		return run->has[col];
+	return run->kind != TT_CSV_PER_DEST || csv_dest_has(col);
+}
+
+/* Rows of column totals, from row `at` of s on. */
+static void count_rows(struct compare_section *s, size_t at, const enum tt_csv_col *cols,
+		       size_t n_cols, const struct compare_run *runs, size_t n)
+{
+	for (size_t c = 0; c < n_cols; c++) {
+		struct compare_row *row = &s->rows[at + c];
+
+		row->name = row->counter = tt_csv_col_names[cols[c]];
+		row->suffix = "";
+		row->column = true;
+		row->with_rate = true;
+		for (size_t i = 0; i < n; i++) {
+			row->cells[i].v = runs[i].total[cols[c]];
+			row->cells[i].present = run_has(&runs[i], cols[c]);
+		}
+	}
+}
+
+/* A level's peak per run: tw_now's in every run, open_in's and open_out's
+ * where the run's CSV has them. */
+static void peak_row(struct compare_row *row, enum tt_csv_col col, const char *counter,
+		     const struct compare_run *runs, size_t n)
+{
+	row->name = tt_csv_col_names[col];
+	row->suffix = " peak";
+	row->counter = counter;
+	row->column = true;
+	for (size_t i = 0; i < n; i++) {
+		if (col == TT_CSV_TW_NOW) {
+			row->cells[i].v = runs[i].tw_now_peak;
+			row->cells[i].present = true;
+		} else {
+			size_t s = col == TT_CSV_OPEN_OUT;
+
+			row->cells[i].v = runs[i].open_peak[s];
+			row->cells[i].present = runs[i].has[open_cols[s]];
+		}
+	}
+}
+
+static int add_queues(struct compare_report *rep, const struct compare_run *runs, size_t n)
+{
+	static const struct compare_queue none;
+	struct compare_section *s;
+	const char **names;
+	size_t n_names, k, i;
+
+	s = add_section(rep, "queues", "listen queues", COMPARE_COUNTS, N_OF(queue_counts));
+	if (!s)
+		return -1;
+	count_rows(s, 0, queue_counts, N_OF(queue_counts), runs, n);
+	n_names = queue_names(runs, n, &names);
+	if (!names)
+		return -1;
+	if (n_names) {
+		s = add_section(rep, "queues-by-name", "by process name", COMPARE_QUEUES, n_names);
+		if (!s) {
+			free(names);
+			return -1;
+		}
+		s->continued = true;
+		for (k = 0; k < n_names; k++) {
+			struct compare_row *row = &s->rows[k];
+
+			row->name = names[k];
+			row->suffix = "";
+			for (i = 0; i < n; i++) {
+				const struct compare_queue *q = queue_of(&runs[i], names[k]);
+				struct compare_cell *c = &row->cells[i * COMPARE_QUEUE_VALUES];
+
+				q = q ? q : &none;
+				c[0].v = q->drops;
+				c[1].v = q->peak;
+				c[2].v = q->limit;
+				for (size_t v = 0; v < COMPARE_QUEUE_VALUES; v++)
+					c[v].present = runs[i].has[compare_queue_cols[v]];
+			}
+		}
+	}
+	free(names);
+	s = add_section(rep, "open", "open connections", COMPARE_COUNTS, 2);
+	if (!s)
+		return -1;
+	peak_row(&s->rows[0], TT_CSV_OPEN_IN, open_peak_counters[0], runs, n);
+	peak_row(&s->rows[1], TT_CSV_OPEN_OUT, open_peak_counters[1], runs, n);
+	return 0;
+}
+
+static int add_waits(struct compare_report *rep, const struct wait_section *w,
+		     const struct compare_run *runs, size_t n)
+{
+	size_t extra = w == &connect_section ? N_OF(connfail_cols) : 0;
+	struct compare_section *s;
+
+	if (!has_waits(runs, n, w))
+		return 0;
+	s = add_section(rep, w->id, w->title, COMPARE_COUNTS, WAIT_ROWS + extra);
+	if (!s)
+		return -1;
+	for (size_t r = 0; r < WAIT_ROWS; r++) {
+		struct compare_row *row = &s->rows[r];
+
+		row->name = row->counter = w->rows[r];
+		row->suffix = "";
+		row->with_rate = r < 2;
+		for (size_t i = 0; i < n; i++)
+			row->cells[i] = wait_cell(&runs[i], w, r);
+	}
+	count_rows(s, WAIT_ROWS, connfail_cols, extra, runs, n);
+	return 0;
+}
+
+int compare_report_build(struct compare_report *rep, const struct compare_run *runs, size_t n)
+{
+	struct compare_section *s;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->n_runs = n;
+	if (!n)
+		return -1;
+	s = add_section(rep, "timewait", "TIME_WAIT", COMPARE_COUNTS, N_OF(tw_counts) + 1);
+	if (!s)
+		goto fail;
+	s->verdict = true;
+	count_rows(s, 0, tw_counts, N_OF(tw_counts), runs, n);
+	peak_row(&s->rows[N_OF(tw_counts)], TT_CSV_TW_NOW, "tw_now_peak", runs, n);
+	if (compare_has_queues(runs, n) && add_queues(rep, runs, n))
+		goto fail;
+	if (add_waits(rep, &connect_section, runs, n) || add_waits(rep, &accept_section, runs, n) ||
+	    add_waits(rep, &handshake_section, runs, n))
+		goto fail;
+	s = add_section(rep, "other", "other counters", COMPARE_COUNTS, N_OF(other_counts));
+	if (!s)
+		goto fail;
+	count_rows(s, 0, other_counts, N_OF(other_counts), runs, n);
+	return 0;
+fail:
+	compare_report_free(rep);
+	return -1;
+}
+
+void compare_report_free(struct compare_report *rep)
+{
+	for (size_t k = 0; k < rep->n_sections; k++) {
+		struct compare_section *s = &rep->sections[k];
+
+		if (s->n_rows)
+			free(s->rows[0].cells);
+		free(s->rows);
+	}
+	rep->n_sections = 0;
+}
+
+/* The text. */
+
+/* Writes a line built in memory without its trailing spaces (blank cells at
+ * the end of a row). */
+static int put_trimmed(FILE *f, FILE *line, char **text, size_t *len)
+{
+	int failed = ferror(line);
+
+	if (fclose(line) || failed) {
+		free(*text);
+		*text = NULL;
+		return -1;
+	}
+	while (*len && (*text)[*len - 1] == ' ')
+		(*len)--;
+	fwrite(*text, 1, *len, f);
+	fputc('\n', f);
+	free(*text);
+	*text = NULL;
+	return 0;
+}
+
+/* A section's header line: its title, then per run the heads of its
+ * columns ("A total", "A /s", "B/A"; "A drops", "A peak", "A limit"). */
+static int write_table_header(FILE *f, const struct compare_section *s, size_t n)
+{
+	char label[16], first[16], cell[48];
+	char *text = NULL;
+	size_t len = 0, i, v;
+	FILE *line = open_memstream(&text, &len);
+
+	if (!line)
+		return -1;
+	compare_run_label(first, sizeof(first), 0);
+	fprintf(line, "%-*s", NAME_WIDTH, s->title);
+	for (i = 0; i < n; i++) {
+		compare_run_label(label, sizeof(label), i);
+		if (s->layout == COMPARE_QUEUES) {
+			for (v = 0; v < COMPARE_QUEUE_VALUES; v++) {
+				snprintf(cell, sizeof(cell), "%s %s", label, compare_queue_heads[v]);
+				fprintf(line, " %*s", v ? QUEUE_WIDTH : TOTAL_WIDTH, cell);
+			}
+			continue;
+		}
+		snprintf(cell, sizeof(cell), "%s total", label);
+		fprintf(line, " %*s", TOTAL_WIDTH, cell);
+		snprintf(cell, sizeof(cell), "%s /s", label);
+		fprintf(line, " %*s", RATE_WIDTH, cell);
+		if (i) {
+			snprintf(cell, sizeof(cell), "%s/%s", label, first);
+			fprintf(line, " %*s", RATIO_WIDTH, cell);
+		}
+	}
+	return put_trimmed(f, line, &text, &len);
+}
+
 /* A process name in a column of the text: control bytes as '?', cut to
  * the column's width. */
 static void put_name_cell(FILE *f, const char *comm)
@@ -509,98 +741,57 @@ static void put_name_cell(FILE *f, const char *comm)
 	fprintf(f, "%-*s", NAME_WIDTH, cell);
 }
 
-static void put_queue_cell(FILE *f, int width, uint64_t v, bool present)
+static const char *value_text(char *buf, size_t len, const struct compare_cell *c)
 {
-	char num[32];
-
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
-	fprintf(f, " %*s", width, present ? num : "n/a");
+	if (!c->present)
+		return "n/a";
+	snprintf(buf, len, "%llu", (unsigned long long)c->v);
+	return buf;
 }
 
-/* Per process name: its listen drops, and its deepest accept queue with
- * that listener's limit, in each run. */
-static int write_queue_names(FILE *f, const struct compare_run *runs, size_t n)
+/* One row: per run its total (n/a when not present) and rate, and for a
+ * later run its ratio to the first, when both are present; or per run a
+ * name's drops, peak and limit. */
+static int write_table_row(FILE *f, const struct compare_section *s, const struct compare_row *row,
+			   const struct compare_run *runs, size_t n)
 {
-	const char **names;
-	size_t n_names = queue_names(runs, n, &names), i, k;
-	char label[16], cell[48];
+	char name[64], num[32], rate[48], ratio[48];
 	char *text = NULL;
-	size_t len = 0;
-	FILE *line;
+	size_t len = 0, i, v;
+	FILE *line = open_memstream(&text, &len);
+	int over;
 
-	if (!names)
+	if (!line)
 		return -1;
-	for (k = 0; k <= n_names; k++) {
-		line = open_memstream(&text, &len);
-		if (!line) {
-			free(names);
-			return -1;
-		}
-		if (!k)
-			fprintf(line, "%-*s", NAME_WIDTH, "by process name");
-		else
-			put_name_cell(line, names[k - 1]);
-		for (i = 0; i < n; i++) {
-			const struct compare_queue *q = k ? queue_of(&runs[i], names[k - 1]) : NULL;
-			static const struct compare_queue none;
-
-			compare_run_label(label, sizeof(label), i);
-			if (!k) {
-				snprintf(cell, sizeof(cell), "%s drops", label);
-				fprintf(line, " %*s", TOTAL_WIDTH, cell);
-				snprintf(cell, sizeof(cell), "%s peak", label);
-				fprintf(line, " %*s", QUEUE_WIDTH, cell);
-				snprintf(cell, sizeof(cell), "%s limit", label);
-				fprintf(line, " %*s", QUEUE_WIDTH, cell);
-				continue;
-			}
-			if (!q)
-				q = &none;
-			put_queue_cell(line, TOTAL_WIDTH, q->drops, runs[i].has[TT_CSV_LISTEN_DROPS]);
-			put_queue_cell(line, QUEUE_WIDTH, q->peak, runs[i].has[TT_CSV_ACCEPTQ_PEAK]);
-			put_queue_cell(line, QUEUE_WIDTH, q->limit, runs[i].has[TT_CSV_ACCEPTQ_LIMIT]);
-		}
-		if (put_trimmed(f, line, &text, &len)) {
-			free(names);
-			return -1;
-		}
+	if (s->layout == COMPARE_QUEUES) {
+		put_name_cell(line, row->name);
+		for (i = 0; i < n; i++)
+			for (v = 0; v < COMPARE_QUEUE_VALUES; v++)
+				fprintf(line, " %*s", v ? QUEUE_WIDTH : TOTAL_WIDTH,
+					value_text(num, sizeof(num),
+						   &row->cells[i * COMPARE_QUEUE_VALUES + v]));
+		return put_trimmed(f, line, &text, &len);
 	}
-	free(names);
-	return 0;
-}
+	snprintf(name, sizeof(name), "%s%s", row->name, row->suffix);
+	/* A name longer than its column (synack_retrans_in) takes room from
+	 * the first total, which is right-aligned: the columns stay in line. */
+	over = strlen(name) > NAME_WIDTH ? (int)(strlen(name) - NAME_WIDTH) : 0;
+	fprintf(line, "%-*s", NAME_WIDTH, name);
+	for (i = 0; i < n; i++) {
+		const struct compare_cell *c = &row->cells[i], *c0 = &row->cells[0];
+		int width = i ? TOTAL_WIDTH : TOTAL_WIDTH - over;
 
-/* listen_drops and the SYNs sent again, the queues per name, then the
- * peaks of open connections. */
-static int write_queues(FILE *f, const struct compare_run *runs, size_t n, uint64_t *values,
-			bool *present)
-{
-	bool any_queue = false;
-	size_t i, s;
-
-	if (write_table_header(f, "listen queues", n) ||
-	    write_count_rows(f, compare_queue_counts, COMPARE_QUEUE_COUNTS, runs, n, values,
-			     present, true))
-		return -1;
-	for (i = 0; i < n; i++)
-		any_queue = any_queue || runs[i].n_queues;
-	if (any_queue && write_queue_names(f, runs, n))
-		return -1;
-	fputc('\n', f);
-	if (write_table_header(f, "open connections", n))
-		return -1;
-	for (s = 0; s < 2; s++) {
-		char name[32];
-
-		for (i = 0; i < n; i++) {
-			values[i] = runs[i].open_peak[s];
-			present[i] = runs[i].has[open_cols[s]];
-		}
-		snprintf(name, sizeof(name), "%s peak", tt_csv_col_names[open_cols[s]]);
-		if (write_table_row(f, name, values, runs, n, false, present))
-			return -1;
+		fprintf(line, " %*s %*s", width, value_text(num, sizeof(num), c), RATE_WIDTH,
+			c->present && row->with_rate
+				? compare_rate_text(rate, sizeof(rate), c->v, runs[i].duration_s)
+				: "");
+		if (i)
+			fprintf(line, " %*s", RATIO_WIDTH,
+				c->present && c0->present
+					? compare_ratio_text(ratio, sizeof(ratio), c0->v, c->v)
+					: "");
 	}
-	fputc('\n', f);
-	return 0;
+	return put_trimmed(f, line, &text, &len);
 }
 
 /* Labels of the runs whose peak equals v, as "A" or "A, C". */
@@ -652,288 +843,98 @@ void compare_write_verdict(FILE *f, const struct compare_run *runs, size_t n)
 	fprintf(f, " (%llu).\n", (unsigned long long)lo);
 }
 
-/* A section of waits from a run's bucket columns: connect times, and accept
- * queue waits (where accept() is traced; 0 elsewhere, so shown only when a
- * run has one). Its rows: how many, how many above the bucket `over`, and
- * the bounds of the buckets of p50, p99 and max. */
-#define WAIT_ROWS 5
-struct wait_section {
-	const char *title;
-	enum tt_csv_col first; /* the first bucket's column */
-	size_t over;
-	bool only_when_any;
-	const char *rows[WAIT_ROWS];
-};
-
-static const struct wait_section connect_section = {
-	"connect times", TT_CSV_CONNECT_0, TT_CONNECT_1S, false,
-	{ "connects", "connects_over_1s", "connect_p50_us", "connect_p99_us", "connect_max_us" },
-};
-
-static const struct wait_section accept_section = {
-	"accept queue waits", TT_CSV_ACCEPT_WAIT_0, TT_WAIT_100MS, true,
-	{ "accepts", "accepts_over_100ms", "accept_wait_p50_us", "accept_wait_p99_us",
-	  "accept_wait_max_us" },
-};
-
-static const struct wait_section handshake_section = {
-	"handshakes, as the listeners saw them", TT_CSV_HANDSHAKE_0, TT_CONNECT_1S, true,
-	{ "handshakes", "handshakes_over_1s", "handshake_p50_us", "handshake_p99_us",
-	  "handshake_max_us" },
-};
-
-static void wait_buckets(const struct compare_run *run, const struct wait_section *w,
-			 __u64 le[TT_CONNECT_BUCKETS])
-{
-	for (size_t i = 0; i < TT_CONNECT_BUCKETS; i++)
-		le[i] = run->total[w->first + i];
-}
-
-static bool has_waits(const struct compare_run *runs, size_t n, const struct wait_section *w)
-{
-	__u64 le[TT_CONNECT_BUCKETS];
-
-	for (size_t i = 0; i < n; i++) {
-		if (!runs[i].has[w->first])
-			continue;
-		wait_buckets(&runs[i], w, le);
-		if (!w->only_when_any || tt_connect_count(le))
-			return true;
-	}
-	return false;
-}
-
-/* Row r of run's section; false when the run lacks the columns, or the
- * quantile has no bound (no wait, or one above the last). */
-static bool wait_row(const struct compare_run *run, const struct wait_section *w, size_t r,
-		     uint64_t *v)
-{
-	static const double quantiles[3] = { 0.5, 0.99, 1.0 };
-	__u64 le[TT_CONNECT_BUCKETS];
-	int bucket;
-
-	if (!run->has[w->first])
-		return false;
-	wait_buckets(run, w, le);
-	if (r == 0) {
-		*v = tt_connect_count(le);
-		return true;
-	}
-	if (r == 1) {
-		*v = tt_waits_above(le, w->over);
-		return true;
-	}
-	bucket = tt_connect_quantile(le, quantiles[r - 2]);
-	if (bucket < 0 || bucket >= TT_CONNECT_OVER)
-		return false;
-	*v = tt_connect_bound_us((size_t)bucket);
-	return true;
-}
-
-static int write_waits(FILE *f, const struct wait_section *w, const struct compare_run *runs,
-		       size_t n, uint64_t *values, bool *present)
-{
-	if (write_table_header(f, w->title, n))
-		return -1;
-	for (size_t r = 0; r < WAIT_ROWS; r++) {
-		for (size_t i = 0; i < n; i++) {
-			values[i] = 0;
-			present[i] = wait_row(&runs[i], w, r, &values[i]);
-		}
-		if (write_table_row(f, w->rows[r], values, runs, n, r < 2, present))
-			return -1;
-	}
-	if (w == &connect_section &&
-	    write_count_rows(f, connfail_cols, TT_CONNFAILS, runs, n, values, present, true))
-		return -1;
-	fputc('\n', f);
-	return 0;
-}
-
 int compare_write_text(FILE *f, const struct compare_run *runs, size_t n)
 {
-	uint64_t *values = calloc(n ? n : 1, sizeof(*values));
-	bool *present = calloc(n ? n : 1, sizeof(*present));
-	size_t i;
+	struct compare_report rep;
+	size_t i, k, r;
 	int ret = -1;
 
-	if (!values || !present || !n)
-		goto out;
+	if (!n || compare_report_build(&rep, runs, n))
+		return -1;
 	for (i = 0; i < n; i++)
 		write_run_line(f, &runs[i], i);
-	fputc('\n', f);
-	if (write_table_header(f, "TIME_WAIT", n) ||
-	    write_count_rows(f, compare_tw_counts, COMPARE_TW_COUNTS, runs, n, values, present,
-			     false))
-		goto out;
-	for (i = 0; i < n; i++)
-		values[i] = runs[i].tw_now_peak;
-	if (write_table_row(f, "tw_now peak", values, runs, n, false, NULL))
-		goto out;
-	compare_write_verdict(f, runs, n);
-	fputc('\n', f);
-	if (compare_has_queues(runs, n) && write_queues(f, runs, n, values, present))
-		goto out;
-	if (has_waits(runs, n, &connect_section) &&
-	    write_waits(f, &connect_section, runs, n, values, present))
-		goto out;
-	if (has_waits(runs, n, &accept_section) &&
-	    write_waits(f, &accept_section, runs, n, values, present))
-		goto out;
-	if (has_waits(runs, n, &handshake_section) &&
-	    write_waits(f, &handshake_section, runs, n, values, present))
-		goto out;
-	if (write_table_header(f, "other counters", n) ||
-	    write_count_rows(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n, values,
-			     present, false))
-		goto out;
+	for (k = 0; k < rep.n_sections; k++) {
+		const struct compare_section *s = &rep.sections[k];
+
+		if (!s->continued)
+			fputc('\n', f);
+		if (write_table_header(f, s, n))
+			goto out;
+		for (r = 0; r < s->n_rows; r++)
+			if (write_table_row(f, s, &s->rows[r], runs, n))
+				goto out;
+		if (s->verdict)
+			compare_write_verdict(f, runs, n);
+	}
 	ret = ferror(f) ? -1 : 0;
 out:
-	free(values);
-	free(present);
+	compare_report_free(&rep);
 	return ret;
 }
 
-/* RFC 4180: quoted only when it must be, quotes doubled. A run whose file
- * lacks the column (present false) has its total, rate and ratio empty, as
- * has the ratio of every run when the first lacks it. comm: the process
- * name of a row per name, NULL for the run's. */
-struct csv_cell {
-	const char *counter;
-	const char *comm;
-	bool with_rate;
-};
+/* The CSV. */
 
-static void write_csv_row(FILE *f, const struct csv_cell *cell, size_t index,
-			  const struct compare_run *run, uint64_t v, bool present, uint64_t first,
-			  bool first_present)
+/* RFC 4180: quoted only when it must be, quotes doubled. A cell not
+ * present has its total, rate and ratio empty, as has the ratio of every
+ * run when the first's is not present. comm: the process name of a row
+ * per name, NULL for the run's. */
+static void write_csv_row(FILE *f, const char *counter, const char *comm, bool with_rate,
+			  size_t index, const struct compare_run *run, const struct compare_cell *c,
+			  const struct compare_cell *first)
 {
 	char label[16];
 
-	fprintf(f, "%s,%s,", cell->counter, compare_run_label(label, sizeof(label), index));
+	fprintf(f, "%s,%s,", counter, compare_run_label(label, sizeof(label), index));
 	csv_put_field(f, run->file);
 	fputc(',', f);
-	if (present)
-		fprintf(f, "%llu", (unsigned long long)v);
+	if (c->present)
+		fprintf(f, "%llu", (unsigned long long)c->v);
 	fputc(',', f);
-	if (present && cell->with_rate && run->duration_s > 0)
-		fprintf(f, "%.3f", (double)v / run->duration_s);
+	if (c->present && with_rate && run->duration_s > 0)
+		fprintf(f, "%.3f", (double)c->v / run->duration_s);
 	fputc(',', f);
-	if (present && first_present && first)
-		fprintf(f, "%.4f", (double)v / (double)first);
-	else if (present && first_present && v)
+	if (c->present && first->present && first->v)
+		fprintf(f, "%.4f", (double)c->v / (double)first->v);
+	else if (c->present && first->present && c->v)
 		fputs("inf", f);
 	fputc(',', f);
-	if (cell->comm)
-		csv_put_field(f, cell->comm);
+	if (comm)
+		csv_put_field(f, comm);
 	fputc('\n', f);
 }
 
-/* Rows of counts; with_has, a run whose file lacks a column is empty. */
-static void write_csv_counts(FILE *f, const enum tt_csv_col *cols, size_t n_cols,
-			     const struct compare_run *runs, size_t n, bool with_has)
-{
-	size_t c, i;
-
-	for (c = 0; c < n_cols; c++) {
-		struct csv_cell cell = { tt_csv_col_names[cols[c]], NULL, true };
-
-		for (i = 0; i < n; i++)
-			write_csv_row(f, &cell, i, &runs[i], runs[i].total[cols[c]],
-				      !with_has || runs[i].has[cols[c]], runs[0].total[cols[c]],
-				      !with_has || runs[0].has[cols[c]]);
-	}
-}
-
-static void write_csv_waits(FILE *f, const struct wait_section *w, const struct compare_run *runs,
-			    size_t n)
-{
-	for (size_t r = 0; r < WAIT_ROWS; r++) {
-		struct csv_cell cell = { w->rows[r], NULL, r < 2 };
-		uint64_t v0 = 0;
-		bool p0 = wait_row(&runs[0], w, r, &v0);
-
-		for (size_t i = 0; i < n; i++) {
-			uint64_t v = 0;
-			bool p = wait_row(&runs[i], w, r, &v);
-
-			write_csv_row(f, &cell, i, &runs[i], v, p, v0, p0);
-		}
-	}
-}
-
-/* The queues per name: listen_drops, acceptq_peak and acceptq_limit, each
+/* A row per figure and run; a process name's figures are one row per
+ * value (listen_drops with its rate, acceptq_peak, acceptq_limit), each
  * with the name in comm. */
-static int write_csv_queue_names(FILE *f, const struct compare_run *runs, size_t n)
-{
-	static const struct compare_queue none;
-	const char **names;
-	size_t n_names = queue_names(runs, n, &names), k, c, i;
-
-	if (!names)
-		return -1;
-	for (k = 0; k < n_names; k++) {
-		const struct compare_queue *first = queue_of(&runs[0], names[k]);
-
-		for (c = 0; c < 3; c++) {
-			static const enum tt_csv_col cols[3] = { TT_CSV_LISTEN_DROPS,
-								 TT_CSV_ACCEPTQ_PEAK,
-								 TT_CSV_ACCEPTQ_LIMIT };
-			struct csv_cell cell = { tt_csv_col_names[cols[c]], names[k], c == 0 };
-			const struct compare_queue *q0 = first ? first : &none;
-
-			for (i = 0; i < n; i++) {
-				const struct compare_queue *q = queue_of(&runs[i], names[k]);
-				uint64_t v, v0;
-
-				q = q ? q : &none;
-				v = c == 0 ? q->drops : c == 1 ? q->peak : q->limit;
-				v0 = c == 0 ? q0->drops : c == 1 ? q0->peak : q0->limit;
-				write_csv_row(f, &cell, i, &runs[i], v, runs[i].has[cols[c]], v0,
-					      runs[0].has[cols[c]]);
-			}
-		}
-	}
-	free(names);
-	return 0;
-}
-
 int compare_write_csv(FILE *f, const struct compare_run *runs, size_t n)
 {
-	size_t i, s;
+	struct compare_report rep;
+	size_t k, r, i, v;
 
-	if (!n)
+	if (!n || compare_report_build(&rep, runs, n))
 		return -1;
 	fputs("counter,run,file,total,per_second,ratio_to_first,comm\n", f);
-	write_csv_counts(f, compare_tw_counts, COMPARE_TW_COUNTS, runs, n, false);
-	for (i = 0; i < n; i++) {
-		static const struct csv_cell cell = { "tw_now_peak", NULL, false };
+	for (k = 0; k < rep.n_sections; k++) {
+		const struct compare_section *s = &rep.sections[k];
 
-		write_csv_row(f, &cell, i, &runs[i], runs[i].tw_now_peak, true,
-			      runs[0].tw_now_peak, true);
-	}
-	if (compare_has_queues(runs, n)) {
-		write_csv_counts(f, compare_queue_counts, COMPARE_QUEUE_COUNTS, runs, n, true);
-		if (write_csv_queue_names(f, runs, n))
-			return -1;
-		for (s = 0; s < 2; s++) {
-			struct csv_cell cell = { s ? "open_out_peak" : "open_in_peak", NULL, false };
+		for (r = 0; r < s->n_rows; r++) {
+			const struct compare_row *row = &s->rows[r];
 
-			for (i = 0; i < n; i++)
-				write_csv_row(f, &cell, i, &runs[i], runs[i].open_peak[s],
-					      runs[i].has[open_cols[s]], runs[0].open_peak[s],
-					      runs[0].has[open_cols[s]]);
+			if (s->layout == COMPARE_COUNTS) {
+				for (i = 0; i < n; i++)
+					write_csv_row(f, row->counter, NULL, row->with_rate, i,
+						      &runs[i], &row->cells[i], &row->cells[0]);
+				continue;
+			}
+			for (v = 0; v < COMPARE_QUEUE_VALUES; v++)
+				for (i = 0; i < n; i++)
+					write_csv_row(f, tt_csv_col_names[compare_queue_cols[v]],
+						      row->name, v == 0, i, &runs[i],
+						      &row->cells[i * COMPARE_QUEUE_VALUES + v],
+						      &row->cells[v]);
 		}
 	}
-	if (has_waits(runs, n, &connect_section)) {
-		write_csv_waits(f, &connect_section, runs, n);
-		write_csv_counts(f, connfail_cols, TT_CONNFAILS, runs, n, true);
-	}
-	if (has_waits(runs, n, &accept_section))
-		write_csv_waits(f, &accept_section, runs, n);
-	if (has_waits(runs, n, &handshake_section))
-		write_csv_waits(f, &handshake_section, runs, n);
-	write_csv_counts(f, compare_other_counts, COMPARE_OTHER_COUNTS, runs, n, false);
+	compare_report_free(&rep);
 	return ferror(f) ? -1 : 0;
 }
 

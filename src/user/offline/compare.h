@@ -54,17 +54,6 @@ int compare_run_init(struct compare_run *run, const char *file, const struct tt_
 		     struct csv_error *err);
 void compare_run_free(struct compare_run *run);
 
-/* The counts in the order the report shows them: TIME_WAIT first (the
- * tw_now peak after these), then the listen queues' and SYNs' (with the
- * peaks of open connections and the queues per name after these), then
- * every other one. */
-#define COMPARE_TW_COUNTS 2
-#define COMPARE_QUEUE_COUNTS 3
-#define COMPARE_OTHER_COUNTS 16
-extern const enum tt_csv_col compare_tw_counts[COMPARE_TW_COUNTS];
-extern const enum tt_csv_col compare_queue_counts[COMPARE_QUEUE_COUNTS];
-extern const enum tt_csv_col compare_other_counts[COMPARE_OTHER_COUNTS];
-
 /* Whether any of the runs has the listen queue, SYN and open connection
  * columns (CSVs of earlier versions have none): the report shows them
  * only then, "n/a" for a run that lacks them. */
@@ -86,14 +75,80 @@ const char *compare_rate_text(char *buf, size_t len, uint64_t total, double dura
 /* Which run held more TIME_WAIT at its peak, in one sentence and a line end. */
 void compare_write_verdict(FILE *f, const struct compare_run *runs, size_t n);
 
+/* compare's figures as data, section by section, in the order and with the
+ * rows compare prints them. The text and CSV writers below and the report
+ * page (report_page.c) each lay these sections out; none of them chooses,
+ * names or computes a figure of its own. */
+enum compare_layout {
+	COMPARE_COUNTS, /* a row per figure: per run its value, its rate per
+			 * second when with_rate, and a later run's ratio to
+			 * the first */
+	COMPARE_QUEUES, /* a row per process name: per run its listen drops,
+			 * its deepest accept queue and that one's limit */
+};
+
+/* The values of a COMPARE_QUEUES row per run: as the text heads them
+ * ("A drops") and the columns they come from, which the CSV names. */
+#define COMPARE_QUEUE_VALUES 3
+extern const char *const compare_queue_heads[COMPARE_QUEUE_VALUES];
+extern const enum tt_csv_col compare_queue_cols[COMPARE_QUEUE_VALUES];
+
+struct compare_cell {
+	uint64_t v;
+	bool present; /* false: n/a (the run's CSV lacks the column, or a
+		       * wait's quantile has no bucket bound) */
+};
+
+struct compare_row {
+	const char *name;    /* "tw_in", "connect_p50_us", "tw_now" (suffix
+			      * " peak"); in COMPARE_QUEUES the process name,
+			      * the runs' own string */
+	const char *suffix;  /* "" or " peak": the text's label is name, suffix */
+	const char *counter; /* as compare --csv names the row: "tw_now_peak";
+			      * NULL in COMPARE_QUEUES */
+	bool column;         /* the figure is one CSV column's total (counter
+			      * is the column's name) or, with suffix " peak",
+			      * its peak */
+	bool with_rate;
+	struct compare_cell *cells; /* per run; in COMPARE_QUEUES,
+				     * COMPARE_QUEUE_VALUES per run, run after run */
+};
+
+struct compare_section {
+	const char *id;    /* unique, for a page: "timewait", "queues",
+			    * "queues-by-name", "open", "connect", "accept",
+			    * "handshake", "other" */
+	const char *title; /* as compare heads the table: "TIME_WAIT" */
+	enum compare_layout layout;
+	bool verdict;      /* the verdict on the TIME_WAIT peaks follows */
+	bool continued;    /* under the section before it, no blank line between */
+	size_t n_rows;
+	struct compare_row *rows;
+};
+
+#define COMPARE_MAX_SECTIONS 8
+struct compare_report {
+	size_t n_runs;
+	size_t n_sections;
+	struct compare_section sections[COMPARE_MAX_SECTIONS];
+};
+
+/* The sections of n runs (at least 1): TIME_WAIT (tw_in, tw_out, the
+ * tw_now peak); when a run has them (compare_has_queues), the listen
+ * queues (listen_drops, syn_retrans_out, synack_retrans_in), by process
+ * name when a name dropped or queued, and the peaks of open connections;
+ * the connect times with the failed connects by cause, when a run has the
+ * columns; the accept queue waits and the handshakes, when a run has any;
+ * then the other counters. A row's names point into the runs, which must
+ * outlive rep. Returns 0, or -1 out of memory (rep empty). */
+int compare_report_build(struct compare_report *rep, const struct compare_run *runs, size_t n);
+void compare_report_free(struct compare_report *rep);
+
 /* The report as aligned text: one line per run (file, duration,
- * processes), then tw_in, tw_out, the tw_now peak and which run held more;
- * then, when a run has them, listen_drops, syn_retrans_out and
- * synack_retrans_in, per process name its listen drops and deepest accept
- * queue with its limit, and the peaks of open_in and open_out; then every
- * other count. Each count has its total and rate per run, and the ratio of
- * each later run to the first. Fits 100 columns for two runs. Returns 0,
- * or -1 when f has an error. */
+ * processes), then each section of compare_report_build() as a table with
+ * a header line, the verdict under TIME_WAIT. Each count has its total and
+ * rate per run, and the ratio of each later run to the first. Fits 100
+ * columns for two runs. Returns 0, or -1 when f has an error. */
 int compare_write_text(FILE *f, const struct compare_run *runs, size_t n);
 
 /* The same figures as CSV, one row per counter per run:

@@ -90,24 +90,34 @@ static void write_runs(FILE *f, const struct compare_run *sums, const struct tim
 	fputs("</tbody>\n</table>\n</section>\n", f);
 }
 
-/* The two header rows of a comparison table: each run's label and file
- * over its total, rate and (for a later run) ratio to the first. */
-static void write_compare_head(FILE *f, const struct compare_run *sums, size_t n)
+/* The two header rows of a section's table: each run's label and file
+ * over its columns (total, rate and, for a later run, ratio to the first;
+ * or a name's drops, peak and limit), as compare heads them. */
+static void write_compare_head(FILE *f, const struct compare_section *s,
+			       const struct compare_run *sums, size_t n)
 {
+	bool queues = s->layout == COMPARE_QUEUES;
 	char label[16], first[16];
-	size_t i;
+	size_t i, v;
 
 	compare_run_label(first, sizeof(first), 0);
-	fputs("<thead>\n<tr><th scope=\"col\" rowspan=\"2\">counter</th>", f);
+	fprintf(f, "<thead>\n<tr><th scope=\"col\" rowspan=\"2\">%s</th>",
+		queues ? "process name" : "counter");
 	for (i = 0; i < n; i++) {
 		fprintf(f, "<th scope=\"colgroup\" class=\"group\" colspan=\"%d\">%s <span "
 			   "class=\"file\">",
-			i ? 3 : 2, compare_run_label(label, sizeof(label), i));
+			queues ? COMPARE_QUEUE_VALUES : i ? 3 : 2,
+			compare_run_label(label, sizeof(label), i));
 		html_put_text(f, file_base(sums[i].file));
 		fputs("</span></th>", f);
 	}
 	fputs("</tr>\n<tr>", f);
 	for (i = 0; i < n; i++) {
+		if (queues) {
+			for (v = 0; v < COMPARE_QUEUE_VALUES; v++)
+				fprintf(f, "<th scope=\"col\">%s</th>", compare_queue_heads[v]);
+			continue;
+		}
 		fputs("<th scope=\"col\">total</th><th scope=\"col\">/s</th>", f);
 		if (i)
 			fprintf(f, "<th scope=\"col\">%s/%s</th>",
@@ -116,68 +126,68 @@ static void write_compare_head(FILE *f, const struct compare_run *sums, size_t n
 	fputs("</tr>\n</thead>\n", f);
 }
 
-/* compare's ratio, whose "<0.01x" is text here, not the start of a tag. */
-static void write_ratio(FILE *f, uint64_t first, uint64_t v)
+/* A figure of run i: its value, or n/a, with what a test reads it by: the
+ * run, the counter of a CSV column's total or peak, the value. */
+static void write_value(FILE *f, const struct compare_row *row, const struct compare_cell *c,
+			const struct compare_run *run, size_t i)
 {
-	char ratio[48];
-
-	fputs("<td class=\"ratio\">", f);
-	html_put_text(f, compare_ratio_text(ratio, sizeof(ratio), first, v));
-	fputs("</td>", f);
+	if (!c->present) {
+		fprintf(f, "<td class=\"na\" data-run=\"%zu\"", i);
+		if (row->column)
+			fprintf(f, " data-counter=\"%s\" title=\"%s\"", row->counter,
+				run->kind == TT_CSV_PER_DEST ? "not in a --by dest CSV"
+							     : "not in a CSV of an earlier version");
+		fputs(">n/a</td>", f);
+		return;
+	}
+	fprintf(f, "<td data-run=\"%zu\"", i);
+	if (row->column)
+		fprintf(f, " data-counter=\"%s\"", row->counter);
+	fprintf(f, " data-total=\"%llu\">%llu</td>", (unsigned long long)c->v,
+		(unsigned long long)c->v);
 }
 
-/* Whether the run's CSV has the column (a --by dest CSV has the out side). */
-static bool run_has(const struct compare_run *run, enum tt_csv_col col)
+/* A row as compare writes it: per run the value and its rate, and for a
+ * later run its ratio to the first (blank where either is n/a); or a
+ * name's drops, peak and limit. compare's "<0.01x" is text here, not the
+ * start of a tag. */
+static void write_compare_row(FILE *f, const struct compare_section *s,
+			      const struct compare_row *row, const struct compare_run *sums, size_t n)
 {
-	return run->kind == TT_CSV_PER_PROCESS || csv_dest_has(col);
-}
-
-static void write_count_row(FILE *f, enum tt_csv_col col, const struct compare_run *sums,
-			    size_t n)
-{
-	const char *name = tt_csv_col_names[col];
-	const struct compare_run *a = &sums[0];
 	char num[48];
-	size_t i;
+	size_t i, v;
 
-	fprintf(f, "<tr><th scope=\"row\"><code>%s</code></th>", name);
+	fputs("<tr><th scope=\"row\"><code>", f);
+	html_put_text(f, row->name);
+	fputs("</code>", f);
+	html_put_text(f, row->suffix);
+	fputs("</th>", f);
 	for (i = 0; i < n; i++) {
-		const struct compare_run *run = &sums[i];
-		uint64_t v = run->total[col];
+		const struct compare_cell *c = &row->cells[i], *c0 = &row->cells[0];
 
-		if (!run_has(run, col)) {
-			fprintf(f, "<td class=\"na\" data-run=\"%zu\" data-counter=\"%s\" "
-				   "title=\"not in a --by dest CSV\">n/a</td><td class=\"na\"></td>",
-				i, name);
-		} else {
-			fprintf(f, "<td data-run=\"%zu\" data-counter=\"%s\" data-total=\"%llu\">%llu"
-				   "</td><td>%s</td>",
-				i, name, (unsigned long long)v, (unsigned long long)v,
-				compare_rate_text(num, sizeof(num), v, run->duration_s));
+		if (s->layout == COMPARE_QUEUES) {
+			for (v = 0; v < COMPARE_QUEUE_VALUES; v++)
+				write_value(f, row, &row->cells[i * COMPARE_QUEUE_VALUES + v],
+					    &sums[i], i);
+			continue;
 		}
+		write_value(f, row, c, &sums[i], i);
+		if (!c->present)
+			fputs("<td class=\"na\"></td>", f);
+		else if (row->with_rate)
+			fprintf(f, "<td>%s</td>",
+				compare_rate_text(num, sizeof(num), c->v, sums[i].duration_s));
+		else
+			fputs("<td></td>", f);
 		if (!i)
 			continue;
-		if (run_has(run, col) && run_has(a, col))
-			write_ratio(f, a->total[col], v);
-		else
-			fputs("<td class=\"na\">-</td>", f);
-	}
-	fputs("</tr>\n", f);
-}
-
-static void write_peak_row(FILE *f, const struct compare_run *sums, size_t n)
-{
-	size_t i;
-
-	fputs("<tr><th scope=\"row\"><code>tw_now</code> peak</th>", f);
-	for (i = 0; i < n; i++) {
-		uint64_t v = sums[i].tw_now_peak;
-
-		fprintf(f, "<td data-run=\"%zu\" data-counter=\"tw_now_peak\" data-total=\"%llu\">"
-			   "%llu</td><td></td>",
-			i, (unsigned long long)v, (unsigned long long)v);
-		if (i)
-			write_ratio(f, sums[0].tw_now_peak, v);
+		if (c->present && c0->present) {
+			fputs("<td class=\"ratio\">", f);
+			html_put_text(f, compare_ratio_text(num, sizeof(num), c0->v, c->v));
+			fputs("</td>", f);
+		} else {
+			fputs("<td class=\"na\"></td>", f);
+		}
 	}
 	fputs("</tr>\n", f);
 }
@@ -208,30 +218,48 @@ static int write_verdict(FILE *f, const struct compare_run *sums, size_t n)
 	return 0;
 }
 
+/* compare's sections (compare_report_build()), a table each, titled as
+ * compare titles them; a section compare continues under the one before
+ * shares its box. */
 static int write_compare(FILE *f, const struct compare_run *sums, size_t n)
 {
-	size_t c;
+	struct compare_report rep;
+	size_t k, r;
 
-	fputs("<section id=\"compare\">\n<h2>Totals and rates</h2>\n"
-	      "<p class=\"note\">As <code>tcptrace compare</code> prints them: each count summed "
-	      "over every row, per second of the run, and against the first run.</p>\n"
-	      "<table class=\"compare\" id=\"compare-timewait\">\n<caption>TIME_WAIT</caption>\n",
-	      f);
-	write_compare_head(f, sums, n);
-	fputs("<tbody>\n", f);
-	for (c = 0; c < COMPARE_TW_COUNTS; c++)
-		write_count_row(f, compare_tw_counts[c], sums, n);
-	write_peak_row(f, sums, n);
-	fputs("</tbody>\n</table>\n", f);
-	if (n > 1 && write_verdict(f, sums, n))
+	if (compare_report_build(&rep, sums, n))
 		return -1;
-	fputs("<table class=\"compare\" id=\"compare-other\">\n<caption>Other counters</caption>\n",
+	fputs("<section id=\"compare\">\n<h2>Totals and rates</h2>\n"
+	      "<p class=\"note\">As <code>tcptrace compare</code> prints them, section for section: "
+	      "each count summed over every row, per second of the run, and against the first "
+	      "run; a level's peak over the intervals; the bounds of the buckets of the waits' "
+	      "quantiles, in microseconds. n/a: not in the run's CSV, or no wait to take a "
+	      "quantile of.</p>\n<div class=\"compare-tables\">\n",
 	      f);
-	write_compare_head(f, sums, n);
-	fputs("<tbody>\n", f);
-	for (c = 0; c < COMPARE_OTHER_COUNTS; c++)
-		write_count_row(f, compare_other_counts[c], sums, n);
-	fputs("</tbody>\n</table>\n</section>\n", f);
+	for (k = 0; k < rep.n_sections; k++) {
+		const struct compare_section *s = &rep.sections[k];
+
+		if (k && !s->continued)
+			fputs("</div>\n", f);
+		if (!s->continued)
+			fputs("<div class=\"compare-box\">\n", f);
+		fprintf(f, "<table class=\"compare\" id=\"compare-%s\" data-section=\"", s->id);
+		html_put_text(f, s->title);
+		fprintf(f, "\" data-layout=\"%s\">\n<caption>",
+			s->layout == COMPARE_QUEUES ? "queues" : "counts");
+		html_put_text(f, s->title);
+		fputs("</caption>\n", f);
+		write_compare_head(f, s, sums, n);
+		fputs("<tbody>\n", f);
+		for (r = 0; r < s->n_rows; r++)
+			write_compare_row(f, s, &s->rows[r], sums, n);
+		fputs("</tbody>\n</table>\n", f);
+		if (s->verdict && n > 1 && write_verdict(f, sums, n)) {
+			compare_report_free(&rep);
+			return -1;
+		}
+	}
+	fputs("</div>\n</div>\n</section>\n", f);
+	compare_report_free(&rep);
 	return 0;
 }
 

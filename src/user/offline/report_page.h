@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The page of `tcptrace report`: one HTML file that needs nothing else. It
- * holds the runs, compare's figures as tables (TIME_WAIT first), the
+ * holds the runs, compare's sections as tables (compare_report_build()), the
  * destinations of --by dest runs, the runs' series as JSON, the chart
  * library and the page's own style and script, which draws the charts.
  * Pure: writes to a FILE. */
