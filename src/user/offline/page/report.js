@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 // The charts of the tcptrace report page, drawn with the embedded Chart.js
 // from the runs' series in #tt-data, per process name as the reader
-// chooses. window.ttReport tells a test what was drawn, when, and the
-// totals the charts' data add up to.
+// chooses; a chart with nothing to draw is folded into one line. window.ttReport
+// tells a test what was drawn or folded, when, and the totals the charts' data
+// add up to.
 'use strict';
 (function () {
 	const report = (window.ttReport = {
 		scriptStart: performance.now(),
 		charts: {},
+		folded: [], // the ids of the charts with nothing to draw, not drawn
 		allDrawn: false,
 		drawnAt: null, // performance.now() when the last chart was drawn
 		drawMs: null, // from this script's start to the last chart drawn
@@ -211,10 +213,11 @@
 
 	// The kinds of line a chart can draw: one per group and series (per
 	// destination in a dest chart), each with its values per run. A kind
-	// that is 0 in every run is left out and named below the chart, unless
-	// nothing would be left; with drawZero, only one that has no value in
-	// any run: no port free is news. A kind keeps its colour whichever names
-	// are chosen; a dash tells the runs apart.
+	// that is 0 in every run is left out and named below the chart; with
+	// drawZero, only one that has no value in any run: no port free is news.
+	// A chart all of whose kinds are left out is not drawn (folded). A kind
+	// keeps its colour whichever names are chosen; a dash tells the runs
+	// apart.
 	function kindsOf(def) {
 		const from = def.dest ? [ALL] : groups;
 		const kinds = [];
@@ -231,7 +234,8 @@
 		}));
 		const rank = (k) => (def.order ? def.order.indexOf(k.key) : 0);
 		kinds.sort((a, b) => a.g - b.g || rank(a) - rank(b));
-		const dropped = kinds.every((k) => k.zero) ? [] : kinds.filter((k) => k.zero);
+		const folded = kinds.every((k) => k.zero);
+		const dropped = folded ? [] : kinds.filter((k) => k.zero);
 		const shown = kinds.filter((k) => !dropped.includes(k));
 		// One series throughout: a line is named by its group alone.
 		const oneKey = new Set(shown.map((k) => k.key)).size === 1;
@@ -241,7 +245,7 @@
 		// The names first: the sum is not drawn at first.
 		const names = shown.filter((k) => k.group !== ALL);
 		names.concat(shown.filter((k) => k.group === ALL)).forEach((k, i) => { k.color = COLORS[i % COLORS.length]; });
-		return { shown, dropped, oneKey };
+		return { shown, dropped, oneKey, folded };
 	}
 
 	// A kind's line in each run that has it, with what a test needs to know
@@ -391,10 +395,9 @@
 
 	// A chart and its legend, drawn for the groups chosen; redraw() after a
 	// choice puts a kind's lines back as they were first made.
-	function draw(def, grid) {
+	function draw(def, kinds, grid) {
 		const fig = figure(def);
 		grid.appendChild(fig);
-		const kinds = kindsOf(def);
 		const off = new Set();
 		const state = (report.charts[def.id] = { drawn: false, drawnAt: null, byName: !def.dest });
 		const drawn = () => kinds.shown.filter((k) => def.dest || chosen.has(k.group));
@@ -531,9 +534,37 @@
 		report.redrawMs = performance.now() - start;
 	}));
 	// A chart no run has a line for is not drawn: its columns are in none of
-	// the CSV files (a --by dest one, or one of an earlier version).
+	// the CSV files (a --by dest one, or one of an earlier version). One whose
+	// every line is 0 throughout every run, for every process (with drawZero:
+	// has no value), is not drawn either but folded into one line under the
+	// charts, as compare leaves out a section with nothing in it.
+	const these = runs.length === 1 ? 'this run' : 'these runs';
+	const folds = document.createElement('ul');
+	folds.className = 'folded';
+	folds.id = 'folded';
 	const charts = CHARTS.filter((def) => runs.some((run) => def.series(run.timeline, run).length))
-		.map((def) => draw(def, grid));
+		.map((def) => ({ def, kinds: kindsOf(def) }))
+		.filter(({ def, kinds }) => {
+			if (!kinds.folded)
+				return true;
+			const item = document.createElement('li');
+			item.dataset.chart = def.id;
+			const title = document.createElement('strong');
+			title.textContent = def.title;
+			item.append(title, document.createTextNode(def.drawZero ? ': no value in ' + these + '.' :
+				': none in ' + these + ', 0 throughout for every process; not drawn.'));
+			folds.appendChild(item);
+			report.folded.push(def.id);
+			return false;
+		})
+		.map(({ def, kinds }) => draw(def, kinds, grid));
+	if (report.folded.length)
+		grid.after(folds);
+	if (!charts.length) {
+		report.allDrawn = true;
+		report.drawnAt = performance.now();
+		report.drawMs = report.drawnAt - report.scriptStart;
+	}
 	// Canvases keep their screen size on paper unless told of the new width.
 	window.addEventListener('beforeprint', () => charts.forEach((c) => c.chart.resize()));
 	window.addEventListener('afterprint', () => charts.forEach((c) => c.chart.resize()));
