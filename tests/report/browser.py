@@ -11,6 +11,10 @@ stdout, one fact a line, what the page did:
                                     (window.ttReport), and how many pixels of
                                     its plot area are ink, read back from the
                                     canvas (getImageData)
+  folded ID shown|hidden TEXT       per chart the page says it folded
+                                    (window.ttReport.folded): its line under
+                                    the charts, whether it is seen, its text
+  canvas ID                         every chart's canvas in the page
   all_drawn true|false
   draw_ms N                         from the page script's start to the last
                                     chart drawn
@@ -22,6 +26,10 @@ stdout, one fact a line, what the page did:
   processes LABEL TEXT              and its processes
   table|dest|chart ...              the totals the page shows, and those its
                                     charts' data add up to
+  compare TITLE|ROW|L|CELL|...      compare's sections as the page shows
+                                    them, a line per row and run: its cells
+                                    (total, rate, ratio; drops, peak, limit)
+  verdict TEXT                      the verdict, in its place under TIME_WAIT
   choice GROUP on|off               each choice of the names drawn, as shown
   line L CHART KEY TOTAL GROUP      each line drawn per name whose total is
                                     not 0: run L's series KEY of GROUP (all,
@@ -151,6 +159,12 @@ FACTS_JS = r"""
 		lines.push(['chart', id, 'drawn', c.drawn ? 1 : 0, 'datasets', c.datasets,
 			'points', c.points, 'inked', inked].join(' '));
 	}
+	(report.folded || []).forEach((id) => {
+		const item = document.querySelector('#folded li[data-chart="' + id + '"]');
+		lines.push(['folded', id, item && item.offsetHeight > 0 ? 'shown' : 'hidden',
+			item ? item.textContent : ''].join(' '));
+	});
+	document.querySelectorAll('canvas[data-chart]').forEach((c) => lines.push('canvas ' + c.dataset.chart));
 	lines.push('all_drawn ' + (report.allDrawn === true));
 	lines.push('draw_ms ' + (report.drawMs === null ? 'none' : report.drawMs.toFixed(1)));
 	lines.push('ready_ms ' + (report.drawnAt === null ? 'none' : report.drawnAt.toFixed(1)));
@@ -168,6 +182,24 @@ FACTS_JS = r"""
 	};
 	document.querySelectorAll('#compare td[data-counter]').forEach((td) =>
 		lines.push(['table', label(td.dataset.run), td.dataset.counter, shown(td)].join(' ')));
+	// compare's sections, each row's cells run by run: 2 for the first run
+	// and 3 for a later one (total, /s, ratio), or 3 per run per name.
+	document.querySelectorAll('#compare table[data-section]').forEach((table) => {
+		const perName = table.dataset.layout === 'queues';
+		table.querySelectorAll('tbody tr').forEach((tr) => {
+			const cells = [...tr.querySelectorAll('td')].map((td) => td.textContent);
+			let at = 0;
+			runs.forEach((run, i) => {
+				const width = perName || i ? 3 : 2;
+				lines.push(['compare ' + table.dataset.section, tr.querySelector('th').textContent,
+					run.label].concat(cells.slice(at, at + width)).join('|'));
+				at += width;
+			});
+		});
+		const next = table.nextElementSibling;
+		if (next && next.classList.contains('verdict'))
+			lines.push('verdict ' + next.textContent);
+	});
 	document.querySelectorAll('#destinations tr[data-dest]').forEach((tr) =>
 		tr.querySelectorAll('td[data-counter]').forEach((td) =>
 			lines.push(['dest', label(tr.dataset.run), tr.dataset.dest, td.dataset.counter,

@@ -12,8 +12,11 @@
 # writes pages from them, and Debian's chromium, headless, in a network
 # namespace of its own with loopback only, opens each page (browser.py): no
 # console warning or error, no request but the page's own file, every chart
-# drawn and inked, the totals of its tables and of its charts' data equal to
-# the sums that totals.awk takes from the CSV files, each line drawn per
+# drawn and inked but those folded into a line for being 0 throughout (the
+# charts the CSV files' sums say are 0), the totals of its tables and of its
+# charts' data equal to the sums that totals.awk takes from the CSV files,
+# its tables equal to tcptrace compare's text on the same files, section for
+# section (compare.awk reads the text), each line drawn per
 # process name equal to the sums that names.awk takes per name, and after
 # each click on the choice of names, only that name's lines come or go,
 # the others kept as they were; the hour drawn in under 2 s, as the issue
@@ -233,10 +236,21 @@ browser_check() { # page charts [group...]
 	expect_eq "requests: the page's own file only" "file://$page" \
 		"$(awk '$1 == "request" { print $2 }' "$FACTS" | paste -sd' ')"
 	expect_eq "console warnings and errors" "" "$(grep '^console ' "$FACTS")"
-	expect_eq "charts drawn, as the page says" "$charts" \
+	# The charts the page says it folded are not drawn: each is a line
+	# under the charts, seen; every other chart is drawn.
+	local folded drawn c
+	folded=$(awk '$1 == "folded" { print $2 }' "$FACTS" | paste -sd' ')
+	drawn=$(for c in $charts; do case " $folded " in *" $c "*) ;; *) echo "$c" ;; esac; done | paste -sd' ')
+	expect_eq "charts folded, of the charts expected (in their order)" "$folded" \
+		"$(for c in $charts; do case " $folded " in *" $c "*) echo "$c" ;; esac; done | paste -sd' ')"
+	expect_eq "folded charts: a line each, seen" "" \
+		"$(awk '$1 == "folded" && $3 != "shown"' "$FACTS")"
+	expect_eq "charts drawn, as the page says" "$drawn" \
 		"$(awk '$1 == "chart" && $3 == "drawn" && $4 == 1 { print $2 }' "$FACTS" | paste -sd' ')"
-	expect_eq "charts with ink in their plot area (getImageData)" "$charts" \
+	expect_eq "charts with ink in their plot area (getImageData)" "$drawn" \
 		"$(awk '$1 == "chart" && $3 == "drawn" && $9 == "inked" && $10 > 0 { print $2 }' "$FACTS" | paste -sd' ')"
+	expect_eq "canvases: the charts drawn, none for a folded one" "$drawn" \
+		"$(awk '$1 == "canvas" { print $2 }' "$FACTS" | paste -sd' ')"
 	expect_eq "all drawn" true "$(awk '$1 == "all_drawn" { print $2 }' "$FACTS")"
 	expect_eq "img, iframe, object or embed elements" 0 "$(awk '$1 == "elements" { print $3 }' "$FACTS")"
 	expect_eq "screenshot is a PNG" "PNG" "$(head -c 4 "$shot" 2>/dev/null | tail -c 3)"
@@ -249,9 +263,17 @@ browser_check() { # page charts [group...]
 # The page's totals (tables and charts' data) against totals.awk's sums of
 # the CSV files, which are labelled A, B... in order.
 totals_check() { # csv...
-	local label=A csv diff
+	local label=A csv diff queues=0 connects=0
+	# compare's sections of the listen queues and of the connect times are
+	# there when any run has a column of a later version, or the connect
+	# times' columns.
 	for csv in "$@"; do
-		awk -v L=$label -f "$HERE/totals.awk" "$csv"
+		head -1 "$csv" | tr , '\n' | grep -Eq "^($(echo "$NEW_COLUMNS" | tr ' ' '|'))\$" && queues=1
+		head -1 "$csv" | tr , '\n' | grep -Eq "$NEW_PATTERN" && queues=1
+		head -1 "$csv" | tr , '\n' | grep -qx connect_10us && connects=1
+	done
+	for csv in "$@"; do
+		awk -v L=$label -v queues=$queues -v connects=$connects -f "$HERE/totals.awk" "$csv"
 		label=$(echo "$label" | tr A-Y B-Z)
 	done | LC_ALL=C sort >"$WORK/expected.totals"
 	awk '$1 == "table" || $1 == "dest" || ($1 == "chart" && $2 ~ /^[A-Z]+$/)' "$FACTS" |
@@ -259,6 +281,82 @@ totals_check() { # csv...
 	diff=$(diff "$WORK/expected.totals" "$WORK/page.totals")
 	expect_eq "totals in the page = the CSV's sums ($(wc -l <"$WORK/expected.totals") figures)" "" "$diff"
 	[ -s "$WORK/expected.totals" ] || { log "    no totals computed"; CASE_FAILED=1; }
+}
+
+# The charts of CHARTS whose lines are all 0 over the CSV files (for the
+# charts per destination, that have no value), from the CSVs' own sums: those
+# the page folds. A chart whose columns no CSV has is not one of CHARTS.
+zero_charts() { # charts csv...
+	local charts=$1
+	shift
+	awk -F, -v charts="$charts" '
+		BEGIN {
+			cols["tw_now"] = "tw_now"
+			cols["conn"] = "conn_in conn_out"
+			cols["open"] = "open_in open_out"
+			cols["closes"] = "fin_active_in fin_active_out fin_passive_in fin_passive_out " \
+				"rst_sent_in rst_sent_out rst_recv_in rst_recv_out timeout_in timeout_out"
+			cols["rst"] = "rst_sent_in rst_sent_out"
+			cols["eaddrnotavail"] = "eaddrnotavail"
+			cols["listen_drops"] = "listen_drops"
+			cols["acceptq"] = "acceptq_peak acceptq_limit"
+			cols["syn_retrans"] = "syn_retrans_out synack_retrans_in"
+			cols["connect_p99"] = "connect_10us connect_20us connect_50us connect_100us " \
+				"connect_200us connect_500us connect_1ms connect_2ms connect_5ms " \
+				"connect_10ms connect_20ms connect_50ms connect_100ms connect_200ms " \
+				"connect_500ms connect_1s connect_2s connect_5s connect_10s connect_20s " \
+				"connect_50s connect_over_50s"
+			cols["connects_slow"] = "connect_2s connect_5s connect_10s connect_20s " \
+				"connect_50s connect_over_50s"
+			cols["ports_free"] = "ports_free"
+			cols["runout_s"] = "runout_s"
+			n = split(charts, chart, " ")
+		}
+		FNR == 1 { delete at; for (i = 1; i <= NF; i++) at[$i] = i; next }
+		{
+			for (c = 1; c <= n; c++) {
+				k = split(cols[chart[c]], list, " ")
+				for (j = 1; j <= k; j++)
+					if (list[j] in at)
+						# ports_free counts as a value even at 0.
+						sum[chart[c]] += chart[c] == "ports_free" ? 1 : $at[list[j]]
+			}
+		}
+		END {
+			for (c = 1; c <= n; c++)
+				if (!sum[chart[c]])
+					{ printf "%s%s", sep, chart[c]; sep = " " }
+			print ""
+		}' "$@"
+}
+
+# The charts the page folded are those whose lines the CSV files say are
+# all 0 (zero_charts).
+folded_check() { # charts csv...
+	local charts=$1
+	shift
+	expect_eq "charts folded: those whose lines are 0 throughout, by the CSV files' sums" \
+		"$(zero_charts "$charts" "$@" | tr ' ' '\n' | grep . | paste -sd' ')" \
+		"$(awk '$1 == "folded" { print $2 }' "$FACTS" | paste -sd' ')"
+}
+
+# The page's tables against tcptrace compare's text on the same CSV files,
+# section for section, row for row, each cell as compare writes it
+# (compare.awk reads the text as browser.py reads the page), and the
+# sections in compare's order.
+compare_check() { # csv...
+	local diff
+	"$TCPTRACE" compare "$@" >"$WORK/compare.txt" 2>"$WORK/compare.err" ||
+		{ log "tcptrace compare failed: $(cat "$WORK/compare.err")"; CASE_FAILED=1; return; }
+	awk -f "$HERE/compare.awk" "$WORK/compare.txt" >"$WORK/expected.compare"
+	awk '$1 == "compare" || $1 == "verdict"' "$FACTS" >"$WORK/page.compare"
+	expect_eq "sections in the page = compare's, in its order" \
+		"$(grep '^compare ' "$WORK/expected.compare" | cut -d'|' -f1 | uniq | paste -sd',')" \
+		"$(grep '^compare ' "$WORK/page.compare" | cut -d'|' -f1 | uniq | paste -sd',')"
+	diff=$(diff "$WORK/expected.compare" "$WORK/page.compare")
+	expect_eq "tables in the page = compare's text ($(wc -l <"$WORK/expected.compare") cells' rows)" "" "$diff"
+	[ "$(grep -c '^compare ' "$WORK/expected.compare")" -gt 0 ] ||
+		{ log "    compare's text gave no row"; CASE_FAILED=1; }
 }
 
 # FACTS' lines that start with PREFIX, without it, sorted.
@@ -311,6 +409,8 @@ case_page_per_process() {
 	report "$page" "${csvs[@]}" || return 1
 	browser_check "$page" "$PROCESS_CHARTS" all "$client" || return 1
 	totals_check "${csvs[@]}"
+	compare_check "${csvs[@]}"
+	folded_check "$PROCESS_CHARTS" "${csvs[@]}"
 	expect_eq "run names: the files" "run A $OUT/fin-client.csv|run B $OUT/linger0-client.csv" \
 		"$(grep '^run ' "$FACTS" | paste -sd'|')"
 	expect_eq "choices at first: every name, not the sum" "all off|$client on|$server on" \
@@ -330,6 +430,7 @@ case_page_per_destination() {
 	report "$page" "${csvs[@]}" || return 1
 	browser_check "$page" "$DEST_CHARTS" "$dest_client" || return 1
 	totals_check "${csvs[@]}"
+	folded_check "$DEST_CHARTS" "${csvs[@]}"
 	expect_eq "destinations in the page" "127.0.0.1:8080 127.0.0.1:8081" \
 		"$(awk '$1 == "dest" && $4 == "conn_out" { print $3 }' "$FACTS" | LC_ALL=C sort | paste -sd' ')"
 	lines_check "at first" "line " "$dest_client|$client|$server" "${csvs[@]}"
@@ -346,6 +447,8 @@ case_page_of_listen_queues() {
 	report "$page" "${csvs[@]}" || return 1
 	browser_check "$page" "$PROCESS_CHARTS" "$client" all || return 1
 	totals_check "${csvs[@]}"
+	compare_check "${csvs[@]}"
+	folded_check "$PROCESS_CHARTS" "${csvs[@]}"
 	expect_eq "lines of the charts run B's CSV has no column of" "" \
 		"$(awk '$1 == "line" && $2 == "B" && $3 ~ /^(open|listen_drops|acceptq|syn_retrans)$/' "$FACTS")"
 	lines_check "at first" "line " "$client|$server" "${csvs[@]}"
@@ -359,6 +462,8 @@ case_page_of_an_hour() {
 	report "$page" "${csvs[@]}" || return 1
 	browser_check "$page" "$PROCESS_CHARTS" name=nginx all name=nginx || return 1
 	totals_check "${csvs[@]}"
+	compare_check "${csvs[@]}"
+	folded_check "$PROCESS_CHARTS" "${csvs[@]}"
 	expect_eq "choices at first" "all off|name=haproxy on|name=nginx on" "$(facts_of 'choice ' | paste -sd'|')"
 	lines_check "at first" "line " "name=haproxy|name=nginx" "${csvs[@]}"
 	step_check 1 name=nginx off "name=haproxy" "${csvs[@]}"
@@ -368,6 +473,27 @@ case_page_of_an_hour() {
 	ready=$(awk '$1 == "ready_ms" { print $2 }' "$FACTS")
 	expect_eq "drawn in under 2 s from navigation ($ready ms; $draw ms from the script's start)" yes \
 		"$(awk -v ms="$ready" 'BEGIN { print (ms != "" && ms != "none" && ms + 0 < 2000) ? "yes" : "no" }')"
+}
+
+# The client that closes first, beside the same run cut to an earlier
+# version: no RST in either, so the chart of RSTs by reason is not drawn but
+# folded into one line that says so; the tables are compare's, with n/a
+# where the earlier CSV lacks the columns.
+case_page_without_rsts() {
+	local page=$OUT/no-rsts.html
+	local csvs=("$OUT/fin-client.csv" "$OUT/earlier.csv")
+	expect_eq "no RST in the CSV files (rst_sent_in, rst_sent_out)" "0 0 0 0" \
+		"$(for c in "${csvs[@]}"; do col_sum "$c" rst_sent_in; col_sum "$c" rst_sent_out; done | paste -sd' ')"
+	report "$page" "${csvs[@]}" || return 1
+	browser_check "$page" "$PROCESS_CHARTS" || return 1
+	expect_eq "the RST chart: one line, seen" \
+		"folded rst shown RSTs sent per second, by reason: none in these runs, 0 throughout for every process; not drawn." \
+		"$(grep '^folded rst ' "$FACTS")"
+	expect_eq "the RST chart: not drawn, no canvas" "" \
+		"$(awk '($1 == "chart" && $2 == "rst") || ($1 == "canvas" && $2 == "rst")' "$FACTS")"
+	folded_check "$PROCESS_CHARTS" "${csvs[@]}"
+	totals_check "${csvs[@]}"
+	compare_check "${csvs[@]}"
 }
 
 # A folder and a process named to be markup: the page shows them as text.
@@ -383,6 +509,7 @@ case_hostile_names() {
 		"$(grep '^processes A ' "$FACTS" | grep -oF '</script><b>x' | sort -u)"
 	expect_eq "the name's choice" "all off|name=</script><b>x on" "$(facts_of 'choice ' | paste -sd'|')"
 	totals_check "$csv"
+	folded_check "$PROCESS_CHARTS" "$csv"
 	lines_check "at first" "line " "name=</script><b>x" "$csv"
 }
 
@@ -456,6 +583,8 @@ run_case "page of a --by dest run beside a per-process one of an earlier version
 run_case "page of listen queues and open connections, in chromium: lines per process name" \
 	case_page_of_listen_queues
 run_case "page of an hour: drawn in under 2 s, lines per process name as chosen, in chromium" case_page_of_an_hour
+run_case "page of runs without RSTs: their chart folded into one line; compare's tables, n/a" \
+	case_page_without_rsts
 run_case "names that look like markup are shown as text" case_hostile_names
 run_case "bad input: one line, as compare says it, and no file" case_bad_input
 echo "report: $PASSED passed, $FAILED failed (pages and screenshots in $OUT)"

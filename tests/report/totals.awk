@@ -1,7 +1,13 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # The totals a report page must show for one tcptrace CSV, summed here from
 # the CSV itself, one a line as tests/report/browser.py prints the page's:
-#   table L COUNTER N|n/a       compare's tables (n/a: not in a --by dest CSV)
+#   table L COUNTER N|n/a       compare's tables: the totals and peaks of a
+#                               column (n/a: not in a --by dest CSV, or one of
+#                               an earlier version); those of the listen
+#                               queues and open connections with -v queues=1,
+#                               the failed connects by cause with -v
+#                               connects=1, as compare shows those sections
+#                               when any of the runs has their columns
 #   chart L SERIES N            what the charts' data add up to: a close
 #                               class adds both sides
 #   chart L peak LEVEL N        a level's largest value: its sum over the
@@ -106,6 +112,18 @@ END {
 		printf "table %s %s %s\n", L, counters[i], total(counters[i])
 	peak = most(held)
 	printf "table %s tw_now_peak %.0f\nchart %s peak tw_now %.0f\n", L, peak, L, peak
+	if (queues) {
+		n = split("listen_drops syn_retrans_out synack_retrans_in", counts, " ")
+		for (i = 1; i <= n; i++)
+			printf "table %s %s %s\n", L, counts[i], total(counts[i])
+		printf "table %s open_in_peak %s\n", L, ("open_in" in col) ? sprintf("%.0f", most(open_in)) : "n/a"
+		printf "table %s open_out_peak %s\n", L, ("open_out" in col) ? sprintf("%.0f", most(open_out)) : "n/a"
+	}
+	if (connects) {
+		n = split("connfail_refused connfail_timeout connfail_unreach connfail_abandoned", counts, " ")
+		for (i = 1; i <= n; i++)
+			printf "table %s %s %s\n", L, counts[i], total(counts[i])
+	}
 	if ("open_in" in col) {
 		printf "chart %s peak open_in %.0f\nchart %s peak open_out %.0f\n", L, most(open_in), L,
 			most(open_out)
