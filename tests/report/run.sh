@@ -7,7 +7,7 @@
 # whose full accept queue drops SYNs, which its clients send again while
 # they hold their connections open; --by dest, one destination running out
 # of local ports), one of them cut to the columns of an earlier version of
-# tcptrace, and an hour of one-second rows for five processes of two
+# tcptrace (beside the run it was cut from: a page without RSTs), and an hour of one-second rows for five processes of two
 # names, made up by hour.awk. tcptrace report
 # writes pages from them, and Debian's chromium, headless, in a network
 # namespace of its own with loopback only, opens each page (browser.py): no
