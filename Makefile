@@ -111,6 +111,13 @@ $(OUTPUT)/tt-scenario: tests/integration/tt-scenario.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -std=gnu11 $(WARNINGS) -MMD -MP $< -o $@
 
+# Every heading the table and the summary write, printed by their own code,
+# for the install suite's check of the docs' output blocks.
+$(OUTPUT)/tt-headings: tests/docs/tt-headings.c $(OUTPUT)/user/output/report.o \
+		$(patsubst %,$(OUTPUT)/user/%.o,$(PURE))
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(USER_CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@
+
 # Holds a CPU at a socket's move to CLOSE, for one integration case.
 $(OUTPUT)/tt-stall: tests/integration/tt-stall.c $(OUTPUT)/tt_stall.skel.h
 	$(call msg,CC,$@)
@@ -336,7 +343,7 @@ checks:
 	$(Q)tests/run-checks.sh
 
 # What `make test` runs, built before any suite starts.
-test-programs: all $(UNIT_TESTS) $(ASAN_UNIT_TESTS) $(ASAN_TCPTRACE) \
+test-programs: all $(OUTPUT)/tt-headings $(UNIT_TESTS) $(ASAN_UNIT_TESTS) $(ASAN_TCPTRACE) \
 	$(patsubst %,$(FUZZ_OUTPUT)/fuzz_%,$(FUZZERS))
 
 -include $(wildcard $(ASAN_OUTPUT)/user/*/*.d $(FUZZ_OUTPUT)/*.d)
