@@ -253,14 +253,17 @@ case_doc_pages() {
 # "    PID COMM" line of README.md, docs/*.md and the man page, and its group
 # line above it, must be one that build/tt-headings prints from the table's
 # and the summary's own code (tests/docs/check-docs.py); and every such line
-# in those files must be one the check read, inside an output block.
+# in those files must be one the check read, inside an output block. The
+# same script checks the Markdown pages' links: each #anchor, in the page or
+# in another, and each diagnosing.md#anchor a finding cites, must exist.
 case_doc_headings() {
 	local files=(README.md docs/*.md docs/tcptrace.8) out in_files
 	"$make" --no-print-directory -s build/tt-headings >"$WORK/headings.out" 2>&1 ||
 		{ bad "make build/tt-headings: $(tail -3 "$WORK/headings.out")"; return 1; }
 	build/tt-headings >"$WORK/headings" || { bad "build/tt-headings failed"; return 1; }
 	out=$(tests/docs/check-docs.py "$WORK/headings" "${files[@]}")
-	[ $? -eq 0 ] && ok "every heading line of the docs is tcptrace's" || bad "$out"
+	[ $? -eq 0 ] && ok "every heading line of the docs is tcptrace's, every link's anchor exists" ||
+		bad "$out"
 	in_files=$(cat "${files[@]}" | grep -c '^    PID COMM')
 	expect_eq "heading lines checked, of those in the files" "$in_files heading lines checked, 0 not tcptrace's" \
 		"$(tail -1 <<<"$out")"
@@ -396,7 +399,7 @@ run_case "the man page and --help: the code's options, programs, levels and find
 run_case "the man page: every CSV column and table heading of a real run" case_man_columns
 run_case "the man page: every metric of metrics.c, and no other" case_man_metrics
 run_case "the doc pages: every option, CSV column and metric" case_doc_pages
-run_case "the docs' output blocks: every table heading is one tcptrace writes" case_doc_headings
+run_case "the docs' output blocks and links: every table heading is one tcptrace writes, every anchor exists" case_doc_headings
 run_case "bash completion: options, --by, --pid names, files, after --, compare, report" case_completion
 run_case "the systemd unit example passes systemd-analyze verify" case_unit
 echo "install: $PASSED passed, $FAILED failed"

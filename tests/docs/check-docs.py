@@ -10,7 +10,12 @@ it, its group line, must be one of those headings exactly (trailing
 blanks aside); a group line that starts with the interval's clock or
 "total" matches a heading printed without it. Each mismatch is printed
 as FILE:LINE; the exit status is 1 when there is one. The last line says
-how many heading lines were checked."""
+how many heading lines were checked.
+
+It also checks the links of each Markdown FILE: every "](#anchor)" and
+"](page.md#anchor)", and every "diagnosing.md#anchor" a finding cites in an
+output block, must name a heading of that page (as GitHub makes its
+anchor) or an <a id="..."> in it."""
 import re
 import sys
 
@@ -86,14 +91,67 @@ def check(path, headings):
     return bad, checked
 
 
+def slug(heading):
+    """The anchor GitHub gives a heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors(path):
+    found, fence = set(), False
+    for line in open(path, encoding="utf-8").read().splitlines():
+        if re.match(r"^\s*```", line):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        m = re.match(r"^#+ (.*)", line)
+        if m:
+            a = slug(m.group(1))
+            n = 1
+            base = a
+            while a in found:
+                a = f"{base}-{n}"
+                n += 1
+            found.add(a)
+        found.update(re.findall(r'<a id="([^"]+)"></a>', line))
+    return found
+
+
+def check_links(path):
+    """(broken links, links checked) of one Markdown file."""
+    import os
+    bad = checked = 0
+    here = os.path.dirname(path)
+    for n, line in enumerate(open(path, encoding="utf-8").read().splitlines(), 1):
+        links = re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", line)
+        links += [("diagnosing.md", a) for a in re.findall(r"\bdiagnosing\.md#([a-z0-9_-]+)", line)
+                  if not re.search(r"\]\([^)]*diagnosing\.md#" + re.escape(a), line)]
+        for page, anchor in links:
+            target = os.path.join(here, page) if page else path
+            if page == "diagnosing.md" and not os.path.exists(target):
+                target = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../docs/diagnosing.md")
+            checked += 1
+            if not os.path.exists(target):
+                print(f"{path}:{n}: link to a missing page: {page}#{anchor}")
+                bad += 1
+            elif anchor not in anchors(target):
+                print(f"{path}:{n}: no anchor #{anchor} in {page or os.path.basename(path)}")
+                bad += 1
+    return bad, checked
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit("usage: check-docs.py HEADINGS FILE...")
     headings = read_headings(sys.argv[1])
     results = [check(path, headings) for path in sys.argv[2:]]
+    links = [check_links(path) for path in sys.argv[2:] if path.endswith(".md")]
     bad = sum(r[0] for r in results)
+    broken = sum(r[0] for r in links)
+    print(f"{sum(r[1] for r in links)} links checked, {broken} broken")
     print(f"{sum(r[1] for r in results)} heading lines checked, {bad} not tcptrace's")
-    sys.exit(1 if bad else 0)
+    sys.exit(1 if bad or broken else 0)
 
 
 if __name__ == "__main__":
