@@ -61,11 +61,18 @@ help_long() { "$@" --help | sed -nE 's/^ +(-[A-Za-z], )?(--[a-z][a-z-]*).*/\2/p'
 help_short() { "$@" --help | sed -nE 's/^ +(-[A-Za-z]), --.*/\1/p'; }
 
 case_install() {
-	local dest=$WORK/dest expected actual unit
+	local dest=$WORK/dest expected actual unit doc cited
 	"$make" --no-print-directory -s install DESTDIR="$dest" PREFIX=/usr >"$WORK/install.out" 2>&1 ||
 		{ bad "make install: $(tail -3 "$WORK/install.out")"; return 1; }
 	expected="644 usr/share/bash-completion/completions/tcptrace
-644 usr/share/doc/tcptrace/examples/tcptrace-exporter.service
+644 usr/share/doc/tcptrace-bpf/README.md
+644 usr/share/doc/tcptrace-bpf/columns.md
+644 usr/share/doc/tcptrace-bpf/diagnosing.md
+644 usr/share/doc/tcptrace-bpf/examples/tcptrace-exporter.service
+644 usr/share/doc/tcptrace-bpf/install.md
+644 usr/share/doc/tcptrace-bpf/kernels.md
+644 usr/share/doc/tcptrace-bpf/metrics.md
+644 usr/share/doc/tcptrace-bpf/usage.md
 644 usr/share/man/man8/tcptrace.8
 755 usr/sbin/tcptrace"
 	actual=$(cd "$dest" && find . ! -type d -printf '%m %P\n' | LC_ALL=C sort)
@@ -76,7 +83,15 @@ case_install() {
 		bad "the installed binary differs from ./tcptrace"
 	cmp -s docs/tcptrace.8 "$dest/usr/share/man/man8/tcptrace.8" && ok "the page is docs/tcptrace.8" ||
 		bad "the installed page differs from docs/tcptrace.8"
-	unit=$dest/usr/share/doc/tcptrace/examples/tcptrace-exporter.service
+	for doc in README.md docs/diagnosing.md docs/columns.md docs/metrics.md docs/usage.md \
+		docs/kernels.md docs/install.md; do
+		cmp -s "$doc" "$dest/usr/share/doc/tcptrace-bpf/${doc##*/}" || bad "the installed ${doc##*/} differs from $doc"
+	done
+	# The page the findings cite (TT_FINDINGS_DOC, under the prefix) is installed.
+	cited=$(sed -n 's/^#define TT_FINDINGS_DOC "\(.*\)"$/\1/p' src/user/output/findings.h)
+	[ -n "$cited" ] && [ -f "$dest/usr/$cited" ] && ok "the findings' page is installed: /usr/$cited" ||
+		bad "the findings cite '$cited', not installed under /usr"
+	unit=$dest/usr/share/doc/tcptrace-bpf/examples/tcptrace-exporter.service
 	expect_eq "the unit's ExecStart" \
 		"ExecStart=/usr/sbin/tcptrace --listen 127.0.0.1:9477 --pid haproxy" \
 		"$(grep '^ExecStart=' "$unit")"
@@ -88,8 +103,8 @@ case_uninstall() {
 	"$make" --no-print-directory -s uninstall DESTDIR="$dest" PREFIX=/usr >"$WORK/uninstall.out" 2>&1 ||
 		{ bad "make uninstall: $(tail -3 "$WORK/uninstall.out")"; return 1; }
 	expect_eq "files left" "" "$(cd "$dest" && find . ! -type d -printf '%P ')"
-	[ ! -e "$dest/usr/share/doc/tcptrace" ] && ok "share/doc/tcptrace removed" ||
-		bad "share/doc/tcptrace is still there"
+	[ ! -e "$dest/usr/share/doc/tcptrace-bpf" ] && ok "share/doc/tcptrace-bpf removed" ||
+		bad "share/doc/tcptrace-bpf is still there"
 	"$make" --no-print-directory -s uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null 2>&1 &&
 		ok "a second uninstall finds nothing to do" || bad "a second uninstall failed"
 }
@@ -100,12 +115,19 @@ case_directory_variables() {
 		MANDIR=/usr/share/man BASHCOMPDIR=/etc/bash_completion.d >"$WORK/vars.out" 2>&1 ||
 		{ bad "make install: $(tail -3 "$WORK/vars.out")"; return 1; }
 	expect_eq "files" "etc/bash_completion.d/tcptrace
-opt/tt/share/doc/tcptrace/examples/tcptrace-exporter.service
+opt/tt/share/doc/tcptrace-bpf/README.md
+opt/tt/share/doc/tcptrace-bpf/columns.md
+opt/tt/share/doc/tcptrace-bpf/diagnosing.md
+opt/tt/share/doc/tcptrace-bpf/examples/tcptrace-exporter.service
+opt/tt/share/doc/tcptrace-bpf/install.md
+opt/tt/share/doc/tcptrace-bpf/kernels.md
+opt/tt/share/doc/tcptrace-bpf/metrics.md
+opt/tt/share/doc/tcptrace-bpf/usage.md
 usr/bin/tcptrace
 usr/share/man/man8/tcptrace.8" "$(cd "$dest" && find . ! -type d -printf '%P\n' | LC_ALL=C sort)"
 	expect_eq "the unit's ExecStart follows SBINDIR" "/usr/bin/tcptrace" \
 		"$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' \
-			"$dest/opt/tt/share/doc/tcptrace/examples/tcptrace-exporter.service")"
+			"$dest/opt/tt/share/doc/tcptrace-bpf/examples/tcptrace-exporter.service")"
 }
 
 case_man_renders() {
@@ -374,7 +396,7 @@ case_unit() {
 	# Installed without DESTDIR, so ExecStart names a binary that exists.
 	"$make" --no-print-directory -s install PREFIX="$prefix" >"$WORK/unit.out" 2>&1 ||
 		{ bad "make install: $(tail -3 "$WORK/unit.out")"; return 1; }
-	unit=$prefix/share/doc/tcptrace/examples/tcptrace-exporter.service
+	unit=$prefix/share/doc/tcptrace-bpf/examples/tcptrace-exporter.service
 	# verify also runs `man tcptrace(8)` for Documentation=; it exits 0 on
 	# warnings, so any output fails.
 	out=$(cd "$WORK" && MANPATH=$prefix/share/man: systemd-analyze verify "$unit" 2>&1) &&
