@@ -111,6 +111,13 @@ $(OUTPUT)/tt-scenario: tests/integration/tt-scenario.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -std=gnu11 $(WARNINGS) -MMD -MP $< -o $@
 
+# Every heading the table and the summary write, printed by their own code,
+# for the install suite's check of the docs' output blocks.
+$(OUTPUT)/tt-headings: tests/docs/tt-headings.c $(OUTPUT)/user/output/report.o \
+		$(patsubst %,$(OUTPUT)/user/%.o,$(PURE))
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(USER_CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@
+
 # Holds a CPU at a socket's move to CLOSE, for one integration case.
 $(OUTPUT)/tt-stall: tests/integration/tt-stall.c $(OUTPUT)/tt_stall.skel.h
 	$(call msg,CC,$@)
@@ -154,18 +161,26 @@ clean:
 # `make install` after `make`: PREFIX and DESTDIR as usual, and SBINDIR,
 # MANDIR, BASHCOMPDIR and DOCDIR each settable on its own. tcptrace needs
 # root, so it goes to sbin and its page to section 8, as bpftool and
-# libbpf-tools' packages do. The unit is an example, not enabled; its
-# ExecStart is given the installed path.
+# libbpf-tools' packages do. Its docs go where the Debian package puts them,
+# share/doc/tcptrace-bpf (Debian's own tcptrace package owns doc/tcptrace):
+# the findings cite share/doc/tcptrace-bpf/diagnosing.md under any prefix.
+# The unit is an example, not enabled; its ExecStart is given the installed
+# path.
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 DATAROOTDIR ?= $(PREFIX)/share
 MANDIR ?= $(DATAROOTDIR)/man
 BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
-DOCDIR ?= $(DATAROOTDIR)/doc/tcptrace
+DOCDIR ?= $(DATAROOTDIR)/doc/tcptrace-bpf
 INSTALL ?= install
+# What the findings and the man page send a reader to, and the pages those
+# link to.
+DOCS := README.md docs/diagnosing.md docs/columns.md docs/metrics.md docs/usage.md \
+	docs/kernels.md docs/install.md
 
 INSTALLED := $(DESTDIR)$(SBINDIR)/tcptrace $(DESTDIR)$(MANDIR)/man8/tcptrace.8 \
-	$(DESTDIR)$(BASHCOMPDIR)/tcptrace $(DESTDIR)$(DOCDIR)/examples/tcptrace-exporter.service
+	$(DESTDIR)$(BASHCOMPDIR)/tcptrace $(DESTDIR)$(DOCDIR)/examples/tcptrace-exporter.service \
+	$(patsubst %,$(DESTDIR)$(DOCDIR)/%,$(notdir $(DOCS)))
 
 install: tcptrace
 	$(call msg,INSTALL,$(DESTDIR)$(SBINDIR)/tcptrace)
@@ -174,6 +189,9 @@ install: tcptrace
 	$(Q)$(INSTALL) -D -m 0644 docs/tcptrace.8 $(DESTDIR)$(MANDIR)/man8/tcptrace.8
 	$(call msg,INSTALL,$(DESTDIR)$(BASHCOMPDIR)/tcptrace)
 	$(Q)$(INSTALL) -D -m 0644 contrib/bash-completion/tcptrace $(DESTDIR)$(BASHCOMPDIR)/tcptrace
+	$(call msg,INSTALL,$(DESTDIR)$(DOCDIR))
+	$(Q)$(INSTALL) -d -m 0755 $(DESTDIR)$(DOCDIR)
+	$(Q)$(INSTALL) -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	$(call msg,INSTALL,$(DESTDIR)$(DOCDIR)/examples/tcptrace-exporter.service)
 	$(Q)$(INSTALL) -D -m 0644 docs/examples/tcptrace-exporter.service \
 		$(DESTDIR)$(DOCDIR)/examples/tcptrace-exporter.service
@@ -336,7 +354,7 @@ checks:
 	$(Q)tests/run-checks.sh
 
 # What `make test` runs, built before any suite starts.
-test-programs: all $(UNIT_TESTS) $(ASAN_UNIT_TESTS) $(ASAN_TCPTRACE) \
+test-programs: all $(OUTPUT)/tt-headings $(UNIT_TESTS) $(ASAN_UNIT_TESTS) $(ASAN_TCPTRACE) \
 	$(patsubst %,$(FUZZ_OUTPUT)/fuzz_%,$(FUZZERS))
 
 -include $(wildcard $(ASAN_OUTPUT)/user/*/*.d $(FUZZ_OUTPUT)/*.d)

@@ -4,8 +4,9 @@
 # man page (it renders without a warning, and it names every option of
 # --help, every CSV column and table heading tcptrace really writes, every
 # metric of src/user/output/metrics.c), the reference pages under docs/ (the same
-# options, columns and metrics), the bash completion sourced in bash, and
-# the systemd unit example under systemd-analyze verify. The CSV headers
+# options, columns and metrics), the bash completion sourced in bash, the
+# systemd unit example under systemd-analyze verify, and the docs' output
+# blocks, whose table headings must be those the code writes. The CSV headers
 # come from a real run, so this needs root, like `make test`. Run `make`
 # first. The last line counts the cases.
 set -u
@@ -60,11 +61,18 @@ help_long() { "$@" --help | sed -nE 's/^ +(-[A-Za-z], )?(--[a-z][a-z-]*).*/\2/p'
 help_short() { "$@" --help | sed -nE 's/^ +(-[A-Za-z]), --.*/\1/p'; }
 
 case_install() {
-	local dest=$WORK/dest expected actual unit
+	local dest=$WORK/dest expected actual unit doc cited
 	"$make" --no-print-directory -s install DESTDIR="$dest" PREFIX=/usr >"$WORK/install.out" 2>&1 ||
 		{ bad "make install: $(tail -3 "$WORK/install.out")"; return 1; }
 	expected="644 usr/share/bash-completion/completions/tcptrace
-644 usr/share/doc/tcptrace/examples/tcptrace-exporter.service
+644 usr/share/doc/tcptrace-bpf/README.md
+644 usr/share/doc/tcptrace-bpf/columns.md
+644 usr/share/doc/tcptrace-bpf/diagnosing.md
+644 usr/share/doc/tcptrace-bpf/examples/tcptrace-exporter.service
+644 usr/share/doc/tcptrace-bpf/install.md
+644 usr/share/doc/tcptrace-bpf/kernels.md
+644 usr/share/doc/tcptrace-bpf/metrics.md
+644 usr/share/doc/tcptrace-bpf/usage.md
 644 usr/share/man/man8/tcptrace.8
 755 usr/sbin/tcptrace"
 	actual=$(cd "$dest" && find . ! -type d -printf '%m %P\n' | LC_ALL=C sort)
@@ -75,7 +83,15 @@ case_install() {
 		bad "the installed binary differs from ./tcptrace"
 	cmp -s docs/tcptrace.8 "$dest/usr/share/man/man8/tcptrace.8" && ok "the page is docs/tcptrace.8" ||
 		bad "the installed page differs from docs/tcptrace.8"
-	unit=$dest/usr/share/doc/tcptrace/examples/tcptrace-exporter.service
+	for doc in README.md docs/diagnosing.md docs/columns.md docs/metrics.md docs/usage.md \
+		docs/kernels.md docs/install.md; do
+		cmp -s "$doc" "$dest/usr/share/doc/tcptrace-bpf/${doc##*/}" || bad "the installed ${doc##*/} differs from $doc"
+	done
+	# The page the findings cite (TT_FINDINGS_DOC, under the prefix) is installed.
+	cited=$(sed -n 's/^#define TT_FINDINGS_DOC "\(.*\)"$/\1/p' src/user/output/findings.h)
+	[ -n "$cited" ] && [ -f "$dest/usr/$cited" ] && ok "the findings' page is installed: /usr/$cited" ||
+		bad "the findings cite '$cited', not installed under /usr"
+	unit=$dest/usr/share/doc/tcptrace-bpf/examples/tcptrace-exporter.service
 	expect_eq "the unit's ExecStart" \
 		"ExecStart=/usr/sbin/tcptrace --listen 127.0.0.1:9477 --pid haproxy" \
 		"$(grep '^ExecStart=' "$unit")"
@@ -87,8 +103,8 @@ case_uninstall() {
 	"$make" --no-print-directory -s uninstall DESTDIR="$dest" PREFIX=/usr >"$WORK/uninstall.out" 2>&1 ||
 		{ bad "make uninstall: $(tail -3 "$WORK/uninstall.out")"; return 1; }
 	expect_eq "files left" "" "$(cd "$dest" && find . ! -type d -printf '%P ')"
-	[ ! -e "$dest/usr/share/doc/tcptrace" ] && ok "share/doc/tcptrace removed" ||
-		bad "share/doc/tcptrace is still there"
+	[ ! -e "$dest/usr/share/doc/tcptrace-bpf" ] && ok "share/doc/tcptrace-bpf removed" ||
+		bad "share/doc/tcptrace-bpf is still there"
 	"$make" --no-print-directory -s uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null 2>&1 &&
 		ok "a second uninstall finds nothing to do" || bad "a second uninstall failed"
 }
@@ -99,12 +115,19 @@ case_directory_variables() {
 		MANDIR=/usr/share/man BASHCOMPDIR=/etc/bash_completion.d >"$WORK/vars.out" 2>&1 ||
 		{ bad "make install: $(tail -3 "$WORK/vars.out")"; return 1; }
 	expect_eq "files" "etc/bash_completion.d/tcptrace
-opt/tt/share/doc/tcptrace/examples/tcptrace-exporter.service
+opt/tt/share/doc/tcptrace-bpf/README.md
+opt/tt/share/doc/tcptrace-bpf/columns.md
+opt/tt/share/doc/tcptrace-bpf/diagnosing.md
+opt/tt/share/doc/tcptrace-bpf/examples/tcptrace-exporter.service
+opt/tt/share/doc/tcptrace-bpf/install.md
+opt/tt/share/doc/tcptrace-bpf/kernels.md
+opt/tt/share/doc/tcptrace-bpf/metrics.md
+opt/tt/share/doc/tcptrace-bpf/usage.md
 usr/bin/tcptrace
 usr/share/man/man8/tcptrace.8" "$(cd "$dest" && find . ! -type d -printf '%P\n' | LC_ALL=C sort)"
 	expect_eq "the unit's ExecStart follows SBINDIR" "/usr/bin/tcptrace" \
 		"$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' \
-			"$dest/opt/tt/share/doc/tcptrace/examples/tcptrace-exporter.service")"
+			"$dest/opt/tt/share/doc/tcptrace-bpf/examples/tcptrace-exporter.service")"
 }
 
 case_man_renders() {
@@ -248,6 +271,26 @@ case_doc_pages() {
 	expect_eq "metrics in docs/metrics.md, as in metrics.c" "$(echo $served)" "$(echo $documented)"
 }
 
+# Every output block of the docs shows headings tcptrace writes today: each
+# "    PID COMM" line of README.md, docs/*.md and the man page, and its group
+# line above it, must be one that build/tt-headings prints from the table's
+# and the summary's own code (tests/docs/check-docs.py); and every such line
+# in those files must be one the check read, inside an output block. The
+# same script checks the Markdown pages' links: each #anchor, in the page or
+# in another, and each diagnosing.md#anchor a finding cites, must exist.
+case_doc_headings() {
+	local files=(README.md docs/*.md docs/tcptrace.8) out in_files
+	"$make" --no-print-directory -s build/tt-headings >"$WORK/headings.out" 2>&1 ||
+		{ bad "make build/tt-headings: $(tail -3 "$WORK/headings.out")"; return 1; }
+	build/tt-headings >"$WORK/headings" || { bad "build/tt-headings failed"; return 1; }
+	out=$(tests/docs/check-docs.py "$WORK/headings" "${files[@]}")
+	[ $? -eq 0 ] && ok "every heading line of the docs is tcptrace's, every link's anchor exists" ||
+		bad "$out"
+	in_files=$(cat "${files[@]}" | grep -c '^    PID COMM')
+	expect_eq "heading lines checked, of those in the files" "$in_files heading lines checked, 0 not tcptrace's" \
+		"$(tail -1 <<<"$out")"
+}
+
 # COMPREPLY for a command line, the cursor at its end, as bash-completion
 # would be asked: words split as bash splits them (COMP_WORDBREAKS).
 complete_line() { # line
@@ -353,7 +396,7 @@ case_unit() {
 	# Installed without DESTDIR, so ExecStart names a binary that exists.
 	"$make" --no-print-directory -s install PREFIX="$prefix" >"$WORK/unit.out" 2>&1 ||
 		{ bad "make install: $(tail -3 "$WORK/unit.out")"; return 1; }
-	unit=$prefix/share/doc/tcptrace/examples/tcptrace-exporter.service
+	unit=$prefix/share/doc/tcptrace-bpf/examples/tcptrace-exporter.service
 	# verify also runs `man tcptrace(8)` for Documentation=; it exits 0 on
 	# warnings, so any output fails.
 	out=$(cd "$WORK" && MANPATH=$prefix/share/man: systemd-analyze verify "$unit" 2>&1) &&
@@ -378,6 +421,7 @@ run_case "the man page and --help: the code's options, programs, levels and find
 run_case "the man page: every CSV column and table heading of a real run" case_man_columns
 run_case "the man page: every metric of metrics.c, and no other" case_man_metrics
 run_case "the doc pages: every option, CSV column and metric" case_doc_pages
+run_case "the docs' output blocks and links: every table heading is one tcptrace writes, every anchor exists" case_doc_headings
 run_case "bash completion: options, --by, --pid names, files, after --, compare, report" case_completion
 run_case "the systemd unit example passes systemd-analyze verify" case_unit
 echo "install: $PASSED passed, $FAILED failed"

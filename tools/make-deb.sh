@@ -18,11 +18,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 stage=$work/root
 
-make -s install DESTDIR="$stage" PREFIX=/usr DOCDIR="$docdir" >/dev/null
+# make install puts the docs the findings cite in $docdir, as here.
+make -s install DESTDIR="$stage" PREFIX=/usr >/dev/null
+[ -f "$stage$docdir/diagnosing.md" ] || { echo "make-deb.sh: make install put no $docdir/diagnosing.md" >&2; exit 1; }
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/sbin/tcptrace"
-# What the findings and the man page send a reader to.
-install -m 0644 README.md docs/diagnosing.md docs/columns.md docs/metrics.md docs/usage.md \
-	docs/kernels.md docs/install.md "$stage$docdir/"
 install -m 0644 contrib/grafana/tcptrace.json "$stage$docdir/examples/grafana-dashboard.json"
 gzip -9n "$stage/usr/share/man/man8/tcptrace.8"
 printf '%s (%s-1) unstable; urgency=medium\n\n  * Built from the tree at %s.\n\n -- tcptrace developers <tcptrace@example.org>  %s\n' \

@@ -920,7 +920,7 @@ pid_comm_sum() { # csv pid comm column
 summary_out_pasv() { # tracer-stdout pid comm
 	awk -v pid="$2" -v comm="${3:0:9}" '
 		/^Totals over/ { on = 1; next }
-		/listen queue|time, at most/ { on = 0 }
+		/listen queue|connect failed|time, at most/ { on = 0 }
 		on && $1 == pid && $2 == comm && $3 ~ /^[0-9]+$/ { out += $4; pasv += $7 }
 		END { print out + 0 "/" pasv + 0 }' "$1"
 }

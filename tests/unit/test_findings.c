@@ -95,11 +95,11 @@ static void test_haproxy_listener_drops(void **state)
 		"(global, and the frontend's) and leaves the rest in the queue: raise maxconn if its "
 		"servers keep up, and make the queue hold the bursts with backlog on the bind line "
 		"(by default the frontend's maxconn). (net.core.somaxconn, 4096, is above the limit: "
-		"the backlog asked is what limits it.) See man 8 tcptrace (FINDINGS) or diagnosing.md#listen-queue-drops\n"
+		"the backlog asked is what limits it.) See man 8 tcptrace (FINDINGS) or share/doc/tcptrace-bpf/diagnosing.md#listen-queue-drops\n"
 		"finding: ab 77: 685 SYNs of its connect()s were sent again, each a wait of 1 s or more "
 		"for the connection; 533 of its 1001 connects took more than 1 s (p99 at most 5s, max "
 		"at most 5s): haproxy's listener 127.0.0.1:8080 dropped 281 connection attempts, its "
-		"queue full (see that finding). See man 8 tcptrace (FINDINGS) or diagnosing.md#syn-retries\n");
+		"queue full (see that finding). See man 8 tcptrace (FINDINGS) or share/doc/tcptrace-bpf/diagnosing.md#syn-retries\n");
 	free(text);
 }
 
@@ -160,12 +160,12 @@ static void test_syn_retries_alone_and_failed_connects_by_cause(void **state)
 		text,
 		"finding: nginx 812: 2 SYNs of its connect()s were sent again, each a wait of 1 s or "
 		"more for the connection: the peer's listen queue was full, or SYNs were lost on the "
-		"way. See man 8 tcptrace (FINDINGS) or diagnosing.md#syn-retries\n"
+		"way. See man 8 tcptrace (FINDINGS) or share/doc/tcptrace-bpf/diagnosing.md#syn-retries\n"
 		"finding: nginx 812: 41 connect()s got a local port but no connection: 37 refused "
 		"(ECONNREFUSED: nothing listened there, or its listener answered with an RST); 4 "
 		"abandoned (closed by the process before the answer: its own connect timeout, such "
 		"as haproxy's timeout connect or nginx's proxy_connect_timeout, or a load generator "
-		"done with connects still waiting). See man 8 tcptrace (FINDINGS) or diagnosing.md#connect-failures\n");
+		"done with connects still waiting). See man 8 tcptrace (FINDINGS) or share/doc/tcptrace-bpf/diagnosing.md#connect-failures\n");
 	free(text);
 }
 
@@ -215,7 +215,7 @@ static void test_drops_with_the_queue_never_full(void **state)
 		"whose SYN is dropped hears nothing and sends it again after 1 s or more. Accept "
 		"faster, or raise the backlog its listen() asks for. (net.core.somaxconn, 4096, is "
 		"above the limit: the backlog asked is what limits it.) "
-		"See man 8 tcptrace (FINDINGS) or diagnosing.md#listen-queue-drops\n");
+		"See man 8 tcptrace (FINDINGS) or share/doc/tcptrace-bpf/diagnosing.md#listen-queue-drops\n");
 	free(text);
 }
 
@@ -252,7 +252,7 @@ static void test_timewait_per_name_and_side(void **state)
 		"127.0.0.1:8081 28112 ports are free, none in 234 s at the run's pace. Keep upstream "
 		"connections open: keepalive N in the upstream block, with proxy_http_version 1.1 and "
 		"proxy_set_header Connection \"\". net.ipv4.tcp_tw_reuse=1 lets connect() take over a "
-		"TIME_WAIT port. See man 8 tcptrace (FINDINGS) or diagnosing.md#timewait-find-out-who-holds-it\n");
+		"TIME_WAIT port. See man 8 tcptrace (FINDINGS) or share/doc/tcptrace-bpf/diagnosing.md#timewait-find-out-who-holds-it\n");
 	free(text);
 }
 
@@ -367,7 +367,7 @@ static void test_rsts_with_what_their_reason_means(void **state)
 		"finding: haproxy 4242: it ended 9 upstream connections with an RST instead of a FIN "
 		"(TCP_STATE 9: haproxy's own close of a server connection (SO_LINGER 0), which leaves "
 		"no TIME_WAIT behind: nothing to fix if responses were complete). Its peers see a "
-		"reset, not an end of stream. See man 8 tcptrace (FINDINGS) or diagnosing.md#rsts-and-their-reasons\n");
+		"reset, not an end of stream. See man 8 tcptrace (FINDINGS) or share/doc/tcptrace-bpf/diagnosing.md#rsts-and-their-reasons\n");
 	free(text);
 }
 
@@ -399,14 +399,14 @@ static void test_json_objects(void **state)
 		text,
 		"{\"finding\":\"listen_drops\",\"comm\":\"haproxy\",\"pid\":4242,\"processes\":1,"
 		"\"pids\":[4242],\"count\":281,\"listener\":\"127.0.0.1:8080\",\"acceptq_peak\":17,\"acceptq_limit\":16,"
-		"\"somaxconn\":4096,\"shared_with\":[4243],\"doc\":\"docs/diagnosing.md#listen-queue-drops\"}\n"
+		"\"somaxconn\":4096,\"shared_with\":[4243],\"doc\":\"share/doc/tcptrace-bpf/diagnosing.md#listen-queue-drops\"}\n"
 		"{\"finding\":\"no_free_port\",\"comm\":\"ab\",\"pid\":77,\"processes\":1,\"pids\":[77],"
 		"\"count\":3,"
-		"\"side\":\"out\",\"doc\":\"docs/diagnosing.md#port-exhaustion\"}\n"
+		"\"side\":\"out\",\"doc\":\"share/doc/tcptrace-bpf/diagnosing.md#port-exhaustion\"}\n"
 		"{\"finding\":\"rst_sent\",\"comm\":\"ab\",\"pid\":77,\"processes\":1,\"pids\":[77],"
 		"\"count\":2,"
 		"\"side\":\"out\",\"reasons\":{\"NO_SOCKET\":2},"
-		"\"doc\":\"docs/diagnosing.md#rsts-and-their-reasons\"}\n");
+		"\"doc\":\"share/doc/tcptrace-bpf/diagnosing.md#rsts-and-their-reasons\"}\n");
 	free(text);
 }
 
@@ -493,7 +493,7 @@ static void test_synack_retries_with_slow_handshakes(void **state)
 		"not finish the handshake in time (their ACK was lost, or found the accept queue "
 		"full); 3 of the 100 handshakes they completed took more than 1 s from the first "
 		"SYN-ACK (p99 at most 2s, max at most 5s), a wait the clients' connect times do not "
-		"show. See man 8 tcptrace (FINDINGS) or diagnosing.md#syn-retries\n");
+		"show. See man 8 tcptrace (FINDINGS) or share/doc/tcptrace-bpf/diagnosing.md#syn-retries\n");
 	free(text);
 	f = open_memstream(&text, &len);
 	assert_non_null(f);

@@ -16,9 +16,12 @@
 	label "              conn     open     fin         rst          timewait\n"
 #define HEADER_LINE_2                                                                     \
 	"    PID COMM         in   out   now  actv  pasv  sent  recv    in   out   now\n"
-#define FAILURE_HEADER                                                                    \
-	"                     listen queue   syn retries         connect failed\n"             \
-	"    PID COMM      drops  peak limit   out    in refsd tmout unrch abndn  port\n"
+#define QUEUE_FAILURE_HEADER                                                              \
+	"                     listen queue   retries\n"                                          \
+	"    PID COMM      drops  peak limit  synack\n"
+#define CONNECT_FAILURE_HEADER                                                            \
+	"                  retries             connect failed\n"                                \
+	"    PID COMM          syn refused timeout unreach abandon noport\n"
 
 /* Output of one table_write_* call, captured in memory. */
 struct capture {
@@ -328,21 +331,21 @@ static struct tt_row overflowing_row(void)
 	return row;
 }
 
-static void test_failure_block_puts_each_count_in_its_column(void **state)
+static void test_queue_failure_block_puts_each_count_in_its_column(void **state)
 {
 	struct tt_row row = overflowing_row();
 	struct capture c;
 
 	(void)state;
 	capture_start(&c);
-	table_write_failure_header(c.f);
-	table_write_failure_row(c.f, &row, false);
-	assert_string_equal(capture_end(&c),
-			    FAILURE_HEADER "   4242 haproxy     281    17    16     3     4     5     6     7     8     9\n");
+	table_write_queue_failure_header(c.f);
+	table_write_queue_failure_row(c.f, &row, false);
+	assert_string_equal(capture_end(&c), QUEUE_FAILURE_HEADER
+			    "   4242 haproxy     281    17    16       4\n");
 	free(c.text);
 }
 
-static void test_failure_block_run_queue_in_the_summary(void **state)
+static void test_queue_failure_block_run_queue_in_the_summary(void **state)
 {
 	struct tt_row row = overflowing_row();
 	struct capture c;
@@ -351,9 +354,51 @@ static void test_failure_block_run_queue_in_the_summary(void **state)
 	row.acceptq_peak = 2;
 	row.acceptq_limit = 128;
 	capture_start(&c);
-	table_write_failure_row(c.f, &row, true);
-	assert_string_equal(capture_end(&c),
-			    "   4242 haproxy     281    17    16     3     4     5     6     7     8     9\n");
+	table_write_queue_failure_row(c.f, &row, true);
+	assert_string_equal(capture_end(&c), "   4242 haproxy     281    17    16       4\n");
+	free(c.text);
+}
+
+static void test_connect_failure_block_puts_each_count_in_its_column(void **state)
+{
+	struct tt_row row = overflowing_row();
+	struct capture c;
+
+	(void)state;
+	capture_start(&c);
+	table_write_connect_failure_header(c.f);
+	table_write_connect_failure_row(c.f, &row);
+	assert_string_equal(capture_end(&c), CONNECT_FAILURE_HEADER
+			    "   4242 haproxy         3       5       6       7       8      9\n");
+	free(c.text);
+}
+
+/* Counts of five characters, the most format_count gives, stay under
+ * their names and the lines within 80 columns. */
+static void test_failure_blocks_fit_80_columns(void **state)
+{
+	struct tt_row row = overflowing_row();
+	struct capture c;
+	const char *text, *line;
+
+	(void)state;
+	row.pid = 4194304;
+	row.listen_drops = 123456789;
+	row.c.synack_retrans = 99999;
+	row.c.syn_retrans = 99999;
+	row.c.connfail_by[TT_CONNFAIL_ABANDONED] = 1000000;
+	row.c.eaddrnotavail = UINT64_MAX;
+	capture_start(&c);
+	table_write_queue_failure_header(c.f);
+	table_write_queue_failure_row(c.f, &row, false);
+	table_write_connect_failure_header(c.f);
+	table_write_connect_failure_row(c.f, &row);
+	text = capture_end(&c);
+	assert_string_equal(text, QUEUE_FAILURE_HEADER
+			    "4194304 haproxy    123M    17    16   99999\n" CONNECT_FAILURE_HEADER
+			    "4194304 haproxy     99999       5       6       7    1.0M    18E\n");
+	for (line = text; *line; line = strchr(line, '\n') + 1)
+		assert_in_range(strcspn(line, "\n"), 1, 80);
 	free(c.text);
 }
 
@@ -429,27 +474,58 @@ static void test_handshake_block(void **state)
 	free(c.text);
 }
 
-/* A row is in the failures block for any failure, or a queue more than
- * half full; not for a queue at half its limit. */
-static void test_which_rows_have_failures(void **state)
+/* A row is in the listeners' failures block for a drop, a SYN-ACK sent
+ * again or a queue more than half full; not for a queue at half its limit,
+ * nor for its connects' failures. */
+static void test_which_rows_have_queue_failures(void **state)
 {
 	struct tt_row row;
 
 	(void)state;
 	memset(&row, 0, sizeof(row));
-	assert_false(table_row_has_failures(&row, false));
+	assert_false(table_row_has_queue_failures(&row, false));
 	row.acceptq_peak = 8;
 	row.acceptq_limit = 16;
-	assert_false(table_row_has_failures(&row, false));
+	assert_false(table_row_has_queue_failures(&row, false));
 	row.acceptq_peak = 9;
-	assert_true(table_row_has_failures(&row, false));
-	assert_false(table_row_has_failures(&row, true));
+	assert_true(table_row_has_queue_failures(&row, false));
+	assert_false(table_row_has_queue_failures(&row, true));
+	memset(&row, 0, sizeof(row));
+	row.c.synack_retrans = 1;
+	assert_true(table_row_has_queue_failures(&row, true));
+	memset(&row, 0, sizeof(row));
+	row.listen_drops = 1;
+	assert_true(table_row_has_queue_failures(&row, false));
 	memset(&row, 0, sizeof(row));
 	row.c.syn_retrans = 1;
-	assert_true(table_row_has_failures(&row, false));
+	row.c.connfail = 1;
+	row.c.eaddrnotavail = 1;
+	assert_false(table_row_has_queue_failures(&row, false));
+}
+
+/* A row is in the connects' failures block for a SYN sent again, a failed
+ * connect() or one that found no port; not for its listeners'. */
+static void test_which_rows_have_connect_failures(void **state)
+{
+	struct tt_row row;
+
+	(void)state;
+	memset(&row, 0, sizeof(row));
+	row.listen_drops = 1;
+	row.c.synack_retrans = 1;
+	row.acceptq_peak = 17;
+	row.acceptq_limit = 16;
+	assert_false(table_row_has_connect_failures(&row));
+	memset(&row, 0, sizeof(row));
+	row.c.syn_retrans = 1;
+	assert_true(table_row_has_connect_failures(&row));
+	memset(&row, 0, sizeof(row));
+	row.c.connfail = 1;
+	row.c.connfail_by[TT_CONNFAIL_REFUSED] = 1;
+	assert_true(table_row_has_connect_failures(&row));
 	memset(&row, 0, sizeof(row));
 	row.c.eaddrnotavail = 1;
-	assert_true(table_row_has_failures(&row, true));
+	assert_true(table_row_has_connect_failures(&row));
 }
 
 int main(void)
@@ -470,9 +546,12 @@ int main(void)
 		cmocka_unit_test(test_dest_runout_dash_when_not_growing_and_ipv6),
 		cmocka_unit_test(test_row_puts_each_counter_in_its_column),
 		cmocka_unit_test(test_row_truncates_comm_and_shortens_counts),
-		cmocka_unit_test(test_failure_block_puts_each_count_in_its_column),
-		cmocka_unit_test(test_failure_block_run_queue_in_the_summary),
-		cmocka_unit_test(test_which_rows_have_failures),
+		cmocka_unit_test(test_queue_failure_block_puts_each_count_in_its_column),
+		cmocka_unit_test(test_queue_failure_block_run_queue_in_the_summary),
+		cmocka_unit_test(test_connect_failure_block_puts_each_count_in_its_column),
+		cmocka_unit_test(test_failure_blocks_fit_80_columns),
+		cmocka_unit_test(test_which_rows_have_queue_failures),
+		cmocka_unit_test(test_which_rows_have_connect_failures),
 		cmocka_unit_test(test_latency_block),
 		cmocka_unit_test(test_accept_wait_block),
 		cmocka_unit_test(test_handshake_block),

@@ -617,7 +617,7 @@ void findings_write_text(FILE *f, const struct tt_finding *v, size_t n,
 		case TT_FINDING_KINDS:
 			break;
 		}
-		fprintf(f, " See man 8 tcptrace (FINDINGS) or diagnosing.md#%s\n",
+		fprintf(f, " See man 8 tcptrace (FINDINGS) or " TT_FINDINGS_DOC "#%s\n",
 			finding_anchor(v[i].kind));
 	}
 }
@@ -703,7 +703,7 @@ int findings_write_json(FILE *f, const struct tt_finding *v, size_t n,
 			}
 			fputc('}', f);
 		}
-		fprintf(f, ",\"doc\":\"docs/diagnosing.md#%s\"}\n", finding_anchor(x->kind));
+		fprintf(f, ",\"doc\":\"" TT_FINDINGS_DOC "#%s\"}\n", finding_anchor(x->kind));
 	}
 	return ferror(f) ? -1 : 0;
 }

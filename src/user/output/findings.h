@@ -89,7 +89,12 @@ struct findings_input {
 /* The run's findings, at most max, in the order of enum tt_finding_kind. */
 size_t findings_collect(const struct findings_input *in, struct tt_finding *out, size_t max);
 
-/* The section of docs/diagnosing.md a finding's kind links. */
+/* Where the findings send a reader: docs/diagnosing.md as `make install`
+ * and the Debian package install it, under the prefix (/usr/share/doc/...
+ * from the package, /usr/local/share/doc/... from make install). */
+#define TT_FINDINGS_DOC "share/doc/tcptrace-bpf/diagnosing.md"
+
+/* The section of TT_FINDINGS_DOC a finding's kind links. */
 const char *finding_anchor(enum tt_finding_kind kind);
 /* Its kind as JSON and /metrics name it ("listen_drops"). */
 const char *finding_name(enum tt_finding_kind kind);

@@ -74,8 +74,8 @@ void report_csv_header(struct report *r)
 		csv_write_header(r->csv, r->scope);
 }
 
-/* A block under the rows (failures, connect times, accept waits), when any
- * row has one. */
+/* A block under the rows (failures of listeners and of connects, connect
+ * times, accept waits, handshakes), when any row has one. */
 struct row_block {
 	bool (*has)(const struct tt_row *row, bool run);
 	void (*header)(FILE *f);
@@ -88,8 +88,24 @@ static void latency_row(FILE *f, const struct tt_row *row, bool run)
 	table_write_latency_row(f, row);
 }
 
-static const struct row_block failures = { table_row_has_failures, table_write_failure_header,
-					   table_write_failure_row };
+static void connect_failure_row(FILE *f, const struct tt_row *row, bool run)
+{
+	(void)run;
+	table_write_connect_failure_row(f, row);
+}
+
+static bool has_connect_failures(const struct tt_row *row, bool run)
+{
+	(void)run;
+	return table_row_has_connect_failures(row);
+}
+
+static const struct row_block queue_failures = { table_row_has_queue_failures,
+						 table_write_queue_failure_header,
+						 table_write_queue_failure_row };
+static const struct row_block connect_failures = { has_connect_failures,
+						   table_write_connect_failure_header,
+						   connect_failure_row };
 static const struct row_block latencies = { table_row_has_latency, table_write_latency_header,
 					    latency_row };
 
@@ -157,7 +173,8 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 			for (size_t i = 0; i < n; i++)
 				if (report_shows(&rows[i]))
 					table_write_row(r->table, &rows[i]);
-			write_block(r->table, &failures, rows, n, false);
+			write_block(r->table, &queue_failures, rows, n, false);
+			write_block(r->table, &connect_failures, rows, n, false);
 			write_block(r->table, &latencies, rows, n, false);
 			write_block(r->table, &accept_waits, rows, n, false);
 			write_block(r->table, &handshakes, rows, n, false);
@@ -188,7 +205,8 @@ void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed
 	for (size_t i = 0; i < n; i++)
 		if (report_shows(&rows[i]))
 			table_write_row(f, &rows[i]);
-	write_block(f, &failures, rows, n, true);
+	write_block(f, &queue_failures, rows, n, true);
+	write_block(f, &connect_failures, rows, n, true);
 	write_block(f, &latencies, rows, n, true);
 	write_block(f, &accept_waits, rows, n, true);
 	write_block(f, &handshakes, rows, n, true);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Formats the human-readable table: a two-line header per interval and one
  * 77-column row per process, with counts shortened to five characters; and
- * below it, for the processes something failed for, a block of failures,
- * and blocks of waits: connect times, accept queue waits, handshakes. */
+ * below it, for the processes something failed for, the failures of
+ * listeners and of connects, and blocks of waits: connect times, accept queue waits, handshakes. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -14,7 +14,6 @@
 #define LEAD_WIDTH 17 /* "%7u %-9.9s" */
 #define CELL_WIDTH 6  /* " %5s" */
 #define CELLS 10
-#define FAILURE_CELLS 10
 #define LATENCY_CELLS 5
 
 /* Header groups, each over a run of cells of the row. */
@@ -31,12 +30,32 @@ static const char *const cell_names[CELLS] = {
 	"in", "out", "now", "actv", "pasv", "sent", "recv", "in", "out", "now",
 };
 
-static const struct group failure_groups[] = {
-	{ "listen queue", 0, 2 }, { "syn retries", 3, 4 }, { "connect failed", 5, 9 },
+/* The failures, in two blocks, each at most 80 columns: a listener's (its
+ * queue, its SYN-ACKs sent again) and a connecting process's (its SYNs sent
+ * again, its connect()s that failed, by cause). A cell is as wide as its
+ * name or its group's needs, at least CELL_WIDTH. */
+struct cell {
+	const char *name;
+	int width; /* with the space before it */
 };
 
-static const char *const failure_cell_names[FAILURE_CELLS] = {
-	"drops", "peak", "limit", "out", "in", "refsd", "tmout", "unrch", "abndn", "port",
+static const struct group queue_failure_groups[] = {
+	{ "listen queue", 0, 2 },
+	{ "retries", 3, 3 },
+};
+
+static const struct cell queue_failure_cells[] = {
+	{ "drops", 6 }, { "peak", 6 }, { "limit", 6 }, { "synack", 8 },
+};
+
+static const struct group connect_failure_groups[] = {
+	{ "retries", 0, 0 },
+	{ "connect failed", 1, 5 },
+};
+
+static const struct cell connect_failure_cells[] = {
+	{ "syn", 8 },	  { "refused", 8 }, { "timeout", 8 },
+	{ "unreach", 8 }, { "abandon", 8 }, { "noport", 7 },
 };
 
 /* A block of waits under the rows, from one kind of a row's buckets
@@ -85,10 +104,21 @@ void format_count(char *buf, size_t len, uint64_t v)
 		snprintf(buf, len, "%llu%c", (unsigned long long)(v / div), units[unit]);
 }
 
+/* The x of cell i's first character (its space): cells[] gives each cell's
+ * width, or when NULL each is CELL_WIDTH. */
+static size_t cell_start(size_t lead_width, const struct cell *cells, int i)
+{
+	size_t x = lead_width;
+
+	for (int k = 0; k < i; k++)
+		x += cells ? (size_t)cells[k].width : CELL_WIDTH;
+	return x;
+}
+
 /* The label, then each group's name centred over the text of its cells,
  * odd space to the left as the numbers below are right-aligned. */
 static void write_group_line(FILE *f, const char *label, size_t lead_width,
-			     const struct group *g, size_t n_groups)
+			     const struct group *g, size_t n_groups, const struct cell *cells)
 {
 	char line[128];
 	size_t i, end;
@@ -97,10 +127,12 @@ static void write_group_line(FILE *f, const char *label, size_t lead_width,
 	end = strnlen(label, LEAD_WIDTH - 1);
 	memcpy(line, label, end);
 	for (i = 0; i < n_groups; i++) {
-		size_t start = lead_width + (size_t)g[i].first * CELL_WIDTH + 1;
-		size_t width = (size_t)(g[i].last - g[i].first) * CELL_WIDTH + CELL_WIDTH - 1;
+		size_t start = cell_start(lead_width, cells, g[i].first) + 1;
+		size_t width = cell_start(lead_width, cells, g[i].last + 1) - start;
 		size_t len = strlen(g[i].name);
 
+		if (len > width)
+			break;
 		start += (width - len + 1) / 2;
 		if (start + len >= sizeof(line))
 			break;
@@ -132,7 +164,7 @@ static void write_cells(FILE *f, const struct tt_row *row, const uint64_t *cells
 
 void table_write_header(FILE *f, const char *label)
 {
-	write_group_line(f, label, LEAD_WIDTH, groups, sizeof(groups) / sizeof(groups[0]));
+	write_group_line(f, label, LEAD_WIDTH, groups, sizeof(groups) / sizeof(groups[0]), NULL);
 	write_names(f, cell_names, CELLS);
 }
 
@@ -162,32 +194,75 @@ static void row_queue(const struct tt_row *row, bool run, uint64_t *peak, uint64
 	*limit = run ? row->acceptq_limit_run : row->acceptq_limit;
 }
 
-bool table_row_has_failures(const struct tt_row *row, bool run)
+bool table_row_has_queue_failures(const struct tt_row *row, bool run)
 {
-	const struct tt_proc_counters *c = &row->c;
 	uint64_t peak, limit;
 
 	row_queue(row, run, &peak, &limit);
-	return row->listen_drops || c->syn_retrans || c->synack_retrans || c->connfail ||
-	       c->eaddrnotavail || (limit && 2 * peak > limit);
+	return row->listen_drops || row->c.synack_retrans || (limit && 2 * peak > limit);
 }
 
-void table_write_failure_header(FILE *f)
-{
-	write_group_line(f, "", LEAD_WIDTH, failure_groups,
-			 sizeof(failure_groups) / sizeof(failure_groups[0]));
-	write_names(f, failure_cell_names, FAILURE_CELLS);
-}
-
-void table_write_failure_row(FILE *f, const struct tt_row *row, bool run)
+bool table_row_has_connect_failures(const struct tt_row *row)
 {
 	const struct tt_proc_counters *c = &row->c;
-	uint64_t cells[FAILURE_CELLS] = {
-		row->listen_drops,
-		0,
-		0,
+
+	return c->syn_retrans || c->connfail || c->eaddrnotavail;
+}
+
+#define QUEUE_FAILURE_CELLS (sizeof(queue_failure_cells) / sizeof(queue_failure_cells[0]))
+#define CONNECT_FAILURE_CELLS (sizeof(connect_failure_cells) / sizeof(connect_failure_cells[0]))
+
+/* A failures block's two header lines, each name right-aligned in its cell. */
+static void write_cells_header(FILE *f, const struct group *g, size_t n_groups,
+			       const struct cell *cells, size_t n)
+{
+	write_group_line(f, "", LEAD_WIDTH, g, n_groups, cells);
+	fprintf(f, "%7s %-9s", "PID", "COMM");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, " %*s", cells[i].width - 1, cells[i].name);
+	fputc('\n', f);
+}
+
+static void write_sized_cells(FILE *f, const struct tt_row *row, const struct cell *cells,
+			      const uint64_t *v, size_t n)
+{
+	char buf[8];
+
+	fprintf(f, "%7u %-9.9s", row->pid, row->comm);
+	for (size_t i = 0; i < n; i++) {
+		format_count(buf, sizeof(buf), v[i]);
+		fprintf(f, " %*s", cells[i].width - 1, buf);
+	}
+	fputc('\n', f);
+}
+
+void table_write_queue_failure_header(FILE *f)
+{
+	write_cells_header(f, queue_failure_groups,
+			   sizeof(queue_failure_groups) / sizeof(queue_failure_groups[0]),
+			   queue_failure_cells, QUEUE_FAILURE_CELLS);
+}
+
+void table_write_queue_failure_row(FILE *f, const struct tt_row *row, bool run)
+{
+	uint64_t v[QUEUE_FAILURE_CELLS] = { row->listen_drops, 0, 0, row->c.synack_retrans };
+
+	row_queue(row, run, &v[1], &v[2]);
+	write_sized_cells(f, row, queue_failure_cells, v, QUEUE_FAILURE_CELLS);
+}
+
+void table_write_connect_failure_header(FILE *f)
+{
+	write_cells_header(f, connect_failure_groups,
+			   sizeof(connect_failure_groups) / sizeof(connect_failure_groups[0]),
+			   connect_failure_cells, CONNECT_FAILURE_CELLS);
+}
+
+void table_write_connect_failure_row(FILE *f, const struct tt_row *row)
+{
+	const struct tt_proc_counters *c = &row->c;
+	const uint64_t v[CONNECT_FAILURE_CELLS] = {
 		c->syn_retrans,
-		c->synack_retrans,
 		c->connfail_by[TT_CONNFAIL_REFUSED],
 		c->connfail_by[TT_CONNFAIL_TIMEOUT],
 		c->connfail_by[TT_CONNFAIL_UNREACH],
@@ -195,8 +270,7 @@ void table_write_failure_row(FILE *f, const struct tt_row *row, bool run)
 		c->eaddrnotavail,
 	};
 
-	row_queue(row, run, &cells[1], &cells[2]);
-	write_cells(f, row, cells, FAILURE_CELLS);
+	write_sized_cells(f, row, connect_failure_cells, v, CONNECT_FAILURE_CELLS);
 }
 
 static const __u64 *waits_of(const struct tt_row *row, const struct wait_block *b)
@@ -217,7 +291,8 @@ static void write_waits_header(FILE *f, const struct wait_block *b)
 {
 	const char *names[LATENCY_CELLS] = { "all", b->above, "p50", "p99", "max" };
 
-	write_group_line(f, "", LEAD_WIDTH, b->groups, sizeof(b->groups) / sizeof(b->groups[0]));
+	write_group_line(f, "", LEAD_WIDTH, b->groups, sizeof(b->groups) / sizeof(b->groups[0]),
+			 NULL);
 	write_names(f, names, LATENCY_CELLS);
 }
 
@@ -309,7 +384,7 @@ void table_write_dest_header(FILE *f, const char *label)
 	};
 
 	write_group_line(f, label, LEAD_WIDTH + 1 + DEST_WIDTH, dest_groups,
-			 sizeof(dest_groups) / sizeof(dest_groups[0]));
+			 sizeof(dest_groups) / sizeof(dest_groups[0]), NULL);
 	fprintf(f, "%7s %-9s %-*s", "PID", "COMM", DEST_WIDTH, "DESTINATION");
 	for (size_t i = 0; i < DEST_CELLS - 1; i++)
 		fprintf(f, " %5s", names[i]);
