@@ -114,10 +114,12 @@ static __always_inline __u64 addr_of(const void *p)
 
 	if (!w)
 		return 0;
-	level = w->depth++ & 3;
-	w->word[level] = (__u64)p;
+	/* Every access volatile: plain ones let the compiler fold the
+	 * increment and the decrement away, and with them the levels. */
+	level = (*(volatile __u32 *)&w->depth)++ & 3;
+	*(volatile __u64 *)&w->word[level] = (__u64)p;
 	addr = *(volatile __u64 *)&w->word[level];
-	w->depth--;
+	(*(volatile __u32 *)&w->depth)--;
 	return addr;
 }
 

@@ -21,6 +21,7 @@
 #include "tracer/probe.h"
 #include "tracer/seed.h"
 #include "tracer/tracer.h"
+#include "tt_sock_hash.h"
 #include "common/test_hooks.h"
 #include "tcptrace.skel.h"
 
@@ -605,19 +606,30 @@ uint64_t tracer_ends_unseen(const struct tracer *t)
 	return __atomic_load_n(&t->skel->bss->ends_unseen, __ATOMIC_RELAXED);
 }
 
+/* Each entry with where it is: its bucket, its home's, and whether its
+ * home says it has sockets held further on (a lookup stops there if not). */
 void tracer_print_sockets_left(struct tracer *t, FILE *f)
 {
 	int fd = bpf_map__fd(t->skel->maps.sock_table);
 	__u32 n = bpf_map__max_entries(t->skel->maps.sock_table);
-	struct tt_sock_bucket b;
+	__u32 buckets = t->skel->rodata->sock_buckets;
+	struct tt_sock_bucket b, h;
 
 	for (__u32 i = 0; i < n; i++) {
 		if (bpf_map_lookup_elem(fd, &i, &b))
 			continue;
-		for (int w = 0; w < TT_SOCK_WAYS; w++)
-			if (b.sk[w])
-				fprintf(f, "tcptrace: socket left: tgid %u side %u flags 0x%x\n",
-					b.s[w].tgid, b.s[w].side, b.s[w].flags);
+		for (int w = 0; w < TT_SOCK_WAYS; w++) {
+			__u32 home = tt_sock_home(b.sk[w], buckets);
+
+			if (!b.sk[w])
+				continue;
+			if (bpf_map_lookup_elem(fd, &home, &h))
+				h.spilled = 0;
+			fprintf(f, "tcptrace: socket left: tgid %u side %u flags 0x%x bucket %u "
+				   "home %u (spilled %u) claims %u\n",
+				b.s[w].tgid, b.s[w].side, b.s[w].flags, i, home, h.spilled,
+				b.claims[w]);
+		}
 	}
 }
 
