@@ -118,7 +118,10 @@ struct tt_sock {
 	__u32 tgid;
 	__u16 flags; /* TT_SK_* */
 	__u8 side;
-	__u8 pad;
+	/* TT_ACCEPTED_*: what accept() did, where it is traced, set by
+	 * on_accept alone, which holds no lock of the socket, until a program
+	 * that holds it takes it into flags (settle_accept, accept.bpf.h). */
+	__u8 accepted;
 	/* One word, two uses: a connect's start until it leaves SYN_SENT, the
 	 * reason of the RST that ended the connection after (an RST is
 	 * recorded only once the socket is CLOSE). */
@@ -173,6 +176,12 @@ enum tt_sock_flags {
 				     * ends, a child's queueing until accept() */
 	TT_SK_SEED_RACE = 1 << 14,  /* followed while the seeds were written, or with a
 				     * cookie already: a seed may name it too (drop_seed) */
+};
+
+/* tt_sock.accepted */
+enum tt_accepted_marks {
+	TT_ACCEPTED = 1 << 0,      /* accept() named its owner and counted conn_in */
+	TT_ACCEPTED_OPEN = 1 << 1, /* and counted it in opened[] */
 };
 
 /* A listening port and who owns it, per network namespace. */

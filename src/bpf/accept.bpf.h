@@ -34,26 +34,98 @@ static __always_inline struct sock *accepted_child(unsigned long long *ctx)
 	return (struct sock *)TT_CTX_SLOT(ctx, 32);
 }
 
+/* accept() returned child, whose entry is s, to process tgid (traced, or
+ * else the entry's owner): on_touch's work, flags aside. inet_accept
+ * locks the child only after inet_csk_accept returns, and the peer's FIN
+ * (a client that shuts down at once) may be moving it on another CPU
+ * meanwhile, in a program that rewrites flags whole: a write of flags
+ * here could be lost there, and the close's touch count conn_in again.
+ * So this writes the owner and counts, then says so, last, in a byte
+ * that only it sets; a program that holds the lock takes it into flags
+ * (settle_accept). */
+static __always_inline void accept_names(const struct sock *child, struct tt_sock *s, __u32 tgid)
+{
+	__u8 done = TT_ACCEPTED;
+	struct tt_proc_counters *c;
+	__u16 flags = s->flags;
+	__u32 since = s->since_us;
+
+	if (!awaits_touch(s))
+		return;
+	if (!(flags & TT_SK_PROVISIONAL)) {
+		if (tgid != s->tgid)
+			mark_listener_shared(child);
+	} else {
+		if (tgid != s->tgid) {
+			count_slot_sockets(s->slot, -1);
+			s->tgid = tgid;
+			s->slot = TT_NO_SLOT;
+		}
+		c = counters_of_sock(s);
+		if (c && (flags & (TT_SK_ESTABLISHED | TT_SK_COUNTED)) == TT_SK_ESTABLISHED)
+			bump(&c->conn[TT_SIDE_IN]);
+		if (c && child->__sk_common.skc_state == TCP_ESTABLISHED && !(flags & TT_SK_OPEN)) {
+			bump(&c->opened[TT_SIDE_IN]);
+			done |= TT_ACCEPTED_OPEN;
+		}
+	}
+	/* Queued at its move to ESTABLISHED (follow_child), it has waited
+	 * until now: its accept wait. */
+	if (flags & TT_SK_TIMED)
+		count_accept_wait(s, now_us() - since);
+	barrier();
+	s->accepted = done;
+}
+
+/* What accept_names did, into the flags of sk's entry s, by a program
+ * that holds the socket's lock, before it reads them. Until then the
+ * entry awaits its touch (awaits_touch), which no program gives meanwhile:
+ * every one that touches settles first, and the read hook, which does
+ * not, is not attached where accept() is traced. */
+static __always_inline void settle_accept(const struct sock *sk, struct tt_sock *s)
+{
+	__u8 done;
+	__u16 flags;
+
+	if (!acceptors_at_accept)
+		return;
+	done = s->accepted;
+	if (!done)
+		return;
+	flags = s->flags | TT_SK_TOUCHED;
+	if (flags & TT_SK_PROVISIONAL) {
+		flags &= ~TT_SK_PROVISIONAL;
+		if (flags & TT_SK_ESTABLISHED)
+			flags |= TT_SK_COUNTED;
+		if (done & TT_ACCEPTED_OPEN)
+			flags |= TT_SK_OPEN;
+	}
+	if (flags & TT_SK_TIMED) {
+		flags &= ~TT_SK_TIMED;
+		s->rst_reason = 0;
+	}
+	s->flags = flags;
+	s->accepted = 0;
+	__sync_fetch_and_add(&untouched_slots[slot_of(sk)], -1);
+}
+
 /* accept() returned child from listener to the current process. A child
  * of a traced listener is followed from its handshake on, waiting for this
- * touch, which names its acceptor and counts conn_in (on_touch). One not
- * followed yet is still in SYN_RECV: a Fast Open child, which is queued at
- * the SYN, or one that a busy acceptor took between its queueing and its
- * move to ESTABLISHED. It is followed from now on as the acceptor's, its
- * conn_in counted at that move (on_set_state). A child queued at its move
- * to ESTABLISHED (follow_child) has waited until now: its accept wait. */
+ * touch, which names its acceptor and counts conn_in (accept_names). One
+ * not followed yet is still in SYN_RECV: a Fast Open child, which is
+ * queued at the SYN, or one that a busy acceptor took between its
+ * queueing and its move to ESTABLISHED. It is followed from now on as the
+ * acceptor's, its conn_in counted at that move (on_set_state). */
 static __always_inline void on_accept(const struct sock *listener, struct sock *child)
 {
+	__u32 tgid = current_tgid();
 	struct tt_listener_key key;
 	struct tt_listener *owner;
 	struct tt_sock *s;
-	__u32 tgid, us;
 
 	s = lookup_sock(child);
 	if (s) {
-		touch(child, s);
-		if (timed_end(s, &us))
-			count_accept_wait(s, us);
+		accept_names(child, s, current_is_traced(tgid) ? tgid : s->tgid);
 		return;
 	}
 	if (child->__sk_common.skc_state != TCP_SYN_RECV || !is_inet_tcp(child))
@@ -62,7 +134,6 @@ static __always_inline void on_accept(const struct sock *listener, struct sock *
 	owner = bpf_map_lookup_elem(&listeners, &key);
 	if (!owner)
 		return;
-	tgid = current_tgid();
 	if (!current_is_traced(tgid))
 		tgid = owner->tgid;
 	track(child, tgid, slot_of_process(tgid), TT_SIDE_IN,

@@ -398,6 +398,7 @@ __noinline __u32 bucket_claim(__u32 i, __u64 key, __u32 tgid, __u32 slot, __u32 
 		b->s[w].slot = slot;
 		b->s[w].side = side_flags & 0xff;
 		b->s[w].flags = side_flags >> 16;
+		b->s[w].accepted = 0;
 		b->s[w].rst_reason = 0;
 		b->sk[w] = key;
 		return w;

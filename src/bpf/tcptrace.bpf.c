@@ -168,6 +168,7 @@ static __always_inline void on_connect(const struct sock *sk, struct net *net)
 	struct tt_sock *old = find(sk), *s;
 
 	if (old) {
+		settle_accept(sk, old);
 		touch(sk, old); /* connect() after connect(AF_UNSPEC) by its owner */
 		finish(sk, net, old);
 		forget(sk);
@@ -323,6 +324,7 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 		if (!s)
 			return;
 	}
+	settle_accept(sk, s);
 
 	note_who_closed_first(s, oldstate, newstate);
 	if (oldstate == TCP_SYN_SENT) {
@@ -583,6 +585,7 @@ static __always_inline void on_destroy_sock(struct sock *sk)
 			listener_destroyed(sk);
 		return;
 	}
+	settle_accept(sk, s);
 	if (s->flags & TT_SK_SEED_RACE)
 		drop_seed(sk);
 	/* Untouched, the socket is not orphaned: only its holder's close()
