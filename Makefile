@@ -304,7 +304,7 @@ $(LINT_OUTPUT)/tests/unit/%.tidy: LINT_INCLUDE := tests/lint/cmocka-noreturn.h
 
 lint: $(patsubst %,$(OUTPUT)/user/%.o,$(USER)) $(LINT_OUTPUT)/include/tcptrace.skel.h
 	$(Q)MAKE='$(MAKE)' CLANG_TIDY='$(CLANG_TIDY)' CPPCHECK='$(CPPCHECK)' LINT_OUTPUT='$(LINT_OUTPUT)' \
-		tests/lint.sh $(LINT_CFLAGS)
+		BPF_LINT='$(CLANG) $(BPF_CFLAGS)' tests/lint.sh $(LINT_CFLAGS)
 
 .PHONY: lint-tidy FORCE
 lint-tidy: $(TIDY_STAMPS)

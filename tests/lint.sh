@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # `make lint`: the shape of src/user (tests/lint/layers.sh: no cycle
-# between modules, no folder using one above it), clang-tidy over src/user
+# between modules, no folder using one above it), each BPF header compiled
+# alone (tests/lint/bpf-headers.sh, with BPF_LINT: the BPF compiler and its
+# flags), clang-tidy over src/user
 # and tests/unit (settings in .clang-tidy), then cppcheck over src/user
 # (suppressions, each with its reason, in tests/cppcheck.supp). Arguments:
 # the compiler flags the sources are built with. Any finding fails; every
@@ -44,6 +46,8 @@ step() {
 # The force-included headers correct what the analyzer cannot know about
 # libbpf and cmocka; tests/lint/*.h say what and why.
 step "layers src/user" tests/lint/layers.sh build/user
+# shellcheck disable=SC2086 # BPF_LINT is a command line, split on purpose
+step "BPF headers alone" tests/lint/bpf-headers.sh ${BPF_LINT:?BPF_LINT: the BPF compiler and flags}
 step "clang-tidy src/user tests/unit" "$make" --no-print-directory -k -O "${jobflag[@]}" \
 	CLANG_TIDY="$CLANG_TIDY" lint-tidy
 step "cppcheck src/user" "$CPPCHECK" --enable=warning,performance,portability \

@@ -10,8 +10,14 @@
 #ifndef TT_ACCEPT_BPF_H
 #define TT_ACCEPT_BPF_H
 
+#include "compat.bpf.h"
+#include "maps.bpf.h"
+#include "settings.bpf.h"
+#include "socks.bpf.h"
+#include "listeners.bpf.h"
+
 /* A ctx slot read at a constant offset. Written as plain C, the two reads
- * of accepted_child() become one at a variable offset, which the verifier
+ * of accept_child_of() become one at a variable offset, which the verifier
  * refuses for a ctx pointer ("dereference of modified ctx ptr"). The
  * verifier types the value from the traced function's prototype. */
 #define TT_CTX_SLOT(ctx, off)                                                       \
@@ -27,7 +33,7 @@
  * before. bpf_core_type_exists() is a constant at load: the verifier walks
  * only the running kernel's branch. The error is not read: 5.10 refuses a
  * load through an int * argument, and a NULL socket says enough. */
-static __always_inline struct sock *accepted_child(unsigned long long *ctx)
+static __always_inline struct sock *accept_child_of(unsigned long long *ctx)
 {
 	if (bpf_core_type_exists(struct proto_accept_arg))
 		return (struct sock *)TT_CTX_SLOT(ctx, 16);
@@ -50,39 +56,39 @@ static __always_inline void accept_names(const struct sock *child, struct tt_soc
 	__u16 flags = s->flags;
 	__u32 since = s->since_us;
 
-	if (!awaits_touch(s))
+	if (!sock_awaits_touch(s))
 		return;
 	if (!(flags & TT_SK_PROVISIONAL)) {
 		if (tgid != s->tgid)
-			mark_listener_shared(child);
+			listener_mark_shared(child);
 	} else {
 		if (tgid != s->tgid) {
-			count_slot_sockets(s->slot, -1);
+			proc_count_sockets(s->slot, -1);
 			s->tgid = tgid;
 			s->slot = TT_NO_SLOT;
 		}
-		c = counters_of_sock(s);
+		c = sock_counters(s);
 		if (c && (flags & (TT_SK_ESTABLISHED | TT_SK_COUNTED)) == TT_SK_ESTABLISHED)
-			bump(&c->conn[TT_SIDE_IN]);
+			tt_bump(&c->conn[TT_SIDE_IN]);
 		if (c && child->__sk_common.skc_state == TCP_ESTABLISHED && !(flags & TT_SK_OPEN)) {
-			bump(&c->opened[TT_SIDE_IN]);
+			tt_bump(&c->opened[TT_SIDE_IN]);
 			done |= TT_ACCEPTED_OPEN;
 		}
 	}
 	/* Queued at its move to ESTABLISHED (follow_child), it has waited
 	 * until now: its accept wait. */
 	if (flags & TT_SK_TIMED)
-		count_accept_wait(s, now_us() - since);
+		times_count_accept_wait(s, times_now_us() - since);
 	barrier();
 	s->accepted = done;
 }
 
 /* What accept_names did, into the flags of sk's entry s, by a program
  * that holds the socket's lock, before it reads them. Until then the
- * entry awaits its touch (awaits_touch), which no program gives meanwhile:
+ * entry awaits its listener_touch (awaits_touch), which no program gives meanwhile:
  * every one that touches settles first, and the read hook, which does
  * not, is not attached where accept() is traced. */
-static __always_inline void settle_accept(const struct sock *sk, struct tt_sock *s)
+static __always_inline void accept_settle(const struct sock *sk, struct tt_sock *s)
 {
 	__u8 done;
 	__u16 flags;
@@ -106,7 +112,7 @@ static __always_inline void settle_accept(const struct sock *sk, struct tt_sock 
 	}
 	s->flags = flags;
 	s->accepted = 0;
-	__sync_fetch_and_add(&untouched_slots[slot_of(sk)], -1);
+	__sync_fetch_and_add(&untouched_slots[sock_filter_slot_of(sk)], -1);
 }
 
 /* accept() returned child from listener to the current process. A child
@@ -116,27 +122,27 @@ static __always_inline void settle_accept(const struct sock *sk, struct tt_sock 
  * queued at the SYN, or one that a busy acceptor took between its
  * queueing and its move to ESTABLISHED. It is followed from now on as the
  * acceptor's, its conn_in counted at that move (on_set_state). */
-static __always_inline void on_accept(const struct sock *listener, struct sock *child)
+static __always_inline void accept_on_return(const struct sock *listener, struct sock *child)
 {
-	__u32 tgid = current_tgid();
+	__u32 tgid = proc_current_tgid();
 	struct tt_listener_key key;
 	struct tt_listener *owner;
 	struct tt_sock *s;
 
-	s = lookup_sock(child);
+	s = sock_find_or_adopt(child);
 	if (s) {
-		accept_names(child, s, current_is_traced(tgid) ? tgid : s->tgid);
+		accept_names(child, s, proc_current_is_traced(tgid) ? tgid : s->tgid);
 		return;
 	}
-	if (child->__sk_common.skc_state != TCP_SYN_RECV || !is_inet_tcp(child))
+	if (child->__sk_common.skc_state != TCP_SYN_RECV || !sock_is_inet_tcp(child))
 		return;
 	listener_key_of(listener, sk_netns_of(listener), &key);
 	owner = bpf_map_lookup_elem(&listeners, &key);
 	if (!owner)
 		return;
-	if (!current_is_traced(tgid))
+	if (!proc_current_is_traced(tgid))
 		tgid = owner->tgid;
-	track(child, tgid, slot_of_process(tgid), TT_SIDE_IN,
+	sock_track_sk(child, tgid, proc_slot_of(tgid), TT_SIDE_IN,
 	      TT_SK_ESTABLISHED | TT_SK_TOUCHED | TT_SK_ACCEPTED_EARLY);
 }
 
@@ -144,7 +150,7 @@ static __always_inline void on_accept(const struct sock *listener, struct sock *
  * is its owner's only while no other holds it. A new process, in its
  * parent's fork: each listener the parent listens on is now held by the
  * child too, and its connections wait for their acceptor from now on. */
-static __always_inline void note_fork(__u32 parent)
+static __always_inline void accept_note_fork(__u32 parent)
 {
 	struct tt_listening *l = bpf_map_lookup_elem(&listening_tgids, &parent);
 	bool newly = false;
@@ -162,13 +168,13 @@ static __always_inline void note_fork(__u32 parent)
 		}
 	}
 	if (newly)
-		tell_shared(parent, TT_SHARED_BY_FORK);
+		sharing_tell(parent, TT_SHARED_BY_FORK);
 }
 
 /* An entry found at a child's move from SYN_RECV to ESTABLISHED was left
  * at its address by a socket whose end went unseen, unless on_accept made
  * it for this child: kept then, once. */
-static __always_inline bool made_at_accept(struct tt_sock *s)
+static __always_inline bool accept_made_at(struct tt_sock *s)
 {
 	if (!(s->flags & TT_SK_ACCEPTED_EARLY))
 		return false;

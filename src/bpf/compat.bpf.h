@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Kernel-version differences in what tcptrace reads from a socket, each
+/* The kernel as vmlinux.h does not give it: the macros tcptrace needs, and
+ * the differences between versions in what it reads from a socket, each
  * variant with the reason it exists. Choices between whole programs (the
  * RST reason argument) are made in user space before load, not here.
  * The programs are tp_btf ones: their arguments are typed pointers,
@@ -9,8 +10,16 @@
 #define TT_COMPAT_BPF_H
 
 #include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
+
+#define AF_INET 2
+#define AF_INET6 10
+#define ECONNRESET 104
+#define ETIMEDOUT 110
+#define ECONNREFUSED 111
+#define CLONE_THREAD 0x00010000
 
 /* A plain 16-bit field from 5.6 on; in older kernels, an 8-bit bitfield
  * that this read cannot relocate to, so the load fails there. */

@@ -3,6 +3,11 @@
 #ifndef TT_DESTS_BPF_H
 #define TT_DESTS_BPF_H
 
+#include "compat.bpf.h"
+#include "maps.bpf.h"
+#include "settings.bpf.h"
+#include "socks.bpf.h"
+
 /* Only with --by dest; allocated on demand, so empty costs nothing. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -27,7 +32,7 @@ static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk, s
 
 	if (!by_dest || s->side != TT_SIDE_OUT)
 		return NULL;
-	key.slot = slot_of_sock(s);
+	key.slot = sock_proc_slot(s);
 	if (key.slot == TT_NO_SLOT)
 		return NULL;
 	key.netns = net_inum(net);
@@ -37,9 +42,9 @@ static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk, s
 		__builtin_memcpy(key.addr, &c->skc_daddr, 4);
 	else
 		__builtin_memcpy(key.addr, &c->skc_v6_daddr, 16);
-	d = lookup_or_init(&dest_counters, &key, &zero_dest);
+	d = tt_lookup_or_init(&dest_counters, &key, &zero_dest);
 	if (!d)
-		count_drop(TT_DROP_DEST_MAP_FULL);
+		tt_count_drop(TT_DROP_DEST_MAP_FULL);
 	return d;
 }
 

@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Listeners of traced processes, and the accepted connections they hand
- * over: which process accepted each (see on_touch). */
+ * over: which process accepted each (see listener_on_touch). */
 #ifndef TT_LISTENERS_BPF_H
 #define TT_LISTENERS_BPF_H
+
+#include "compat.bpf.h"
+#include "maps.bpf.h"
+#include "settings.bpf.h"
+#include "procs.bpf.h"
+#include "socks.bpf.h"
+#include "sharing.bpf.h"
+#include "queues.bpf.h"
+#include "times.bpf.h"
 
 /* Listeners being closed (entries of stopping_listeners): while zero, a
  * destroyed socket costs one lookup less. */
@@ -60,7 +69,7 @@ static __always_inline bool listener_met(const struct sock_common *skc)
 	return true;
 }
 
-static __always_inline void mark_listener_shared(const struct sock *sk)
+static __always_inline void listener_mark_shared(const struct sock *sk)
 {
 	struct tt_listener_key key;
 	struct tt_listener *owner;
@@ -69,7 +78,7 @@ static __always_inline void mark_listener_shared(const struct sock *sk)
 	owner = bpf_map_lookup_elem(&listeners, &key);
 	if (owner && !(owner->flags & TT_LISTENER_SHARED)) {
 		owner->flags |= TT_LISTENER_SHARED;
-		tell_shared(owner->tgid, TT_SHARED_BY_TOUCH);
+		sharing_tell(owner->tgid, TT_SHARED_BY_TOUCH);
 	}
 }
 
@@ -82,50 +91,50 @@ static __always_inline void mark_listener_shared(const struct sock *sk)
  * and conn_in is counted. From a listener thought to be its owner's
  * alone, a touch by another traced process shows it shared: connections
  * accepted from it later wait for their first touch too. */
-static __always_inline void on_touch(const struct sock *sk, struct tt_sock *s)
+static __always_inline void listener_on_touch(const struct sock *sk, struct tt_sock *s)
 {
-	__u32 tgid = current_tgid();
-	bool other = tgid != s->tgid && current_is_traced(tgid);
+	__u32 tgid = proc_current_tgid();
+	bool other = tgid != s->tgid && proc_current_is_traced(tgid);
 
 	s->flags |= TT_SK_TOUCHED;
 	if (!(s->flags & TT_SK_PROVISIONAL)) {
 		if (other)
-			mark_listener_shared(sk);
+			listener_mark_shared(sk);
 		return;
 	}
 	if (other) {
-		count_slot_sockets(s->slot, -1);
+		proc_count_sockets(s->slot, -1);
 		s->tgid = tgid;
 		s->slot = TT_NO_SLOT;
 	}
 	s->flags &= ~TT_SK_PROVISIONAL;
 	if ((s->flags & (TT_SK_ESTABLISHED | TT_SK_COUNTED)) == TT_SK_ESTABLISHED) {
-		struct tt_proc_counters *c = counters_of_sock(s);
+		struct tt_proc_counters *c = sock_counters(s);
 		if (c)
-			bump(&c->conn[TT_SIDE_IN]);
+			tt_bump(&c->conn[TT_SIDE_IN]);
 		s->flags |= TT_SK_COUNTED;
 	}
 	/* Not moved yet: a touch by close() comes before the move it makes. */
 	if (sk->__sk_common.skc_state == TCP_ESTABLISHED)
-		open_begins(s, NULL);
+		sock_open_begins(s, NULL);
 }
 
-static __always_inline void touch(const struct sock *sk, struct tt_sock *s)
+static __always_inline void listener_touch(const struct sock *sk, struct tt_sock *s)
 {
-	if (awaits_touch(s)) {
-		count_awaiting(s->flags, -1);
-		on_touch(sk, s);
-		__sync_fetch_and_add(&untouched_slots[slot_of(sk)], -1);
+	if (sock_awaits_touch(s)) {
+		sock_count_awaiting(s->flags, -1);
+		listener_on_touch(sk, s);
+		__sync_fetch_and_add(&untouched_slots[sock_filter_slot_of(sk)], -1);
 	}
 }
 
-static __always_inline void on_listen(const struct sock *sk, struct net *net)
+static __always_inline void listener_on_listen(const struct sock *sk, struct net *net)
 {
-	__u32 tgid = current_tgid();
+	__u32 tgid = proc_current_tgid();
 	struct tt_listener_key key;
 	struct tt_listener owner = { .tgid = tgid, .sk = (__u64)sk }, *before;
 
-	if (!current_is_traced(tgid))
+	if (!proc_current_is_traced(tgid))
 		return;
 	listener_key_of(sk, net_inum(net), &key);
 	/* Another process listening on the port (SO_REUSEPORT: a haproxy
@@ -133,16 +142,16 @@ static __always_inline void on_listen(const struct sock *sk, struct net *net)
 	before = bpf_map_lookup_elem(&listeners, &key);
 	if (before)
 		owner.flags = before->flags;
-	if (!note_listening(tgid, &key) || (before && before->tgid != tgid)) {
+	if (!sharing_note_listening(tgid, &key) || (before && before->tgid != tgid)) {
 		if (!(owner.flags & TT_LISTENER_SHARED))
-			tell_shared(tgid, TT_SHARED_BY_LISTEN);
+			sharing_tell(tgid, TT_SHARED_BY_LISTEN);
 		owner.flags |= TT_LISTENER_SHARED;
 	}
 	bpf_map_update_elem(&listeners, &key, &owner, BPF_ANY);
-	note_listen_sock(&key, sk);
+	sharing_note_listen_sock(&key, sk);
 }
 
-static __always_inline void on_unlisten(const struct sock *sk, struct net *net)
+static __always_inline void listener_on_unlisten(const struct sock *sk, struct net *net)
 {
 	struct stopping_listener stopping = { .sk = (__u64)sk };
 	__u64 thread = bpf_get_current_pid_tgid();
@@ -156,11 +165,11 @@ static __always_inline void on_unlisten(const struct sock *sk, struct net *net)
 	owner = bpf_map_lookup_elem(&listeners, &stopping.key);
 	if (!owner)
 		return;
-	listener_closed(sk, owner, &stopping.key);
+	queue_listener_closed(sk, owner, &stopping.key);
 	/* Another process may listen on the same port (SO_REUSEPORT); the
 	 * entry's own socket may be closed last by another process. */
-	its_socket = was_listen_sock(&stopping.key, sk);
-	if (owner->tgid == current_tgid() || its_socket) {
+	its_socket = sharing_was_listen_sock(&stopping.key, sk);
+	if (owner->tgid == proc_current_tgid() || its_socket) {
 		bpf_map_delete_elem(&listeners, &stopping.key);
 	}
 	if (!bpf_map_update_elem(&stopping_listeners, &thread, &stopping, BPF_NOEXIST))
@@ -184,7 +193,7 @@ static __always_inline void listener_destroyed(const struct sock *sk)
 /* Whether sk, destroyed before any syscall touched it, is a connection
  * still in the accept queue of a listener this thread is closing: no
  * process accepted it, and it stays its listener's owner's. */
-static __always_inline bool is_unaccepted_child(const struct sock *sk, struct net *net)
+static __always_inline bool listener_child_unaccepted(const struct sock *sk, struct net *net)
 {
 	__u64 thread = bpf_get_current_pid_tgid();
 	struct stopping_listener *stopping;
@@ -203,50 +212,50 @@ static __always_inline bool is_unaccepted_child(const struct sock *sk, struct ne
 /* Follows a connection accepted from a listener of process tgid (in
  * owner_slot), its entry complete from the start; open when it has reached
  * ESTABLISHED. conn_in waits for the first touch if the listener is shared
- * (see on_touch). */
-static __always_inline bool follow_child(const struct sock *sk, __u32 tgid, __u32 owner_slot,
+ * (see listener_on_touch). */
+static __always_inline bool listener_follow_child(const struct sock *sk, __u32 tgid, __u32 owner_slot,
 					 bool shared, bool open)
 {
 	__u32 slot = shared ? TT_NO_SLOT : owner_slot;
 	struct tt_proc_counters *counters;
 	struct tt_sock *s;
 
-	s = track(sk, tgid, slot, TT_SIDE_IN,
+	s = sock_track_sk(sk, tgid, slot, TT_SIDE_IN,
 		  TT_SK_ESTABLISHED | (shared ? TT_SK_PROVISIONAL : TT_SK_COUNTED));
 	if (!s)
 		return false;
 	/* Queued for accept() now: where accept() is traced, its wait there. */
 	if (acceptors_at_accept && open)
-		timed_from_now(s);
+		times_start_now(s);
 	if (shared)
 		return true;
-	counters = counters_at(slot);
+	counters = proc_counters_at(slot);
 	if (!counters)
 		return true;
-	bump(&counters->conn[TT_SIDE_IN]);
+	tt_bump(&counters->conn[TT_SIDE_IN]);
 	if (open)
-		open_begins(s, counters);
+		sock_open_begins(s, counters);
 	return true;
 }
 
 /* A connection accepted from a listener of a traced process has reached
  * ESTABLISHED: its socket is followed from now on. */
-static __always_inline void adopt_child(const struct sock *sk, struct net *net)
+static __always_inline void listener_adopt_child(const struct sock *sk, struct net *net)
 {
 	struct tt_listener_key lkey;
 	struct tt_listener *owner;
 	__u32 slot;
 
-	if (!is_inet_tcp(sk))
+	if (!sock_is_inet_tcp(sk))
 		return;
 	listener_key_of(sk, net_inum(net), &lkey);
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
 	if (!owner)
 		return;
-	note_queue_depth(owner);
-	slot = slot_of_process(owner->tgid);
-	follow_child(sk, owner->tgid, slot, acceptor_unknown(owner), true);
-	count_handshake(sk, lkey.netns, slot);
+	queue_note_depth(owner);
+	slot = proc_slot_of(owner->tgid);
+	listener_follow_child(sk, owner->tgid, slot, sharing_acceptor_unknown(owner), true);
+	times_count_handshake(sk, lkey.netns, slot);
 }
 
 /* A socket leaving SYN_RECV for anything but ESTABLISHED, not followed:
@@ -260,7 +269,7 @@ static __always_inline void adopt_child(const struct sock *sk, struct net *net)
  * Other sockets that take this way are children the kernel throws away
  * at birth (inet_ehash_nolisten: a second child made for one connection),
  * which were never connections. */
-static __always_inline struct tt_sock *adopt_fastopen_child(const struct sock *sk,
+static __always_inline struct tt_sock *listener_adopt_fastopen_child(const struct sock *sk,
 							    struct net *net, int newstate)
 {
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
@@ -286,16 +295,16 @@ static __always_inline struct tt_sock *adopt_fastopen_child(const struct sock *s
 	lkey.pad = 0;
 	owner = bpf_map_lookup_elem(&listeners, &lkey);
 	if (owner)
-		followed = follow_child(sk, owner->tgid, slot_of_process(owner->tgid),
-					acceptor_unknown(owner), false);
-	else if (is_unaccepted_child(sk, net))
+		followed = listener_follow_child(sk, owner->tgid, proc_slot_of(owner->tgid),
+					sharing_acceptor_unknown(owner), false);
+	else if (listener_child_unaccepted(sk, net))
 		/* Its listener's owner is closing the listener, which it has
 		 * forgotten already (on_unlisten): the child stays its. */
-		followed = follow_child(sk, current_tgid(), slot_of_process(current_tgid()), false,
+		followed = listener_follow_child(sk, proc_current_tgid(), proc_slot_of(proc_current_tgid()), false,
 					false);
 	if (!followed)
 		return NULL;
-	s = find(sk);
+	s = sock_find(sk);
 	if (s && reset)
 		s->flags |= TT_SK_RST_RECV;
 	return s;
@@ -303,7 +312,7 @@ static __always_inline struct tt_sock *adopt_fastopen_child(const struct sock *s
 
 /* A packet freed as dropped, with the listener that received it (6.11+):
  * counted when it went to the listener's sk_drops but not to ListenDrops. */
-static __always_inline void on_kfree_skb(const struct sk_buff *skb, __u64 location, __u32 reason,
+static __always_inline void listener_on_kfree_skb(const struct sk_buff *skb, __u64 location, __u32 reason,
 					 const struct sock *rx_sk)
 {
 	struct tt_listener_key key;
@@ -329,16 +338,16 @@ static __always_inline void on_kfree_skb(const struct sk_buff *skb, __u64 locati
 	l = bpf_map_lookup_elem(&listeners, &key);
 	if (!l)
 		return;
-	listener_seen(l, rx_sk);
+	queue_listener_seen(l, rx_sk);
 	cookie = bpf_get_socket_cookie((void *)rx_sk);
-	extra = lookup_or_init(&listen_extra, &cookie, &zero);
+	extra = tt_lookup_or_init(&listen_extra, &cookie, &zero);
 	if (extra)
-		__sync_fetch_and_add(extra, segments_of(skb));
+		__sync_fetch_and_add(extra, queue_segments_of(skb));
 }
 
 /* A SYN-ACK sent again: by a listener for a request (its owner's), or by
  * a Fast Open child before the handshake's last ACK (the child's owner). */
-static __always_inline void on_synack_retrans(const struct sock *sk,
+static __always_inline void listener_on_synack_retrans(const struct sock *sk,
 					      const struct request_sock *req)
 {
 	struct tt_proc_counters *c = NULL;
@@ -350,18 +359,18 @@ static __always_inline void on_synack_retrans(const struct sock *sk,
 		listener_key_of(sk, sk_netns_read(sk), &key);
 		owner = bpf_map_lookup_elem(&listeners, &key);
 		if (owner) {
-			c = counters_of(owner->tgid);
-			listener_seen(owner, sk);
-			synack_sent_again(req, key.netns);
+			c = proc_counters_of(owner->tgid);
+			queue_listener_seen(owner, sk);
+			times_synack_sent_again(req, key.netns);
 		}
 	} else {
-		struct tt_sock *s = lookup_sock(sk);
+		struct tt_sock *s = sock_find_or_adopt(sk);
 
 		if (s)
-			c = counters_of_sock(s);
+			c = sock_counters(s);
 	}
 	if (c)
-		bump(&c->synack_retrans);
+		tt_bump(&c->synack_retrans);
 }
 
 #endif /* TT_LISTENERS_BPF_H */

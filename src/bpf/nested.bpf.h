@@ -10,7 +10,9 @@
 #ifndef TT_NESTED_BPF_H
 #define TT_NESTED_BPF_H
 
-const volatile bool catch_nested = false;
+#include "compat.bpf.h"
+#include "maps.bpf.h"
+#include "settings.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -21,7 +23,7 @@ struct {
 
 /* An event: the object it is about (a socket, an RST's packet), and for
  * a state change which one. */
-static __always_inline __u32 event_what(int oldstate, int newstate)
+static __always_inline __u32 nested_event_what(int oldstate, int newstate)
 {
 	return (oldstate & 0xff) << 8 | (newstate & 0xff);
 }
@@ -30,7 +32,7 @@ static __always_inline __u32 event_what(int oldstate, int newstate)
  * Each hook has a stack of its own: programs of other hooks may run
  * nested in it meanwhile. Without --catch-nested it compiles to nothing
  * at load: catch_nested is a constant to the verifier. */
-static __always_inline void note_event(enum tt_hook hook, const void *object, __u32 what)
+static __always_inline void nested_note_event(enum tt_hook hook, const void *object, __u32 what)
 {
 	struct tt_nesting *n;
 	__u32 zero = 0, i;
@@ -41,7 +43,7 @@ static __always_inline void note_event(enum tt_hook hook, const void *object, __
 	if (!n)
 		return;
 	i = n->depth[hook]++ % TT_NESTING_NOTES;
-	n->object[hook][i] = addr_of(object);
+	n->object[hook][i] = tt_addr_of(object);
 	n->what[hook][i] = what;
 }
 
@@ -51,10 +53,10 @@ static __always_inline void note_event(enum tt_hook hook, const void *object, __
  * skipped. A stack, not a ring of the last few: pairs that run whole
  * between a primary and its twin (a softirq's, on the same CPU) push and
  * pop above the note, however many they are, and never push it out. */
-static __always_inline bool skipped_by_primary(enum tt_hook hook, const void *object,
+static __always_inline bool nested_skipped_by_primary(enum tt_hook hook, const void *object,
 					       __u32 what)
 {
-	__u64 addr = addr_of(object);
+	__u64 addr = tt_addr_of(object);
 	struct tt_nesting *n;
 	__u32 zero = 0, depth, found = 0;
 

@@ -5,6 +5,10 @@
 #ifndef TT_PROCS_BPF_H
 #define TT_PROCS_BPF_H
 
+#include "compat.bpf.h"
+#include "maps.bpf.h"
+#include "settings.bpf.h"
+
 /* Per-process counters, one block per slot: a socket's entry holds its
  * owner's slot, so counting costs an array index, not a hash lookup.
  * proc_slots gives each traced process its slot, taken from free_slots
@@ -32,7 +36,6 @@ struct {
  * A per-CPU array would allocate each slot's blocks apart at start, a
  * few thousand allocations. User space sizes both: slots_per_cpu, times
  * the possible CPUs. */
-const volatile __u32 slots_per_cpu = TT_DEFAULT_MAX_PROCS;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -109,13 +112,6 @@ struct {
 	__type(value, __u8); /* 1 traced, 0 not */
 } verdicts SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, TT_DROPS);
-	__type(key, __u32);
-	__type(value, __u64);
-} drop_counts SEC(".maps");
-
 /* What each CPU last learnt of a few processes, by tgid modulo
  * TT_PROC_CACHE: the verdict, the slot. The connects and first reads of a
  * proxy's few processes then cost an array index instead of one or two
@@ -148,7 +144,7 @@ struct proc_memo {
 	__u64 head;  /* tgid and gen, for a new word */
 };
 
-static __always_inline void memo_of(__u32 tgid, struct proc_memo *m)
+static __always_inline void proc_memo_of(__u32 tgid, struct proc_memo *m)
 {
 	__u32 i = tgid % TT_PROC_CACHE;
 
@@ -163,27 +159,18 @@ static __always_inline void memo_of(__u32 tgid, struct proc_memo *m)
 	}
 }
 
-static __always_inline void memo_keep(struct proc_memo *m, __u64 bits)
+static __always_inline void proc_memo_keep(struct proc_memo *m, __u64 bits)
 {
 	if (m->word)
 		*m->word = m->head | (m->known & ~(PC_TGID_MASK | (~0ull << PC_GEN_SHIFT))) | bits;
 }
 
-static __always_inline void count_drop(enum tt_drop drop)
-{
-	__u32 key = drop;
-	__u64 *count = bpf_map_lookup_elem(&drop_counts, &key);
-
-	if (count)
-		bump(count);
-}
-
-static __always_inline __u32 current_tgid(void)
+static __always_inline __u32 proc_current_tgid(void)
 {
 	return bpf_get_current_pid_tgid() >> 32;
 }
 
-static __always_inline __u64 current_start_time(void)
+static __always_inline __u64 proc_current_start_time(void)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 
@@ -192,7 +179,7 @@ static __always_inline __u64 current_start_time(void)
 
 /* The slot of process tgid, given at its first need; TT_NO_SLOT when
  * every slot is taken. */
-static __always_inline __u32 find_slot(__u32 tgid)
+static __always_inline __u32 proc_find_slot(__u32 tgid)
 {
 	__u32 *slot = bpf_map_lookup_elem(&proc_slots, &tgid);
 	struct tt_slot_owner *owner;
@@ -211,8 +198,8 @@ static __always_inline __u32 find_slot(__u32 tgid)
 		__builtin_memcpy(owner->comm, comm, TT_COMM_LEN);
 	owner->start = 0;
 	owner->cgroup_id = 0;
-	if (tgid == current_tgid()) {
-		owner->start = current_start_time();
+	if (tgid == proc_current_tgid()) {
+		owner->start = proc_current_start_time();
 		/* The id, not the name: reading the name would make libbpf
 		 * search the kernel's types for three more structs at every
 		 * start. User space finds the name from the id. */
@@ -232,41 +219,41 @@ static __always_inline __u32 find_slot(__u32 tgid)
 
 /* Global: verified once, not in each of the many paths that give a
  * socket its owner's slot. */
-__noinline __u32 slot_of_process(__u32 tgid)
+__noinline __u32 proc_slot_of(__u32 tgid)
 {
 	struct proc_memo m;
 	__u32 slot;
 
-	memo_of(tgid, &m);
+	proc_memo_of(tgid, &m);
 	if (m.known & PC_SLOT_KNOWN)
 		return (m.known >> PC_SLOT_SHIFT) & PC_SLOT_MASK;
-	slot = find_slot(tgid);
+	slot = proc_find_slot(tgid);
 	if (slot != TT_NO_SLOT)
-		memo_keep(&m, PC_SLOT_KNOWN | ((__u64)(slot & PC_SLOT_MASK) << PC_SLOT_SHIFT));
+		proc_memo_keep(&m, PC_SLOT_KNOWN | ((__u64)(slot & PC_SLOT_MASK) << PC_SLOT_SHIFT));
 	return slot;
 }
 
 /* This CPU's block of slot in proc_counters or slot_sockets. */
-static __always_inline __u32 block_of(__u32 slot)
+static __always_inline __u32 proc_block_of(__u32 slot)
 {
 	return bpf_get_smp_processor_id() * slots_per_cpu + slot;
 }
 
-static __always_inline struct tt_proc_counters *counters_at(__u32 slot)
+static __always_inline struct tt_proc_counters *proc_counters_at(__u32 slot)
 {
 	struct tt_proc_counters *c = NULL;
-	__u32 block = block_of(slot);
+	__u32 block = proc_block_of(slot);
 
 	if (slot < slots_per_cpu)
 		c = bpf_map_lookup_elem(&proc_counters, &block);
 	if (!c)
-		count_drop(TT_DROP_PROC_MAP_FULL);
+		tt_count_drop(TT_DROP_PROC_MAP_FULL);
 	return c;
 }
 
-static __always_inline void count_slot_sockets(__u32 slot, __s64 n)
+static __always_inline void proc_count_sockets(__u32 slot, __s64 n)
 {
-	__u32 block = block_of(slot);
+	__u32 block = proc_block_of(slot);
 	__s64 *count;
 
 	if (slot >= slots_per_cpu)
@@ -279,7 +266,7 @@ static __always_inline void count_slot_sockets(__u32 slot, __s64 n)
 /* The process that had tgid and started at start (0: whichever) is gone:
  * its slot keeps counting the sockets that hold it, under its name, and
  * the process that gets the PID next starts anew. */
-static __always_inline void process_gone(__u32 tgid, __u64 start)
+static __always_inline void proc_gone(__u32 tgid, __u64 start)
 {
 	__u32 *slot = bpf_map_lookup_elem(&proc_slots, &tgid);
 	struct tt_slot_owner *owner;
@@ -306,14 +293,14 @@ static __always_inline void process_gone(__u32 tgid, __u64 start)
 	__sync_fetch_and_add(&procs_gen, 1);
 }
 
-static __always_inline struct tt_proc_counters *counters_of(__u32 tgid)
+static __always_inline struct tt_proc_counters *proc_counters_of(__u32 tgid)
 {
-	return counters_at(slot_of_process(tgid));
+	return proc_counters_at(proc_slot_of(tgid));
 }
 
 /* The process name: the thread group leader's comm (threads of envoy or
  * haproxy may carry their own). */
-static __always_inline void read_process_name(char (*comm)[TT_COMM_LEN])
+static __always_inline void proc_read_name(char (*comm)[TT_COMM_LEN])
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 
@@ -321,12 +308,12 @@ static __always_inline void read_process_name(char (*comm)[TT_COMM_LEN])
 }
 
 /* Records the name of a traced process, once. */
-static __always_inline void record_name(__u32 tgid, char (*comm)[TT_COMM_LEN], bool known)
+static __always_inline void proc_record_name(__u32 tgid, char (*comm)[TT_COMM_LEN], bool known)
 {
 	if (bpf_map_lookup_elem(&proc_comms, &tgid))
 		return;
 	if (!known)
-		read_process_name(comm);
+		proc_read_name(comm);
 	bpf_map_update_elem(&proc_comms, &tgid, comm, BPF_ANY);
 }
 
@@ -349,7 +336,7 @@ struct {
 /* Whether the current process is inside --cgroup (or --unit) and
  * --netns. Asked where a process first meets a socket (connect, listen,
  * accept), in its own syscall: its verdict then holds for its life. */
-static __always_inline bool in_scope(__u32 tgid)
+static __always_inline bool proc_in_scope(__u32 tgid)
 {
 	if (!scope_cgroup && !scope_netns)
 		return true;
@@ -367,7 +354,7 @@ static __always_inline bool in_scope(__u32 tgid)
 }
 
 /* Whether --pid names the process tgid, called comm. */
-static __always_inline bool named_by_pid_option(__u32 tgid, const char (*comm)[TT_COMM_LEN])
+static __always_inline bool proc_named_by_pid_option(__u32 tgid, const char (*comm)[TT_COMM_LEN])
 {
 	return (trace_pids && bpf_map_lookup_elem(&traced_pids, &tgid)) ||
 	       bpf_map_lookup_elem(&traced_comms, comm);
@@ -376,47 +363,47 @@ static __always_inline bool named_by_pid_option(__u32 tgid, const char (*comm)[T
 /* Whether the current process is traced; records its name when it is.
  * Reading the name costs more than a map lookup (bench/README.md): it is
  * read only when a name must be matched or recorded. */
-static __always_inline bool work_out_verdict(__u32 tgid)
+static __always_inline bool proc_work_out_verdict(__u32 tgid)
 {
 	char comm[TT_COMM_LEN] = {};
 	__u8 *verdict, traced;
 
-	if (!in_scope(tgid))
+	if (!proc_in_scope(tgid))
 		return false;
 	if (trace_all) {
-		record_name(tgid, &comm, false);
+		proc_record_name(tgid, &comm, false);
 		return true;
 	}
 	if (!trace_comms) {
 		if (!bpf_map_lookup_elem(&traced_pids, &tgid))
 			return false;
-		record_name(tgid, &comm, false);
+		proc_record_name(tgid, &comm, false);
 		return true;
 	}
 	verdict = bpf_map_lookup_elem(&verdicts, &tgid);
 	if (verdict)
 		return *verdict;
-	read_process_name(&comm);
-	traced = named_by_pid_option(tgid, &comm);
+	proc_read_name(&comm);
+	traced = proc_named_by_pid_option(tgid, &comm);
 	/* Not over a verdict that handle_task_rename stored meanwhile: it
 	 * knew the new name before the kernel stored it. */
 	bpf_map_update_elem(&verdicts, &tgid, &traced, BPF_NOEXIST);
 	if (traced)
-		record_name(tgid, &comm, true);
+		proc_record_name(tgid, &comm, true);
 	return traced;
 }
 
 /* Global: verified once, not in each path that asks. */
-__noinline bool current_is_traced(__u32 tgid)
+__noinline bool proc_current_is_traced(__u32 tgid)
 {
 	struct proc_memo m;
 	bool traced;
 
-	memo_of(tgid, &m);
+	proc_memo_of(tgid, &m);
 	if (m.known & PC_VERDICT_KNOWN)
 		return m.known & PC_TRACED;
-	traced = work_out_verdict(tgid);
-	memo_keep(&m, PC_VERDICT_KNOWN | (traced ? PC_TRACED : 0));
+	traced = proc_work_out_verdict(tgid);
+	proc_memo_keep(&m, PC_VERDICT_KNOWN | (traced ? PC_TRACED : 0));
 	return traced;
 }
 

@@ -9,12 +9,16 @@
 #ifndef TT_QUEUES_BPF_H
 #define TT_QUEUES_BPF_H
 
+#include "compat.bpf.h"
+#include "maps.bpf.h"
+#include "settings.bpf.h"
+
 /* User space's snapshot interval: it adds one at each look, and takes the
  * peaks of the entries whose epoch is the interval that ended. */
 __u32 peak_epoch = 0;
 
 /* Per listener (by socket cookie): the sk_drops bumps that ListenDrops
- * does not count (see on_kfree_skb). */
+ * does not count (see listener_on_kfree_skb). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -45,7 +49,7 @@ __u64 drop_site_end[TT_DROP_SITES] = {};
 
 /* A listener's address, learnt from an event that passes it: for one
  * from before start-up whose address user space could not read. */
-static __always_inline void listener_seen(struct tt_listener *l, const struct sock *sk)
+static __always_inline void queue_listener_seen(struct tt_listener *l, const struct sock *sk)
 {
 	if (!l->sk)
 		l->sk = (__u64)sk;
@@ -54,7 +58,7 @@ static __always_inline void listener_seen(struct tt_listener *l, const struct so
 /* A child just queued for accept(): its listener's queue holds it
  * already (inet_csk_reqsk_queue_add comes before the child's move to
  * ESTABLISHED). The listener is a plain address here: a probe read. */
-static __always_inline void note_queue_depth(struct tt_listener *l)
+static __always_inline void queue_note_depth(struct tt_listener *l)
 {
 	__u32 epoch = peak_epoch;
 	struct sock *listener;
@@ -74,7 +78,7 @@ static __always_inline void note_queue_depth(struct tt_listener *l)
 
 /* A traced listener's close: its sk_drops and the extra bumps, to user
  * space, which counts those since its last look. */
-static __always_inline void listener_closed(const struct sock *sk, const struct tt_listener *owner,
+static __always_inline void queue_listener_closed(const struct sock *sk, const struct tt_listener *owner,
 					    const struct tt_listener_key *key)
 {
 	struct tt_listener_record r = {
@@ -95,11 +99,11 @@ static __always_inline void listener_closed(const struct sock *sk, const struct 
 		bpf_map_delete_elem(&listen_extra, &r.cookie);
 	}
 	if (bpf_ringbuf_output(&listener_records, &r, sizeof(r), BPF_RB_NO_WAKEUP))
-		count_drop(TT_DROP_LISTENER_RECORD);
+		tt_count_drop(TT_DROP_LISTENER_RECORD);
 }
 
 /* The segments a dropped packet stood for, as sk_drops counts them. */
-static __always_inline __u64 segments_of(const struct sk_buff *skb)
+static __always_inline __u64 queue_segments_of(const struct sk_buff *skb)
 {
 	unsigned char *head = BPF_CORE_READ(skb, head);
 	struct skb_shared_info *shinfo = (void *)(head + skb->end);

@@ -15,6 +15,10 @@
 #ifndef TT_SHARING_BPF_H
 #define TT_SHARING_BPF_H
 
+#include "compat.bpf.h"
+#include "maps.bpf.h"
+#include "settings.bpf.h"
+
 /* Set by user space once fexit/inet_csk_accept is attached: every
  * accepted connection is named at accept(). */
 bool accept_hook_attached = false;
@@ -49,7 +53,7 @@ struct {
 	__uint(max_entries, 4096);
 } share_news SEC(".maps");
 
-static __always_inline void tell_shared(__u32 tgid, __u32 why)
+static __always_inline void sharing_tell(__u32 tgid, __u32 why)
 {
 	struct tt_share_record r = { .tgid = tgid, .why = why };
 
@@ -60,7 +64,7 @@ static __always_inline void tell_shared(__u32 tgid, __u32 why)
 /* Whether the connections of this listener wait for their acceptor to be
  * named: always where accept() is traced; where it is not, only when
  * several processes may accept them. */
-static __always_inline bool acceptor_unknown(const struct tt_listener *owner)
+static __always_inline bool sharing_acceptor_unknown(const struct tt_listener *owner)
 {
 	return accept_hook_attached || owner->flags & TT_LISTENER_SHARED;
 }
@@ -68,9 +72,9 @@ static __always_inline bool acceptor_unknown(const struct tt_listener *owner)
 /* Process tgid listens on the traced listener at key. Returns false when
  * that cannot be noted, so that its fork would go unseen: the listener is
  * then taken as shared at once. */
-static __always_inline bool note_listening(__u32 tgid, const struct tt_listener_key *key)
+static __always_inline bool sharing_note_listening(__u32 tgid, const struct tt_listener_key *key)
 {
-	struct tt_listening fresh = {}, *l = lookup_or_init(&listening_tgids, &tgid, &fresh);
+	struct tt_listening fresh = {}, *l = tt_lookup_or_init(&listening_tgids, &tgid, &fresh);
 	__u32 n;
 
 	if (!l)
@@ -86,21 +90,21 @@ static __always_inline bool note_listening(__u32 tgid, const struct tt_listener_
 	return true;
 }
 
-static __always_inline void note_listen_sock(const struct tt_listener_key *key,
+static __always_inline void sharing_note_listen_sock(const struct tt_listener_key *key,
 					     const struct sock *sk)
 {
-	struct tt_listen_sock v = { .sk = addr_of(sk) };
+	struct tt_listen_sock v = { .sk = tt_addr_of(sk) };
 
 	bpf_map_update_elem(&listen_socks, key, &v, BPF_ANY);
 }
 
 /* Whether sk, which stops listening, is the socket of the listeners entry
  * at key; its note goes then. */
-static __always_inline bool was_listen_sock(const struct tt_listener_key *key, const struct sock *sk)
+static __always_inline bool sharing_was_listen_sock(const struct tt_listener_key *key, const struct sock *sk)
 {
 	struct tt_listen_sock *v = bpf_map_lookup_elem(&listen_socks, key);
 
-	if (!v || (v->sk != addr_of(sk) &&
+	if (!v || (v->sk != tt_addr_of(sk) &&
 		   !(v->cookie && v->cookie == (__u64)sk->__sk_common.skc_cookie.counter)))
 		return false;
 	bpf_map_delete_elem(&listen_socks, key);
@@ -108,7 +112,7 @@ static __always_inline bool was_listen_sock(const struct tt_listener_key *key, c
 }
 
 /* Process tgid is gone, or tgid names a new process. */
-static __always_inline void forget_listening(__u32 tgid)
+static __always_inline void sharing_forget_listening(__u32 tgid)
 {
 	bpf_map_delete_elem(&listening_tgids, &tgid);
 }

@@ -4,12 +4,16 @@
 #ifndef TT_SOCKS_BPF_H
 #define TT_SOCKS_BPF_H
 
+#include "compat.bpf.h"
+#include "maps.bpf.h"
+#include "settings.bpf.h"
+#include "procs.bpf.h"
 #include "tt_sock_hash.h"
 
 /* Seeds not yet adopted: while zero, unknown sockets cost one lookup less.
  * User space counts a seed here before it writes it. */
 __u64 seeds_pending = 0;
-/* Until user space has written every seed (see drop_seed). */
+/* Until user space has written every seed (see sock_drop_seed). */
 __u32 seeds_unwritten = 1;
 
 /* Counting filters over socket addresses: slot i holds how many members
@@ -19,7 +23,7 @@ __u32 seeds_unwritten = 1;
  * tracked_slots: the sockets in the table, where cookies cannot mark them
  * (below). Most state changes on a busy machine are of sockets nobody
  * traces. untouched_slots: the accepted sockets in the table that no
- * syscall has touched yet (see on_touch). tcp_rcv_space_adjust runs on
+ * syscall has touched yet (see listener_on_touch). tcp_rcv_space_adjust runs on
  * every read of every TCP socket. */
 #define TT_FILTER_SLOTS (1 << 14)
 __u32 tracked_slots[TT_FILTER_SLOTS];
@@ -32,10 +36,9 @@ __u32 untouched_slots[TT_FILTER_SLOTS];
  * line of its own, seldom still in a cache under load. A kernel makes a
  * socket's cookie only when asked (sock_diag, SO_COOKIE), and never for
  * a new or cloned one: the few sockets that have one and are not
- * followed go on to the table. */
-const volatile bool cookie_marks_followed = false;
+ * followed go on to the table. cookie_marks_followed says so. */
 
-static __always_inline bool may_be_followed(const struct sock *sk)
+static __always_inline bool sock_may_be_followed(const struct sock *sk)
 {
 	return !cookie_marks_followed || sk->__sk_common.skc_cookie.counter;
 }
@@ -53,7 +56,7 @@ struct {
 	__type(value, __s64);
 } awaiting_acceptor SEC(".maps");
 
-static __always_inline void count_awaiting(__u16 flags, __s64 n)
+static __always_inline void sock_count_awaiting(__u16 flags, __s64 n)
 {
 	__u32 zero = 0;
 	__s64 *count;
@@ -77,73 +80,37 @@ __u32 children_without_backlog = 0;
 /* In sock_track's side_flags: the socket has no accept queue limit. */
 #define TT_TRACK_NO_BACKLOG (1u << 8)
 
-static __always_inline __u32 backlog_flag(const struct sock *sk)
+static __always_inline __u32 sock_backlog_flag(const struct sock *sk)
 {
 	return sk->sk_max_ack_backlog ? 0 : TT_TRACK_NO_BACKLOG;
 }
 
-static __always_inline bool cannot_await_acceptor(const struct sock *sk)
+static __always_inline bool sock_cannot_await_acceptor(const struct sock *sk)
 {
 	return !sk->sk_max_ack_backlog && !children_without_backlog;
 }
 
-/* The programs' arguments are typed pointers (tp_btf), on which the
- * verifier allows no arithmetic: an address becomes a number to hash by
- * a trip through a per-CPU word. A program nested on the CPU (a
- * softirq's, in a syscall's) runs to its end before the one it
- * interrupted goes on: each nesting level takes its own word. */
-struct addr_words {
-	__u32 depth;
-	__u32 pad;
-	__u64 word[4];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct addr_words);
-} addr_scratch SEC(".maps");
-
-static __always_inline __u64 addr_of(const void *p)
-{
-	__u32 zero = 0;
-	struct addr_words *w = bpf_map_lookup_elem(&addr_scratch, &zero);
-	__u32 level;
-	__u64 addr;
-
-	if (!w)
-		return 0;
-	/* Every access volatile: plain ones let the compiler fold the
-	 * increment and the decrement away, and with them the levels. */
-	level = (*(volatile __u32 *)&w->depth)++ & 3;
-	*(volatile __u64 *)&w->word[level] = (__u64)p;
-	addr = *(volatile __u64 *)&w->word[level];
-	(*(volatile __u32 *)&w->depth)--;
-	return addr;
-}
-
 /* The slot of a socket in the counting filters. */
-static __always_inline __u32 filter_slot(__u64 key)
+static __always_inline __u32 sock_filter_slot(__u64 key)
 {
 	return tt_sock_hash(key) >> (64 - 14);
 }
 
-static __always_inline __u32 slot_of(const struct sock *sk)
+static __always_inline __u32 sock_filter_slot_of(const struct sock *sk)
 {
-	return filter_slot(addr_of(sk));
+	return sock_filter_slot(tt_addr_of(sk));
 }
 
 /* False proves the socket at address key is not in the table (where
  * cookies do not tell). */
-static __always_inline bool slot_may_hold(__u64 key)
+static __always_inline bool sock_filter_may_hold(__u64 key)
 {
-	return cookie_marks_followed || tracked_slots[filter_slot(key)];
+	return cookie_marks_followed || tracked_slots[sock_filter_slot(key)];
 }
 
 /* The socket table: an entry per followed socket, keyed by its address,
  * in an array of buckets of TT_SOCK_WAYS entries. An entry is taken
- * without a lock: claim() counts claimants with an atomic add and keeps
+ * without a lock: sock_way_claim() counts claimants with an atomic add and keeps
  * the entry only if it was alone. Inserting and deleting thus cost a few
  * stores, where a hash map takes a bucket lock and a free list each time
  * (bench/README.md). A socket whose own bucket (its home) is full goes to
@@ -162,11 +129,9 @@ static __always_inline bool slot_may_hold(__u64 key)
  *
  * An entry is named by its index, bucket * TT_SOCK_WAYS + way: the
  * functions that search the table are global, verified once each, and
- * return that number; entry_at() makes it a pointer, one the verifier
+ * return that number; sock_entry_at() makes it a pointer, one the verifier
  * follows as a single state whichever way it is. */
 #define TT_NO_ENTRY 0xffffffffu
-
-const volatile __u32 sock_buckets = TT_DEFAULT_MAX_SOCKETS;
 
 /* Counted connections whose socket's destruction no program ran for
  * (recursion_misses does not count them all: docs/reliability.md): a new
@@ -184,12 +149,12 @@ struct {
 	__type(value, struct tt_sock_bucket);
 } sock_table SEC(".maps");
 
-static __always_inline __u32 home_bucket(__u64 key)
+static __always_inline __u32 sock_home_bucket(__u64 key)
 {
 	return tt_sock_home(key, sock_buckets);
 }
 
-static __always_inline struct tt_sock *entry_at(__u32 entry)
+static __always_inline struct tt_sock *sock_entry_at(__u32 entry)
 {
 	__u32 i = entry / TT_SOCK_WAYS;
 	struct tt_sock_bucket *b;
@@ -206,10 +171,10 @@ static __always_inline struct tt_sock *entry_at(__u32 entry)
 }
 
 /* Whether this program is the only claimant of way w, which it then
- * holds until release(). Two claimants cannot both see a count of one:
+ * holds until sock_way_release(). Two claimants cannot both see a count of one:
  * each reads after its own add, and the later add sees the earlier. The
  * atomic add is the one atomic that every kernel from 5.10 on takes. */
-static __always_inline bool claim(struct tt_sock_bucket *b, int w)
+static __always_inline bool sock_way_claim(struct tt_sock_bucket *b, int w)
 {
 	if (*(volatile __u32 *)&b->claims[w])
 		return false;
@@ -220,7 +185,7 @@ static __always_inline bool claim(struct tt_sock_bucket *b, int w)
 	return false;
 }
 
-static __always_inline void release(struct tt_sock_bucket *b, int w)
+static __always_inline void sock_way_release(struct tt_sock_bucket *b, int w)
 {
 	b->sk[w] = 0;
 	__sync_fetch_and_add(&b->claims[w], -1);
@@ -231,7 +196,7 @@ static __always_inline void release(struct tt_sock_bucket *b, int w)
  * of its sockets is held elsewhere. Global, as the other steps of a walk
  * of the table: the verifier checks a step once, not each time it is
  * taken. */
-__noinline __u32 bucket_find(__u32 i, __u64 key, __u32 p)
+__noinline __u32 sock_bucket_find(__u32 i, __u64 key, __u32 p)
 {
 	struct tt_sock_bucket *b = bpf_map_lookup_elem(&sock_table, &i);
 
@@ -244,12 +209,12 @@ __noinline __u32 bucket_find(__u32 i, __u64 key, __u32 p)
 }
 
 /* The entry of the socket at address key, or TT_NO_ENTRY. */
-__noinline __u32 sock_entry_find(__u64 key)
+__noinline __u32 sock_index_of_key(__u64 key)
 {
-	__u32 home = home_bucket(key);
+	__u32 home = sock_home_bucket(key);
 
 	for (__u32 p = 0; p < TT_SOCK_PROBES; p++) {
-		__u32 i = home + p, w = bucket_find(i, key, p);
+		__u32 i = home + p, w = sock_bucket_find(i, key, p);
 
 		if (w < TT_SOCK_WAYS)
 			return i * TT_SOCK_WAYS + w;
@@ -270,21 +235,21 @@ struct {
 } seeds SEC(".maps");
 
 /* The counters of a followed socket's owner. A socket accepted from a
- * shared listener gets its slot with its owner, at its first touch (or at
+ * shared listener gets its slot with its owner, at its first listener_touch (or at
  * its first count if it ends untouched): the listener's owner gets no row
  * for connections it did not accept. */
-static __always_inline __u32 slot_of_sock(struct tt_sock *s)
+static __always_inline __u32 sock_proc_slot(struct tt_sock *s)
 {
 	if (s->slot == TT_NO_SLOT) {
-		s->slot = slot_of_process(s->tgid);
-		count_slot_sockets(s->slot, 1);
+		s->slot = proc_slot_of(s->tgid);
+		proc_count_sockets(s->slot, 1);
 	}
 	return s->slot;
 }
 
-static __always_inline struct tt_proc_counters *counters_of_sock(struct tt_sock *s)
+static __always_inline struct tt_proc_counters *sock_counters(struct tt_sock *s)
 {
-	return counters_at(slot_of_sock(s));
+	return proc_counters_at(sock_proc_slot(s));
 }
 
 /* Copies a struct sock_common, up to a timewait socket's tw_snd_nxt,
@@ -294,7 +259,7 @@ static __always_inline struct tt_proc_counters *counters_of_sock(struct tt_sock 
  * about as much whatever its size (bench/README.md), and these fields sit
  * together, so one read gets them all. c's fields are then read like any
  * other, at the offsets CO-RE relocates to the running kernel's. */
-static __always_inline bool read_skc(struct sock_common *c, const void *skc)
+static __always_inline bool sock_read_common(struct sock_common *c, const void *skc)
 {
 	__u32 len = bpf_core_field_offset(struct sock_common, skc_tw_snd_nxt) +
 		    bpf_core_field_size(struct sock_common, skc_tw_snd_nxt);
@@ -304,7 +269,7 @@ static __always_inline bool read_skc(struct sock_common *c, const void *skc)
 	return bpf_probe_read_kernel(c, len, skc) == 0;
 }
 
-static __always_inline bool awaits_touch(const struct tt_sock *s)
+static __always_inline bool sock_awaits_touch(const struct tt_sock *s)
 {
 	return s->side == TT_SIDE_IN && !(s->flags & TT_SK_TOUCHED);
 }
@@ -316,18 +281,18 @@ static __always_inline bool awaits_touch(const struct tt_sock *s)
  * -1 when key has no entry. */
 __noinline int sock_forget(__u64 key, __u32 found)
 {
-	__u32 home, filter = filter_slot(key), entry = found, i, w;
+	__u32 home, filter = sock_filter_slot(key), entry = found, i, w;
 	struct tt_sock_bucket *b, *h;
 	bool untouched;
 	__u16 flags;
 	__u32 slot;
 
-	if (!slot_may_hold(key))
+	if (!sock_filter_may_hold(key))
 		return -1;
 	i = entry / TT_SOCK_WAYS;
 	b = entry == TT_NO_ENTRY ? NULL : bpf_map_lookup_elem(&sock_table, &i);
 	if (!b || b->sk[entry % TT_SOCK_WAYS] != key) {
-		entry = sock_entry_find(key);
+		entry = sock_index_of_key(key);
 		if (entry == TT_NO_ENTRY)
 			return -1;
 		i = entry / TT_SOCK_WAYS;
@@ -336,11 +301,11 @@ __noinline int sock_forget(__u64 key, __u32 found)
 			return -1;
 	}
 	w = entry % TT_SOCK_WAYS;
-	home = home_bucket(key);
-	untouched = awaits_touch(&b->s[w]);
+	home = sock_home_bucket(key);
+	untouched = sock_awaits_touch(&b->s[w]);
 	flags = b->s[w].flags;
 	slot = b->s[w].slot;
-	release(b, w);
+	sock_way_release(b, w);
 	if (i != home) {
 		h = bpf_map_lookup_elem(&sock_table, &home);
 		if (h)
@@ -351,48 +316,48 @@ __noinline int sock_forget(__u64 key, __u32 found)
 		__sync_fetch_and_add(&tracked_slots[filter], -1);
 	if (untouched) {
 		__sync_fetch_and_add(&untouched_slots[filter], -1);
-		count_awaiting(flags, -1);
+		sock_count_awaiting(flags, -1);
 	}
-	count_slot_sockets(slot, -1);
+	proc_count_sockets(slot, -1);
 	return flags;
 }
 
-static __always_inline void forget(const struct sock *sk)
+static __always_inline void sock_forget_sk(const struct sock *sk)
 {
-	sock_forget(addr_of(sk), TT_NO_ENTRY);
+	sock_forget(tt_addr_of(sk), TT_NO_ENTRY);
 }
 
 /* The same for a socket whose entry the caller has just found. */
-static __always_inline void forget_found(const struct sock *sk, __u32 entry)
+static __always_inline void sock_forget_found(const struct sock *sk, __u32 entry)
 {
-	sock_forget(addr_of(sk), entry);
+	sock_forget(tt_addr_of(sk), entry);
 }
 
 /* The entry of a socket in the table, if it has one. */
-static __always_inline struct tt_sock *find(const struct sock *sk)
+static __always_inline struct tt_sock *sock_find(const struct sock *sk)
 {
 	__u64 key;
 
-	if (!may_be_followed(sk))
+	if (!sock_may_be_followed(sk))
 		return NULL;
-	key = addr_of(sk);
-	if (!slot_may_hold(key))
+	key = tt_addr_of(sk);
+	if (!sock_filter_may_hold(key))
 		return NULL;
-	return entry_at(sock_entry_find(key));
+	return sock_entry_at(sock_index_of_key(key));
 }
 
 /* A free way of bucket i taken for the socket at address key and filled:
  * its value first, then its key, which makes it found. Returns the way,
  * TT_SOCK_WAYS when every way is taken, TT_SOCK_WAYS + 1 when there is no
  * bucket i. */
-__noinline __u32 bucket_claim(__u32 i, __u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
+__noinline __u32 sock_bucket_claim(__u32 i, __u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 {
 	struct tt_sock_bucket *b = bpf_map_lookup_elem(&sock_table, &i);
 
 	if (!b)
 		return TT_SOCK_WAYS + 1;
 	for (__u32 w = 0; w < TT_SOCK_WAYS; w++) {
-		if (!claim(b, w))
+		if (!sock_way_claim(b, w))
 			continue;
 		b->s[w].tgid = tgid;
 		b->s[w].slot = slot;
@@ -412,7 +377,7 @@ __noinline __u32 bucket_claim(__u32 i, __u64 key, __u32 tgid, __u32 slot, __u32 
  * home not spilled could stop there and miss it. */
 static __always_inline __u32 sock_claim(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 {
-	__u32 home = home_bucket(key), w = bucket_claim(home, key, tgid, slot, side_flags);
+	__u32 home = sock_home_bucket(key), w = sock_bucket_claim(home, key, tgid, slot, side_flags);
 	struct tt_sock_bucket *h;
 
 	if (w < TT_SOCK_WAYS)
@@ -424,7 +389,7 @@ static __always_inline __u32 sock_claim(__u64 key, __u32 tgid, __u32 slot, __u32
 	for (__u32 p = 1; p < TT_SOCK_PROBES; p++) {
 		__u32 i = home + p;
 
-		w = bucket_claim(i, key, tgid, slot, side_flags);
+		w = sock_bucket_claim(i, key, tgid, slot, side_flags);
 		if (w < TT_SOCK_WAYS) {
 			__sync_fetch_and_add(&sockets_spilled, 1);
 			return i * TT_SOCK_WAYS + w;
@@ -444,7 +409,7 @@ static __always_inline __u32 sock_claim(__u64 key, __u32 tgid, __u32 slot, __u32
 __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 {
 	struct tt_sock value = { .side = side_flags & 0xff, .flags = side_flags >> 16 };
-	__u32 filter = filter_slot(key), entry;
+	__u32 filter = sock_filter_slot(key), entry;
 	struct tt_proc_counters *c;
 	int left;
 
@@ -455,38 +420,38 @@ __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 		__sync_fetch_and_add(&ends_unseen, 1);
 	entry = sock_claim(key, tgid, slot, side_flags);
 	if (entry == TT_NO_ENTRY) {
-		count_drop(TT_DROP_SOCK_MAP_FULL);
-		c = counters_at(slot_of_process(tgid));
+		tt_count_drop(TT_DROP_SOCK_MAP_FULL);
+		c = proc_counters_at(proc_slot_of(tgid));
 		if (c)
-			bump(&c->untracked);
+			tt_bump(&c->untracked);
 		return TT_NO_ENTRY;
 	}
 	if (!cookie_marks_followed)
 		__sync_fetch_and_add(&tracked_slots[filter], 1);
-	if (awaits_touch(&value)) {
+	if (sock_awaits_touch(&value)) {
 		__sync_fetch_and_add(&untouched_slots[filter], 1);
-		count_awaiting(value.flags, 1);
+		sock_count_awaiting(value.flags, 1);
 		if (!acceptors_at_accept && (side_flags & TT_TRACK_NO_BACKLOG) &&
 		    !children_without_backlog)
 			children_without_backlog = 1;
 	}
-	count_slot_sockets(slot, 1);
+	proc_count_sockets(slot, 1);
 	return entry;
 }
 
-static __always_inline struct tt_sock *track(const struct sock *sk, __u32 tgid, __u32 slot,
+static __always_inline struct tt_sock *sock_track_sk(const struct sock *sk, __u32 tgid, __u32 slot,
 					     __u8 side, __u16 flags)
 {
 	/* A seed's cookie is made by the scan's dump before the seed is
 	 * written: a socket followed after the seeds were all written, with
-	 * no cookie until now, has no seed (see drop_seed). */
+	 * no cookie until now, has no seed (see sock_drop_seed). */
 	if (seeds_unwritten || sk->__sk_common.skc_cookie.counter)
 		flags |= TT_SK_SEED_RACE;
 	/* The cookie before the entry: whoever finds the entry sees it. */
 	if (cookie_marks_followed)
 		bpf_get_socket_cookie((void *)sk);
-	return entry_at(sock_track(addr_of(sk), tgid, slot,
-				   side | backlog_flag(sk) | (__u32)flags << 16));
+	return sock_entry_at(sock_track(tt_addr_of(sk), tgid, slot,
+				   side | sock_backlog_flag(sk) | (__u32)flags << 16));
 }
 
 /* A socket that existed before start-up, known to user space by its
@@ -498,7 +463,7 @@ __noinline __u32 sock_adopt_seed(__u64 key, __u64 cookie, __u32 no_backlog)
 
 	if (!seed)
 		return TT_NO_ENTRY;
-	slot = seed->flags & TT_SK_PROVISIONAL ? TT_NO_SLOT : slot_of_process(seed->tgid);
+	slot = seed->flags & TT_SK_PROVISIONAL ? TT_NO_SLOT : proc_slot_of(seed->tgid);
 	entry = sock_track(key, seed->tgid, slot,
 			   seed->side | no_backlog | (__u32)seed->flags << 16);
 	/* Once, where two CPUs adopt it at once. */
@@ -511,39 +476,39 @@ __noinline __u32 sock_adopt_seed(__u64 key, __u64 cookie, __u32 no_backlog)
  * open_ended[] when it leaves ESTABLISHED or ends; user space adds those
  * it seeded open at start-up. A socket is open on one side of one
  * process. c: the counters of its owner, when the caller has them. */
-static __always_inline void open_begins(struct tt_sock *s, struct tt_proc_counters *c)
+static __always_inline void sock_open_begins(struct tt_sock *s, struct tt_proc_counters *c)
 {
 	if (s->flags & TT_SK_OPEN)
 		return;
 	if (!c)
-		c = counters_of_sock(s);
+		c = sock_counters(s);
 	if (!c)
 		return;
-	bump(&c->opened[s->side & 1]);
+	tt_bump(&c->opened[s->side & 1]);
 	s->flags |= TT_SK_OPEN;
 }
 
-static __always_inline void open_ends(struct tt_sock *s)
+static __always_inline void sock_open_ends(struct tt_sock *s)
 {
 	struct tt_proc_counters *c;
 
 	if (!(s->flags & TT_SK_OPEN))
 		return;
 	s->flags &= ~TT_SK_OPEN;
-	c = counters_of_sock(s);
+	c = sock_counters(s);
 	if (c)
-		bump(&c->open_ended[s->side & 1]);
+		tt_bump(&c->open_ended[s->side & 1]);
 }
 
 /* A socket that a seed may name drops it as it goes away (TT_SK_SEED_RACE,
- * set by track()): one written by a scan that raced with the programs, for
+ * set by sock_track_sk()): one written by a scan that raced with the programs, for
  * a socket they already followed, would otherwise never be adopted and
  * keep seeds_pending up. That socket was counted open twice, by user space
  * from its seed and by the programs: once is taken back. Such a socket was
  * followed before the seeds were all written, or had a cookie when it was
  * (the scan's dump makes one before its seed is written): any other has
  * none. */
-static __always_inline void drop_seed(const struct sock *sk)
+static __always_inline void sock_drop_seed(const struct sock *sk)
 {
 	struct tt_seed *seed;
 	struct tt_proc_counters *c;
@@ -564,38 +529,38 @@ static __always_inline void drop_seed(const struct sock *sk)
 	if (bpf_map_delete_elem(&seeds, &cookie))
 		return;
 	__sync_fetch_and_add(&seeds_pending, -1);
-	c = open ? counters_of(tgid) : NULL;
+	c = open ? proc_counters_of(tgid) : NULL;
 	if (c)
-		bump(&c->open_ended[side]);
+		tt_bump(&c->open_ended[side]);
 }
 
 /* The entry of a followed socket, or of one from before start-up met for
  * the first time. */
-static __always_inline __u32 lookup_entry(const struct sock *sk)
+static __always_inline __u32 sock_index_or_adopt(const struct sock *sk)
 {
 	__u64 cookie = sk->__sk_common.skc_cookie.counter, key;
 	__u32 entry = TT_NO_ENTRY;
 
 	/* A seed has a cookie too. */
-	if (!may_be_followed(sk))
+	if (!sock_may_be_followed(sk))
 		return TT_NO_ENTRY;
-	key = addr_of(sk);
-	if (slot_may_hold(key))
-		entry = sock_entry_find(key);
+	key = tt_addr_of(sk);
+	if (sock_filter_may_hold(key))
+		entry = sock_index_of_key(key);
 	if (entry == TT_NO_ENTRY && seeds_pending && cookie)
-		entry = sock_adopt_seed(key, cookie, backlog_flag(sk));
+		entry = sock_adopt_seed(key, cookie, sock_backlog_flag(sk));
 	return entry;
 }
 
-static __always_inline struct tt_sock *lookup_sock(const struct sock *sk)
+static __always_inline struct tt_sock *sock_find_or_adopt(const struct sock *sk)
 {
-	return entry_at(lookup_entry(sk));
+	return sock_entry_at(sock_index_or_adopt(sk));
 }
 
 /* A new socket is followed only if it is TCP over IPv4 or IPv6 (the
  * tracepoint also fires for MPTCP's own sockets). Sockets already followed
  * passed this test when they were created. */
-static __always_inline bool is_inet_tcp(const struct sock *sk)
+static __always_inline bool sock_is_inet_tcp(const struct sock *sk)
 {
 	__u16 family;
 
@@ -607,7 +572,7 @@ static __always_inline bool is_inet_tcp(const struct sock *sk)
 
 /* The flow key of a socket from its head; lport is given because where
  * to read it depends on the kind of socket (see sk_local_port_of). */
-static __always_inline void flow_of(const struct sock_common *c, __u32 netns, __u16 lport,
+static __always_inline void sock_flow_of(const struct sock_common *c, __u32 netns, __u16 lport,
 				    struct tt_flow_key *k)
 {
 	__u16 family = c->skc_family;

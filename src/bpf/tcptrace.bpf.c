@@ -13,30 +13,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "compat.bpf.h"
-#include "tcptrace.h"
-
-#define AF_INET 2
-#define AF_INET6 10
-#define ECONNRESET 104
-#define ETIMEDOUT 110
-#define ECONNREFUSED 111
-#define CLONE_THREAD 0x00010000
-
-/* Set by user space between open and load: every process, or the ones
- * --pid names by PID (traced_pids) and by name (traced_comms). */
-const volatile bool trace_all = true;
-const volatile bool trace_pids = false;
-const volatile bool trace_comms = false;
-const volatile bool by_dest = false; /* --by dest: also count per destination */
-const volatile bool by_cgroup = false; /* --by cgroup: slots keep their cgroup's id */
-/* --cgroup or --unit: only processes in scope_cgroups' cgroup or below it;
- * --netns: only processes in the network namespace of this inode. */
-const volatile bool scope_cgroup = false;
-const volatile __u32 scope_netns = 0;
-/* fexit/inet_csk_accept is loaded (accept.bpf.h): acceptors are named at
- * accept(), not at a read. */
-const volatile bool acceptors_at_accept = false;
-
+#include "settings.bpf.h"
 #include "maps.bpf.h"
 #include "procs.bpf.h"
 #include "socks.bpf.h"
@@ -53,59 +30,59 @@ const volatile bool acceptors_at_accept = false;
 /* Count how a connection ended, once, when its socket goes away (or is
  * reused by a new connect). Not at the move to CLOSE: an abort (close with
  * unread data, SO_LINGER 0) sends its RST after the state change. */
-static __always_inline void finish(const struct sock *sk, struct net *net, struct tt_sock *s)
+static __always_inline void conn_finish(const struct sock *sk, struct net *net, struct tt_sock *s)
 {
 	struct tt_proc_counters *c;
 	struct tt_dest_counters *d;
 	__u8 side = s->side & 1;
 
-	open_ends(s);
+	sock_open_ends(s);
 	if (!(s->flags & TT_SK_ESTABLISHED))
 		return;
-	c = counters_of_sock(s);
+	c = sock_counters(s);
 	if (!c)
 		return;
 	d = dest_of(sk, net, s);
 	if (!(s->flags & TT_SK_COUNTED)) {
-		bump(&c->conn[side]);
+		tt_bump(&c->conn[side]);
 		if (d)
-			bump(&d->conn);
+			tt_bump(&d->conn);
 	}
 	/* An RST we send wins: on data arriving after shutdown the kernel
 	 * runs its RST-received path and then sends the RST itself. */
 	if (s->flags & TT_SK_RST_SENT) {
-		bump(&c->rst_sent[side]);
+		tt_bump(&c->rst_sent[side]);
 		if (d)
-			bump(&d->rst_sent);
-		count_reason(s);
+			tt_bump(&d->rst_sent);
+		rst_count_reason(s);
 	} else if (s->flags & TT_SK_RST_RECV) {
-		bump(&c->rst_recv[side]);
+		tt_bump(&c->rst_recv[side]);
 		if (d)
-			bump(&d->rst_recv);
+			tt_bump(&d->rst_recv);
 	} else if (s->flags & TT_SK_FIN_FIRST) {
-		bump(&c->fin_active[side]);
+		tt_bump(&c->fin_active[side]);
 		if (d)
-			bump(&d->fin_active);
+			tt_bump(&d->fin_active);
 		if (s->flags & TT_SK_TW) {
-			bump(&c->tw[side]);
+			tt_bump(&c->tw[side]);
 			if (d)
-				bump(&d->tw);
+				tt_bump(&d->tw);
 		}
 	} else if (s->flags & TT_SK_FIN_PEER) {
-		bump(&c->fin_passive[side]);
+		tt_bump(&c->fin_passive[side]);
 		if (d)
-			bump(&d->fin_passive);
+			tt_bump(&d->fin_passive);
 	} else {
-		bump(&c->timeout[side]);
+		tt_bump(&c->timeout[side]);
 		if (d)
-			bump(&d->timeout);
+			tt_bump(&d->timeout);
 	}
 }
 
 /* A connect() leaving SYN_SENT: every segment it sent again was its SYN
  * (tcp_sock's total_retrans counts them as TcpExtTCPSynRetrans does, on
  * every kernel), each one a wait of a second or more. */
-static __always_inline void count_syn_retrans(const struct sock *sk, struct tt_sock *s)
+static __always_inline void conn_count_syn_retrans(const struct sock *sk, struct tt_sock *s)
 {
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
 	struct tt_proc_counters *c;
@@ -113,7 +90,7 @@ static __always_inline void count_syn_retrans(const struct sock *sk, struct tt_s
 
 	if (!n)
 		return;
-	c = counters_of_sock(s);
+	c = sock_counters(s);
 	if (c)
 		__sync_fetch_and_add(&c->syn_retrans, n);
 }
@@ -121,27 +98,27 @@ static __always_inline void count_syn_retrans(const struct sock *sk, struct tt_s
 /* A connect() leaving SYN_SENT: the word that held its start goes back to
  * the RST's reason. True, with its time in *us, when it reached
  * ESTABLISHED and its start was seen (not a connect from before start-up). */
-static __always_inline bool connect_ends(struct tt_sock *s, int newstate, __u32 *us)
+static __always_inline bool conn_connect_ends(struct tt_sock *s, int newstate, __u32 *us)
 {
 	/* A failed connect reads no clock. */
 	if (newstate != TCP_ESTABLISHED) {
-		rst_reason_set(s, 0);
+		times_rst_reason_set(s, 0);
 		return false;
 	}
-	return timed_end(s, us);
+	return times_end(s, us);
 }
 
 /* A connect() that reached ESTABLISHED after us microseconds. */
-static __always_inline void count_connect_time(struct tt_sock *s, __u32 us,
+static __always_inline void conn_count_connect_time(struct tt_sock *s, __u32 us,
 					       struct tt_dest_counters *d)
 {
-	__u64 i = count_wait(slot_of_sock(s), us, WAIT_CONNECT);
+	__u64 i = times_count_wait(sock_proc_slot(s), us, WAIT_CONNECT);
 
 	if (i >= TT_CONNECT_BUCKETS)
 		return;
 	barrier_var(i);
 	if (d) {
-		bump(&d->connect_le[i]);
+		tt_bump(&d->connect_le[i]);
 		__sync_fetch_and_add(&d->connect_us, us);
 	}
 }
@@ -149,7 +126,7 @@ static __always_inline void count_connect_time(struct tt_sock *s, __u32 us,
 /* Why a connect() that got a port failed: the error it returns, set
  * before the move to CLOSE (tcp_reset, tcp_write_err, tcp_v4_err), none
  * when the process closed it first (close, connect(AF_UNSPEC)). */
-static __always_inline __u32 connfail_cause(const struct sock *sk)
+static __always_inline __u32 conn_connfail_cause(const struct sock *sk)
 {
 	int err = sk->sk_err;
 
@@ -162,31 +139,31 @@ static __always_inline __u32 connfail_cause(const struct sock *sk)
 	return TT_CONNFAIL_ABANDONED;
 }
 
-static __always_inline void on_connect(const struct sock *sk, struct net *net)
+static __always_inline void conn_on_connect(const struct sock *sk, struct net *net)
 {
-	__u32 tgid = current_tgid();
-	struct tt_sock *old = find(sk), *s;
+	__u32 tgid = proc_current_tgid();
+	struct tt_sock *old = sock_find(sk), *s;
 
 	if (old) {
-		settle_accept(sk, old);
-		touch(sk, old); /* connect() after connect(AF_UNSPEC) by its owner */
-		finish(sk, net, old);
-		forget(sk);
+		accept_settle(sk, old);
+		listener_touch(sk, old); /* connect() after connect(AF_UNSPEC) by its owner */
+		conn_finish(sk, net, old);
+		sock_forget_sk(sk);
 	}
 	/* Most connects on a machine are of processes not traced: the
 	 * verdict, one lookup, comes before the socket's two reads. */
-	if (!current_is_traced(tgid) || !is_inet_tcp(sk))
+	if (!proc_current_is_traced(tgid) || !sock_is_inet_tcp(sk))
 		return;
-	s = track(sk, tgid, slot_of_process(tgid), TT_SIDE_OUT, 0);
+	s = sock_track_sk(sk, tgid, proc_slot_of(tgid), TT_SIDE_OUT, 0);
 	if (s) {
-		timed_from_now(s);
+		times_start_now(s);
 	}
 }
 
 /* Which side sent its FIN first, from the first change that tells: the
  * kernel may skip a program for one event (it never runs one twice at
  * once on a CPU), and the changes after it still tell. */
-static __always_inline void note_who_closed_first(struct tt_sock *s, int oldstate, int newstate)
+static __always_inline void conn_note_who_closed_first(struct tt_sock *s, int oldstate, int newstate)
 {
 	bool ours = newstate == TCP_FIN_WAIT1 ||
 		    (newstate == TCP_CLOSE && (oldstate == TCP_FIN_WAIT1 ||
@@ -206,7 +183,7 @@ static __always_inline void note_who_closed_first(struct tt_sock *s, int oldstat
 /* The active closer's socket moves to CLOSE when the kernel hands the
  * connection to a timewait socket, which never shows up as a state change
  * of its own: look for it, and tell user space its owner. */
-static __always_inline bool left_timewait(const struct sock *sk, struct net *net,
+static __always_inline bool conn_left_timewait(const struct sock *sk, struct net *net,
 					  struct tt_sock *s)
 {
 	struct inet_timewait_death_row *dr = death_row_of(net);
@@ -216,24 +193,24 @@ static __always_inline bool left_timewait(const struct sock *sk, struct net *net
 	struct tt_tw_key key = {};
 	__u64 found;
 
-	found = timewait_find(addr_of(sk), addr_of(hinfo->ehash), hinfo->ehash_mask, me->skc_hash,
+	found = timewait_find(tt_addr_of(sk), tt_addr_of(hinfo->ehash), hinfo->ehash_mask, me->skc_hash,
 			      lport);
 	if (!found)
 		return false;
 	s->flags |= TT_SK_TW;
-	flow_of(me, net_inum(net), lport, &key.flow);
+	sock_flow_of(me, net_inum(net), lport, &key.flow);
 	key.snd_nxt = (__u32)found;
-	record_tw_owner(&key, s);
+	timewait_record_owner(&key, s);
 	return true;
 }
 
-static __always_inline void on_close(const struct sock *sk, struct net *net,
+static __always_inline void conn_on_close(const struct sock *sk, struct net *net,
 				     struct tt_sock *s, int oldstate)
 {
 	int err;
 
 	if (oldstate == TCP_SYN_SENT) {
-		struct tt_proc_counters *c = counters_of_sock(s);
+		struct tt_proc_counters *c = sock_counters(s);
 		struct tt_dest_counters *d = dest_of(sk, net, s);
 
 		if (!c)
@@ -241,17 +218,17 @@ static __always_inline void on_close(const struct sock *sk, struct net *net,
 		/* No local port was ever assigned: inet_hash_connect found
 		 * none free and connect() returns EADDRNOTAVAIL. */
 		if (sk_local_port_of(sk) == 0) {
-			bump(&c->eaddrnotavail);
+			tt_bump(&c->eaddrnotavail);
 			if (d)
-				bump(&d->eaddrnotavail);
+				tt_bump(&d->eaddrnotavail);
 		} else {
-			__u32 cause = connfail_cause(sk);
+			__u32 cause = conn_connfail_cause(sk);
 
-			bump(&c->connfail);
-			bump(&c->connfail_by[cause]);
+			tt_bump(&c->connfail);
+			tt_bump(&c->connfail_by[cause]);
 			if (d) {
-				bump(&d->connfail);
-				bump(&d->connfail_by[cause]);
+				tt_bump(&d->connfail);
+				tt_bump(&d->connfail_by[cause]);
 			}
 		}
 		return;
@@ -260,7 +237,7 @@ static __always_inline void on_close(const struct sock *sk, struct net *net,
 		return;
 	if (oldstate != TCP_FIN_WAIT1 && oldstate != TCP_FIN_WAIT2 && oldstate != TCP_CLOSING)
 		return;
-	if (left_timewait(sk, net, s))
+	if (conn_left_timewait(sk, net, s))
 		return;
 	/* No timewait socket: either the kernel's timewait table is full
 	 * (tcp_max_tw_buckets), or data reached the socket after close(),
@@ -269,11 +246,11 @@ static __always_inline void on_close(const struct sock *sk, struct net *net,
 	err = sk->sk_err;
 	if (oldstate != TCP_CLOSING && !err && !death_row_full(death_row_of(net))) {
 		s->flags |= TT_SK_RST_SENT | TT_SK_RST_AHEAD;
-		rst_reason_set(s, reason_abort_on_data());
+		times_rst_reason_set(s, rst_reason_abort_on_data());
 	}
 }
 
-static __always_inline void on_set_state(struct sock *sk, int oldstate, int newstate)
+static __always_inline void conn_on_set_state(struct sock *sk, int oldstate, int newstate)
 {
 	bool timed = false;
 	struct net *net;
@@ -287,79 +264,79 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 
 	/* These three run in the syscall of the process that owns the socket. */
 	if (newstate == TCP_SYN_SENT) {
-		on_connect(sk, net);
+		conn_on_connect(sk, net);
 		return;
 	}
 	if (newstate == TCP_LISTEN) {
-		if (is_inet_tcp(sk))
-			on_listen(sk, net);
+		if (sock_is_inet_tcp(sk))
+			listener_on_listen(sk, net);
 		return;
 	}
 	if (oldstate == TCP_LISTEN) {
 		if (newstate == TCP_CLOSE)
-			on_unlisten(sk, net);
+			listener_on_unlisten(sk, net);
 		return;
 	}
 
-	s = lookup_sock(sk);
+	s = sock_find_or_adopt(sk);
 	/* A connection just accepted has no entry of its own yet: one found
 	 * was left at this address by a socket whose end went unseen, and
 	 * the new one must not take its owner. */
-	if (s && oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED && !made_at_accept(s)) {
+	if (s && oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED && !accept_made_at(s)) {
 		if (s->flags & TT_SK_ESTABLISHED)
 			__sync_fetch_and_add(&ends_unseen, 1);
-		forget(sk);
+		sock_forget_sk(sk);
 		s = NULL;
 	}
 	if (!s) {
 		if (oldstate != TCP_SYN_RECV)
 			return;
 		if (newstate == TCP_ESTABLISHED) {
-			adopt_child(sk, net);
+			listener_adopt_child(sk, net);
 			return;
 		}
 		/* Closed before the handshake ended: handled below as a
 		 * followed socket's same move would be. */
-		s = adopt_fastopen_child(sk, net, newstate);
+		s = listener_adopt_fastopen_child(sk, net, newstate);
 		if (!s)
 			return;
 	}
-	settle_accept(sk, s);
+	accept_settle(sk, s);
 
-	note_who_closed_first(s, oldstate, newstate);
+	conn_note_who_closed_first(s, oldstate, newstate);
 	if (oldstate == TCP_SYN_SENT) {
-		count_syn_retrans(sk, s);
-		timed = connect_ends(s, newstate, &us);
+		conn_count_syn_retrans(sk, s);
+		timed = conn_connect_ends(s, newstate, &us);
 	}
 	switch (newstate) {
 	case TCP_ESTABLISHED:
 		s->flags |= TT_SK_ESTABLISHED;
 		if (!(s->flags & TT_SK_PROVISIONAL)) {
-			struct tt_proc_counters *c = counters_of_sock(s);
+			struct tt_proc_counters *c = sock_counters(s);
 			struct tt_dest_counters *d = dest_of(sk, net, s);
 
 			if (c)
-				bump(&c->conn[s->side & 1]);
+				tt_bump(&c->conn[s->side & 1]);
 			if (d)
-				bump(&d->conn);
+				tt_bump(&d->conn);
 			if (timed)
-				count_connect_time(s, us, d);
+				conn_count_connect_time(s, us, d);
 			s->flags |= TT_SK_COUNTED;
 			if (c)
-				open_begins(s, c);
+				sock_open_begins(s, c);
 		}
 		break;
 	case TCP_FIN_WAIT1: /* close() or shutdown() by the owner */
 	case TCP_LAST_ACK:
-		touch(sk, s);
+		listener_touch(sk, s);
 		break;
 	case TCP_CLOSE:
 		s->flags |= TT_SK_CLOSED;
-		on_close(sk, net, s, oldstate);
+		conn_on_close(sk, net, s, oldstate);
 		break;
 	}
 	if (oldstate == TCP_ESTABLISHED)
-		open_ends(s);
+		sock_open_ends(s);
 }
 
 /* Every connection's birth, close and end passes here: the one hook that
@@ -367,16 +344,16 @@ static __always_inline void on_set_state(struct sock *sk, int oldstate, int news
 SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(handle_set_state, struct sock *sk, int oldstate, int newstate)
 {
-	note_event(TT_HOOK_SET_STATE, sk, event_what(oldstate, newstate));
-	on_set_state(sk, oldstate, newstate);
+	nested_note_event(TT_HOOK_SET_STATE, sk, nested_event_what(oldstate, newstate));
+	conn_on_set_state(sk, oldstate, newstate);
 	return 0;
 }
 
 SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(catch_set_state, struct sock *sk, int oldstate, int newstate)
 {
-	if (skipped_by_primary(TT_HOOK_SET_STATE, sk, event_what(oldstate, newstate)))
-		on_set_state(sk, oldstate, newstate);
+	if (nested_skipped_by_primary(TT_HOOK_SET_STATE, sk, nested_event_what(oldstate, newstate)))
+		conn_on_set_state(sk, oldstate, newstate);
 	return 0;
 }
 
@@ -384,16 +361,16 @@ int BPF_PROG(catch_set_state, struct sock *sk, int oldstate, int newstate)
 SEC("tp_btf/tcp_send_reset")
 int BPF_PROG(handle_send_reset, const struct sock *sk, const struct sk_buff *skb, __u32 reason)
 {
-	note_event(TT_HOOK_SEND_RESET, skb, event_what(0, 0));
-	on_send_reset(sk, skb, reason);
+	nested_note_event(TT_HOOK_SEND_RESET, skb, nested_event_what(0, 0));
+	rst_on_send(sk, skb, reason);
 	return 0;
 }
 
 SEC("tp_btf/tcp_send_reset")
 int BPF_PROG(catch_send_reset, const struct sock *sk, const struct sk_buff *skb, __u32 reason)
 {
-	if (skipped_by_primary(TT_HOOK_SEND_RESET, skb, event_what(0, 0)))
-		on_send_reset(sk, skb, reason);
+	if (nested_skipped_by_primary(TT_HOOK_SEND_RESET, skb, nested_event_what(0, 0)))
+		rst_on_send(sk, skb, reason);
 	return 0;
 }
 
@@ -402,22 +379,22 @@ int BPF_PROG(catch_send_reset, const struct sock *sk, const struct sk_buff *skb,
 SEC("tp_btf/tcp_send_reset")
 int BPF_PROG(handle_send_reset_noreason, const struct sock *sk, const struct sk_buff *skb)
 {
-	note_event(TT_HOOK_SEND_RESET, skb, event_what(0, 0));
-	on_send_reset(sk, skb, TT_REASON_UNKNOWN);
+	nested_note_event(TT_HOOK_SEND_RESET, skb, nested_event_what(0, 0));
+	rst_on_send(sk, skb, TT_REASON_UNKNOWN);
 	return 0;
 }
 
 SEC("tp_btf/tcp_send_reset")
 int BPF_PROG(catch_send_reset_noreason, const struct sock *sk, const struct sk_buff *skb)
 {
-	if (skipped_by_primary(TT_HOOK_SEND_RESET, skb, event_what(0, 0)))
-		on_send_reset(sk, skb, TT_REASON_UNKNOWN);
+	if (nested_skipped_by_primary(TT_HOOK_SEND_RESET, skb, nested_event_what(0, 0)))
+		rst_on_send(sk, skb, TT_REASON_UNKNOWN);
 	return 0;
 }
 
-static __always_inline void on_receive_reset(struct sock *sk)
+static __always_inline void conn_on_receive_reset(struct sock *sk)
 {
-	struct tt_sock *s = lookup_sock(sk);
+	struct tt_sock *s = sock_find_or_adopt(sk);
 
 	if (s)
 		s->flags |= TT_SK_RST_RECV;
@@ -427,16 +404,16 @@ static __always_inline void on_receive_reset(struct sock *sk)
 SEC("tp_btf/tcp_receive_reset")
 int BPF_PROG(handle_receive_reset, struct sock *sk)
 {
-	note_event(TT_HOOK_RECEIVE_RESET, sk, event_what(0, 0));
-	on_receive_reset(sk);
+	nested_note_event(TT_HOOK_RECEIVE_RESET, sk, nested_event_what(0, 0));
+	conn_on_receive_reset(sk);
 	return 0;
 }
 
 SEC("tp_btf/tcp_receive_reset")
 int BPF_PROG(catch_receive_reset, struct sock *sk)
 {
-	if (skipped_by_primary(TT_HOOK_RECEIVE_RESET, sk, event_what(0, 0)))
-		on_receive_reset(sk);
+	if (nested_skipped_by_primary(TT_HOOK_RECEIVE_RESET, sk, nested_event_what(0, 0)))
+		conn_on_receive_reset(sk);
 	return 0;
 }
 
@@ -445,7 +422,7 @@ int BPF_PROG(catch_receive_reset, struct sock *sk)
 SEC("tp_btf/tcp_retransmit_synack")
 int BPF_PROG(handle_retransmit_synack, struct sock *sk, struct request_sock *req)
 {
-	on_synack_retrans(sk, req);
+	listener_on_synack_retrans(sk, req);
 	return 0;
 }
 
@@ -472,7 +449,7 @@ SEC("tp_btf/kfree_skb")
 int BPF_PROG(handle_kfree_skb, struct sk_buff *skb, void *location, enum skb_drop_reason reason,
 	     struct sock *rx_sk)
 {
-	on_kfree_skb(skb, (__u64)location, reason, rx_sk);
+	listener_on_kfree_skb(skb, (__u64)location, reason, rx_sk);
 	return 0;
 }
 
@@ -482,15 +459,15 @@ int BPF_PROG(handle_kfree_skb, struct sk_buff *skb, void *location, enum skb_dro
 SEC("fexit/inet_csk_accept")
 int BPF_PROG(handle_accept, struct sock *listener)
 {
-	struct sock *child = accepted_child(ctx);
+	struct sock *child = accept_child_of(ctx);
 
 	if (child)
-		on_accept(listener, child);
+		accept_on_return(listener, child);
 	return 0;
 }
 
 /* tcp_recvmsg, in the reader's own syscall: the first touch of an accepted
- * socket that is read before it is closed (see on_touch), where accept()
+ * socket that is read before it is closed (see listener_on_touch), where accept()
  * is not traced. It runs on every read of every TCP socket, most of which
  * leave at the first test (connect()ed sockets) or at the filter: user
  * space attaches it only while a traced listener is shared
@@ -503,14 +480,14 @@ int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 	__u64 key;
 	struct tt_sock *s;
 
-	if (cannot_await_acceptor(sk) || !may_be_followed(sk))
+	if (sock_cannot_await_acceptor(sk) || !sock_may_be_followed(sk))
 		return 0;
-	key = addr_of(sk);
-	if (!untouched_slots[filter_slot(key)])
+	key = tt_addr_of(sk);
+	if (!untouched_slots[sock_filter_slot(key)])
 		return 0;
-	s = entry_at(sock_entry_find(key));
+	s = sock_entry_at(sock_index_of_key(key));
 	if (s)
-		touch(sk, s);
+		listener_touch(sk, s);
 	return 0;
 }
 
@@ -528,7 +505,7 @@ int BPF_PROG(handle_task_rename, struct task_struct *task, const char *name)
 	if (pid != tgid)
 		return 0;
 	bpf_probe_read_kernel_str(&comm, sizeof(comm), name);
-	traced = named_by_pid_option(tgid, &comm);
+	traced = proc_named_by_pid_option(tgid, &comm);
 	bpf_map_update_elem(&verdicts, &tgid, &traced, BPF_ANY);
 	/* Over a name recorded before: the row takes the new one. */
 	if (traced) {
@@ -550,9 +527,9 @@ SEC("tp_btf/task_newtask")
 int BPF_PROG(handle_task_newtask, struct task_struct *task, __u64 clone_flags)
 {
 	if (!(clone_flags & CLONE_THREAD)) {
-		process_gone(task->tgid, 0);
-		forget_listening(task->tgid);
-		note_fork(current_tgid());
+		proc_gone(task->tgid, 0);
+		sharing_forget_listening(task->tgid);
+		accept_note_fork(proc_current_tgid());
 	}
 	return 0;
 }
@@ -568,39 +545,39 @@ int BPF_PROG(handle_process_free, struct task_struct *task)
 	__u32 tgid = task->tgid;
 
 	if (pid == tgid) {
-		process_gone(tgid, task->start_time);
-		forget_listening(tgid);
+		proc_gone(tgid, task->start_time);
+		sharing_forget_listening(tgid);
 	}
 	return 0;
 }
 
-static __always_inline void on_destroy_sock(struct sock *sk)
+static __always_inline void conn_on_destroy(struct sock *sk)
 {
 	struct net *net = sk_net_of(sk);
-	__u32 entry = lookup_entry(sk);
-	struct tt_sock *s = entry_at(entry);
+	__u32 entry = sock_index_or_adopt(sk);
+	struct tt_sock *s = sock_entry_at(entry);
 
 	if (!s) {
 		if (listeners_stopping)
 			listener_destroyed(sk);
 		return;
 	}
-	settle_accept(sk, s);
+	accept_settle(sk, s);
 	if (s->flags & TT_SK_SEED_RACE)
-		drop_seed(sk);
+		sock_drop_seed(sk);
 	/* Untouched, the socket is not orphaned: only its holder's close()
-	 * destroys it, in that process (see on_touch). */
-	if (awaits_touch(s) && !is_unaccepted_child(sk, net))
-		touch(sk, s);
+	 * destroys it, in that process (see listener_on_touch). */
+	if (sock_awaits_touch(s) && !listener_child_unaccepted(sk, net))
+		listener_touch(sk, s);
 	if (s->flags & TT_SK_RST_AHEAD)
-		expect_rst_after_end(sk);
+		rst_expect_after_end(sk);
 	/* Its move to CLOSE went unseen (the kernel skipped the program): the
 	 * timewait socket it would have found is there still. */
 	if ((s->flags & (TT_SK_CLOSED | TT_SK_FIN_FIRST | TT_SK_RST_SENT | TT_SK_RST_RECV)) ==
 	    TT_SK_FIN_FIRST)
-		left_timewait(sk, net, s);
-	finish(sk, net, s);
-	forget_found(sk, entry);
+		conn_left_timewait(sk, net, s);
+	conn_finish(sk, net, s);
+	sock_forget_found(sk, entry);
 }
 
 /* A connection's end is counted at its socket's destruction, after any
@@ -608,16 +585,16 @@ static __always_inline void on_destroy_sock(struct sock *sk)
 SEC("tp_btf/tcp_destroy_sock")
 int BPF_PROG(handle_destroy_sock, struct sock *sk)
 {
-	note_event(TT_HOOK_DESTROY, sk, event_what(0, 0));
-	on_destroy_sock(sk);
+	nested_note_event(TT_HOOK_DESTROY, sk, nested_event_what(0, 0));
+	conn_on_destroy(sk);
 	return 0;
 }
 
 SEC("tp_btf/tcp_destroy_sock")
 int BPF_PROG(catch_destroy_sock, struct sock *sk)
 {
-	if (skipped_by_primary(TT_HOOK_DESTROY, sk, event_what(0, 0)))
-		on_destroy_sock(sk);
+	if (nested_skipped_by_primary(TT_HOOK_DESTROY, sk, nested_event_what(0, 0)))
+		conn_on_destroy(sk);
 	return 0;
 }
 

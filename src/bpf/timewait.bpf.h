@@ -4,6 +4,11 @@
 #ifndef TT_TIMEWAIT_BPF_H
 #define TT_TIMEWAIT_BPF_H
 
+#include "compat.bpf.h"
+#include "maps.bpf.h"
+#include "settings.bpf.h"
+#include "socks.bpf.h"
+
 /* Owners of timewait sockets and their RSTs (struct tt_tw_record), for
  * user space to resolve at each snapshot: one ring write per active close
  * instead of a hash insert, and no deletes. User space sizes it from
@@ -17,15 +22,15 @@ struct {
  * copied into each owner record. */
 __u64 tw_stamp = 0;
 
-static __always_inline void record_tw_owner(const struct tt_tw_key *key, struct tt_sock *s)
+static __always_inline void timewait_record_owner(const struct tt_tw_key *key, struct tt_sock *s)
 {
 	struct tt_tw_record r = {
-		.kind = TT_TW_OWNER, .stamp = tw_stamp, .slot = slot_of_sock(s), .side = s->side
+		.kind = TT_TW_OWNER, .stamp = tw_stamp, .slot = sock_proc_slot(s), .side = s->side
 	};
 
 	r.key = *key;
 	if (bpf_ringbuf_output(&tw_records, &r, sizeof(r), BPF_RB_NO_WAKEUP))
-		count_drop(TT_DROP_TW_MAP_FULL);
+		tt_count_drop(TT_DROP_TW_MAP_FULL);
 }
 
 /* Steps of the walk for the timewait socket: ehash chains are a few
@@ -36,7 +41,7 @@ static __always_inline void record_tw_owner(const struct tt_tw_key *key, struct 
 /* Whether two copies of socket heads (read_skc) have the same addresses,
  * those of a's family: compared without a branch per word, so that the
  * verifier walks the timewait walk's steps as one path each. */
-static __always_inline bool same_addresses(const struct sock_common *a,
+static __always_inline bool timewait_same_addresses(const struct sock_common *a,
 					   const struct sock_common *b)
 {
 	const __u64 *a6 = (const __u64 *)&a->skc_v6_daddr, *b6 = (const __u64 *)&b->skc_v6_daddr;
@@ -55,7 +60,7 @@ struct skc_head {
 	__u64 bytes[12];
 };
 
-static __always_inline bool read_skc_head(struct skc_head *h, __u64 sk)
+static __always_inline bool timewait_read_head(struct skc_head *h, __u64 sk)
 {
 	__u32 len = bpf_core_field_offset(struct sock_common, skc_v6_rcv_saddr) +
 		    bpf_core_field_size(struct sock_common, skc_v6_rcv_saddr);
@@ -91,13 +96,13 @@ __noinline __u64 timewait_step(__u64 node, __u64 sk, __u32 lport, __u64 chain, _
 			return 0;
 		return node;
 	}
-	if (!read_skc(&other, (const void *)(node - node_offset)) || !read_skc_head(&head, sk))
+	if (!sock_read_common(&other, (const void *)(node - node_offset)) || !timewait_read_head(&head, sk))
 		return 0;
 	me = (const struct sock_common *)&head;
 	if (!((other.skc_state ^ TCP_TIME_WAIT) | (other.skc_hash ^ me->skc_hash) |
 	      (other.skc_dport ^ me->skc_dport) | (other.skc_num ^ lport) |
 	      ((__u64)other.skc_net.net ^ (__u64)me->skc_net.net)) &&
-	    other.skc_family == me->skc_family && same_addresses(&other, me))
+	    other.skc_family == me->skc_family && timewait_same_addresses(&other, me))
 		return TT_TW_FOUND | other.skc_tw_snd_nxt;
 	return (__u64)other.skc_nulls_node.next;
 }
