@@ -9,7 +9,8 @@
 # (docs/diagnosing.md). A test that cannot run fails; none is skipped.
 # ONLY=TEXT runs just the cases whose name holds TEXT (ONLY=L4, ONLY=vegeta).
 set -u
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/csv.sh"
 
 SCENARIOS=$TOP/tools/scenarios
 N=${E2E_REQUESTS:-2000}

@@ -9,14 +9,16 @@
 # Every server binds to loopback ports found free, or lives in a private
 # network namespace. A test that cannot run fails; none is skipped.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/tracer.sh"
+. "$(dirname "$0")/../lib/csv.sh"
 
 PROMETHEUS=${PROMETHEUS:-prometheus}
 PROMTOOL=${PROMTOOL:-promtool}
 PROM_PID=""
 PPORT=""
 
-# lib.sh's cleanup, and the Prometheus server of the case.
+# common.sh's cleanup, and the Prometheus server of the case.
 eval "lib_$(declare -f cleanup)"
 cleanup() {
 	if [ -n "$PROM_PID" ]; then
