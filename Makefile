@@ -107,9 +107,18 @@ $(OUTPUT)/hookcost: bench/hookcost.c $(OUTPUT)/hookcost.skel.h
 
 hookcost: $(OUTPUT)/hookcost
 
-$(OUTPUT)/tt-scenario: tests/integration/tt-scenario.c | $(OUTPUT)
+# The integration tests' TCP peer: its options, shared socket steps, server
+# and client, each a file of tests/integration/scenario/.
+SCENARIO_OBJS := $(patsubst %,$(OUTPUT)/scenario/%.o,main options sockets server client)
+
+$(OUTPUT)/scenario/%.o: tests/integration/scenario/%.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -std=gnu11 $(WARNINGS) -MMD -MP $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -std=gnu11 $(WARNINGS) -MMD -MP -c $< -o $@
+
+$(OUTPUT)/tt-scenario: $(SCENARIO_OBJS) | $(OUTPUT)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@
 
 # Every heading the table and the summary write, printed by their own code,
 # for the install suite's check of the docs' output blocks.
@@ -211,7 +220,7 @@ uninstall:
 		[ ! -d "$$dir" ] || rmdir --ignore-fail-on-non-empty "$$dir"; \
 	done
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/scenario/*.d)
 
 # ---------------------------------------------------------------------------
 # Reliability checks (tests/run-checks.sh runs the first three in sequence):

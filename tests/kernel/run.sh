@@ -13,7 +13,8 @@
 # fails every case; nothing is skipped.
 set -u
 SERIES=${1:?usage: tests/kernel/run.sh SERIES (5.10, 6.1, 6.12)}
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/csv.sh"
 
 N=20                       # connections per scenario pair (the guest's tt_n)
 HELD=5                     # the guest's connections made before tcptrace starts

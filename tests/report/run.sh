@@ -25,7 +25,8 @@
 # answers it, with no file left.
 # A test that cannot run fails; none is skipped.
 set -u
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/tracer.sh"
 
 OUT=$TOP/build/report-test
 HERE=$TOP/tests/report
