@@ -5,7 +5,7 @@
  * RST reason argument) are made in user space before load, not here.
  * The programs are tp_btf ones: their arguments are typed pointers,
  * read by direct loads that CO-RE relocates (a probe read costs about
- * 50 ns, a direct load nothing measurable: bench/README.md). */
+ * 50 ns, a direct load nothing measurable: bench/results/2026-11-history.md). */
 #ifndef TT_COMPAT_BPF_H
 #define TT_COMPAT_BPF_H
 

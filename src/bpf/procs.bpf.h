@@ -99,7 +99,7 @@ struct {
 
 /* Whether each process is traced, by tgid, when --pid names processes by
  * name: a connect() then costs one lookup instead of reading the name and
- * matching it (bench/README.md). A name changes only in __set_task_comm
+ * matching it (bench/results/2026-11-history.md). A name changes only in __set_task_comm
  * (exec, prctl PR_SET_NAME, /proc/PID/comm), whose tracepoint task_rename
  * gives the new name; a tgid names a new process only after a fork
  * (task_newtask). Least recently used out: an entry evicted, or one of a
@@ -361,7 +361,7 @@ static __always_inline bool proc_named_by_pid_option(__u32 tgid, const char (*co
 }
 
 /* Whether the current process is traced; records its name when it is.
- * Reading the name costs more than a map lookup (bench/README.md): it is
+ * Reading the name costs more than a map lookup (bench/results/2026-11-history.md): it is
  * read only when a name must be matched or recorded. */
 static __always_inline bool proc_work_out_verdict(__u32 tgid)
 {

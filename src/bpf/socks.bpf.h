@@ -19,7 +19,7 @@ __u32 seeds_unwritten = 1;
 /* Counting filters over socket addresses: slot i holds how many members
  * of a set of sockets hash to i. A zero slot proves a socket is not a
  * member at the cost of one array read, where a lookup in the socket
- * table that misses costs a cold bucket (bench/README.md has the figures).
+ * table that misses costs a cold bucket (bench/results/2026-11-history.md has the figures).
  * tracked_slots: the sockets in the table, where cookies cannot mark them
  * (below). Most state changes on a busy machine are of sockets nobody
  * traces. untouched_slots: the accepted sockets in the table that no
@@ -113,7 +113,7 @@ static __always_inline bool sock_filter_may_hold(__u64 key)
  * without a lock: sock_way_claim() counts claimants with an atomic add and keeps
  * the entry only if it was alone. Inserting and deleting thus cost a few
  * stores, where a hash map takes a bucket lock and a free list each time
- * (bench/README.md). A socket whose own bucket (its home) is full goes to
+ * (bench/results/2026-11-history.md). A socket whose own bucket (its home) is full goes to
  * one of the next TT_SOCK_PROBES - 1 buckets, and its home counts it there
  * so that a lookup looks further only when it must. User space sets the
  * bucket count to --max-sockets: at most one socket a bucket on average,
@@ -125,7 +125,7 @@ static __always_inline bool sock_filter_may_hold(__u64 key)
  * start: an array's values otherwise start 56 bytes into a line (6.18).
  * Under load, a line untouched since a socket's last change is seldom in
  * a cache any more, and each line a program reads is a wait
- * (bench/README.md).
+ * (bench/results/2026-11-history.md).
  *
  * An entry is named by its index, bucket * TT_SOCK_WAYS + way: the
  * functions that search the table are global, verified once each, and
@@ -256,7 +256,7 @@ static __always_inline struct tt_proc_counters *sock_counters(struct tt_sock *s)
  * into c: addresses, hash, ports, family, state, namespace, the link in
  * the connection hash. For sockets reached through a plain address (the
  * timewait walk), where no direct load is allowed: a probe read costs
- * about as much whatever its size (bench/README.md), and these fields sit
+ * about as much whatever its size (bench/results/2026-11-history.md), and these fields sit
  * together, so one read gets them all. c's fields are then read like any
  * other, at the offsets CO-RE relocates to the running kernel's. */
 static __always_inline bool sock_read_common(struct sock_common *c, const void *skc)
