@@ -50,6 +50,8 @@ run_case "listen drops under overload, no SYN cookies: = ListenDrops" case_liste
 run_case "listen drops under overload, SYN cookies: = ListenDrops" case_listen_drops_overload 1
 run_case "listen drops of a listener closed between two snapshots: none lost" case_listen_drops_listener_closed
 run_case "handshakes: last ACKs dropped at a full accept queue, SYN-ACKs sent again" case_handshakes_synack_again
+run_case "handshakes at a full accept queue, the listeners' extra drops read late" \
+	case_handshakes_synack_again_read_late
 run_case "listen drops under TCP_DEFER_ACCEPT: its bare ACKs dropped are none" case_listen_drops_defer_accept
 run_case "connections in an accept queue at start: the listener's" case_unaccepted_before_start
 run_case "servers that start while tcptrace starts are counted" case_servers_starting_with_tcptrace

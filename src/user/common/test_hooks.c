@@ -15,6 +15,7 @@ const struct tt_test_hooks *tt_test_hooks(void)
 		hooks.no_cookies = getenv("TCPTRACE_TEST_NO_COOKIES") != NULL;
 		hooks.skip_program = getenv("TCPTRACE_TEST_SKIP_PROGRAM");
 		hooks.selfcheck_late_ms = getenv("TCPTRACE_TEST_SELFCHECK_LATE_MS");
+		hooks.listeners_late_ms = getenv("TCPTRACE_TEST_LISTENERS_LATE_MS");
 		read = true;
 	}
 	return &hooks;

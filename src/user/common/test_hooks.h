@@ -20,6 +20,9 @@ struct tt_test_hooks {
 	const char *skip_program;
 	/* TCPTRACE_TEST_SELFCHECK_LATE_MS=N: the self-check's peer waits N ms. */
 	const char *selfcheck_late_ms;
+	/* TCPTRACE_TEST_LISTENERS_LATE_MS=N: each look at the listeners waits
+	 * N ms between their dump and the read of their extra drops. */
+	const char *listeners_late_ms;
 };
 
 /* Read from the environment at the first call. */

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 #include "common/fail.h"
 #include "common/procfs.h"
+#include "common/test_hooks.h"
 #include "tracer/listeners.h"
 #include "tracer/sockdiag.h"
 #include "tcptrace.skel.h"
@@ -237,6 +238,7 @@ static void find_sharers(struct listener_state *st)
 void listeners_read(struct listeners *l, struct namespaces *nss)
 {
 	int extra_fd = bpf_map__fd(l->skel->maps.listen_extra);
+	const char *late = tt_test_hooks()->listeners_late_ms;
 
 	ring_buffer__consume(l->ring);
 	open_namespaces(l, nss);
@@ -250,8 +252,13 @@ void listeners_read(struct listeners *l, struct namespaces *nss)
 		sockdiag_dump_listeners(nss->ns[i].diag_fd, AF_INET, on_listener, &ctx);
 		sockdiag_dump_listeners(nss->ns[i].diag_fd, AF_INET6, on_listener, &ctx);
 	}
+	/* For tcptrace's own tests: the extras read late, as by a tcptrace
+	 * that loses the CPU here. */
+	if (late)
+		usleep(1000 * (useconds_t)strtoul(late, NULL, 10));
 	for (size_t i = 0; i < l->n; i++) {
 		struct listener_state *st = &l->v[i];
+		uint64_t drops;
 		__u64 extra;
 
 		st->row.peak = 0;
@@ -263,7 +270,14 @@ void listeners_read(struct listeners *l, struct namespaces *nss)
 		}
 		if (!st->row.closed && !bpf_map_lookup_elem(extra_fd, &st->row.cookie, &extra))
 			st->extra = extra;
-		st->row.drops = st->raw > st->extra ? st->raw - st->extra : 0;
+		/* Never less than at the last look: raw comes from the dump and
+		 * extra after it, so a bump that was no connection attempt in
+		 * between (a last ACK dropped at a full accept queue) is taken
+		 * off before raw holds it. Read as a counter gone back, the
+		 * whole count would be counted again (issue 38). */
+		drops = st->raw > st->extra ? st->raw - st->extra : 0;
+		if (drops > st->row.drops)
+			st->row.drops = drops;
 		/* Closed since the last look: the deepest its queue got until then. */
 		st->row.peak = st->row.closed ? st->closed_peak : st->row.depth;
 		st->closed_peak = 0;
