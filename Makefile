@@ -97,7 +97,9 @@ tcptrace: $(patsubst %,$(OUTPUT)/user/%.o,$(USER))
 
 $(OUTPUT)/test_%: tests/unit/test_%.c $(patsubst %,$(OUTPUT)/user/%.o,$(PURE))
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(USER_CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -lcmocka -o $@
+	$(Q)mkdir -p $(OUTPUT)/deps
+	$(Q)$(CC) $(CFLAGS) $(USER_CFLAGS) -MMD -MP -MF $(OUTPUT)/deps/$(notdir $@).d \
+		$(filter %.c %.o,$^) -lcmocka -o $@
 
 # What each building block of a tracer costs per event (bench/hookcost.sh);
 # not part of `make`.
@@ -220,7 +222,7 @@ uninstall:
 		[ ! -d "$$dir" ] || rmdir --ignore-fail-on-non-empty "$$dir"; \
 	done
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/scenario/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/deps/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/scenario/*.d)
 
 # ---------------------------------------------------------------------------
 # Reliability checks (tests/run-checks.sh runs the first three in sequence):

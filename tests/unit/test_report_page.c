@@ -331,6 +331,7 @@ static void test_totals_are_compares_sections(void **state)
 		HEADER_NOW T1 ",1.000,20,nginx," ZEROS ",3,1,4,17,16,2,1," ZEROS_CONNECT ",\n");
 	add_run(&r, "earlier.csv", KEEPALIVE_CSV);
 	page = page_of(&r);
+	assert_non_null(page);
 	at = page;
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		const char *next = strstr(at, tables[i]);

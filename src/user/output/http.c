@@ -607,14 +607,20 @@ int http_server_run(struct http_server *s, uint64_t deadline_ns, const sigset_t 
 	struct pollfd fds[HTTP_MAX_CLIENTS + 1];
 	struct http_client *polled[HTTP_MAX_CLIENTS + 1];
 
-	for (;;) {
+	/* Past the deadline (an interval's work took longer than the
+	 * interval), one pass that waits for nothing still answers the
+	 * scrapes that came meanwhile: a loaded tracer answers late, not
+	 * never. */
+	for (bool last = false; !last;) {
 		uint64_t now = now_ns(), wake = deadline_ns;
 		struct timespec timeout;
 		nfds_t n = 0;
 		int ready;
 
-		if (now >= deadline_ns)
-			return 0;
+		if (now >= deadline_ns) {
+			last = true;
+			wake = now;
+		}
 		for (size_t i = 0; i < HTTP_MAX_CLIENTS; i++) {
 			struct http_client *c = &s->clients[i];
 
@@ -633,6 +639,8 @@ int http_server_run(struct http_server *s, uint64_t deadline_ns, const sigset_t 
 		} else if (s->accept_paused_until < wake) {
 			wake = s->accept_paused_until;
 		}
+		if (wake < now)
+			wake = now;
 		timeout.tv_sec = (time_t)((wake - now) / 1000000000ull);
 		timeout.tv_nsec = (long)((wake - now) % 1000000000ull);
 		ready = ppoll(fds, n, &timeout, wait_mask);
@@ -660,6 +668,7 @@ int http_server_run(struct http_server *s, uint64_t deadline_ns, const sigset_t 
 				client_drain(c);
 		}
 	}
+	return 0;
 }
 
 void http_server_close(struct http_server *s)
