@@ -338,6 +338,7 @@ static void test_totals_are_compares_sections(void **state)
 
 		if (!next)
 			fail_msg("no %s after the tables before it", tables[i]);
+		assert_non_null(next);
 		at = next + 1;
 	}
 	assert_int_equal(count_of(page, "<table class=\"compare\""), 6);
