@@ -6,7 +6,7 @@
  * process), once per connection. Where the kernel loads it (BPF
  * trampolines: Debian's 5.10, 6.1 and 6.12 do; user space probes it before
  * load), every connection of a traced listener waits there for its
- * acceptor (acceptor_unknown), and the read hook is not needed. */
+ * acceptor (sharing_acceptor_unknown), and the read hook is not needed. */
 #ifndef TT_ACCEPT_BPF_H
 #define TT_ACCEPT_BPF_H
 
@@ -41,14 +41,14 @@ static __always_inline struct sock *accept_child_of(unsigned long long *ctx)
 }
 
 /* accept() returned child, whose entry is s, to process tgid (traced, or
- * else the entry's owner): on_touch's work, flags aside. inet_accept
+ * else the entry's owner): listener_on_touch's work, flags aside. inet_accept
  * locks the child only after inet_csk_accept returns, and the peer's FIN
  * (a client that shuts down at once) may be moving it on another CPU
  * meanwhile, in a program that rewrites flags whole: a write of flags
  * here could be lost there, and the close's touch count conn_in again.
  * So this writes the owner and counts, then says so, last, in a byte
  * that only it sets; a program that holds the lock takes it into flags
- * (settle_accept). */
+ * (accept_settle). */
 static __always_inline void accept_names(const struct sock *child, struct tt_sock *s, __u32 tgid)
 {
 	__u8 done = TT_ACCEPTED;
@@ -75,7 +75,7 @@ static __always_inline void accept_names(const struct sock *child, struct tt_soc
 			done |= TT_ACCEPTED_OPEN;
 		}
 	}
-	/* Queued at its move to ESTABLISHED (follow_child), it has waited
+	/* Queued at its move to ESTABLISHED (listener_follow_child), it has waited
 	 * until now: its accept wait. */
 	if (flags & TT_SK_TIMED)
 		times_count_accept_wait(s, times_now_us() - since);
@@ -85,7 +85,7 @@ static __always_inline void accept_names(const struct sock *child, struct tt_soc
 
 /* What accept_names did, into the flags of sk's entry s, by a program
  * that holds the socket's lock, before it reads them. Until then the
- * entry awaits its listener_touch (awaits_touch), which no program gives meanwhile:
+ * entry awaits its touch (sock_awaits_touch), which no program gives meanwhile:
  * every one that touches settles first, and the read hook, which does
  * not, is not attached where accept() is traced. */
 static __always_inline void accept_settle(const struct sock *sk, struct tt_sock *s)
@@ -121,7 +121,7 @@ static __always_inline void accept_settle(const struct sock *sk, struct tt_sock 
  * not followed yet is still in SYN_RECV: a Fast Open child, which is
  * queued at the SYN, or one that a busy acceptor took between its
  * queueing and its move to ESTABLISHED. It is followed from now on as the
- * acceptor's, its conn_in counted at that move (on_set_state). */
+ * acceptor's, its conn_in counted at that move (conn_on_set_state). */
 static __always_inline void accept_on_return(const struct sock *listener, struct sock *child)
 {
 	__u32 tgid = proc_current_tgid();
@@ -172,7 +172,7 @@ static __always_inline void accept_note_fork(__u32 parent)
 }
 
 /* An entry found at a child's move from SYN_RECV to ESTABLISHED was left
- * at its address by a socket whose end went unseen, unless on_accept made
+ * at its address by a socket whose end went unseen, unless accept_on_return made
  * it for this child: kept then, once. */
 static __always_inline bool accept_made_at(struct tt_sock *s)
 {

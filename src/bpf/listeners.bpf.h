@@ -27,7 +27,7 @@ struct {
 /* A listener that a thread is closing, from its move to CLOSE to its
  * destruction in the same close(): the kernel destroys the connections
  * still in its accept queue in between, in that thread (see
- * is_unaccepted_child). */
+ * listener_child_unaccepted). */
 struct stopping_listener {
 	__u64 sk;
 	struct tt_listener_key key;
@@ -51,7 +51,7 @@ static __always_inline void listener_key_of(const struct sock *sk, __u32 netns,
 /* A listener from before start-up, met in the walk of its namespace's
  * TCP sockets at seeding (seed_listener_addresses): its address, which
  * neither sock_diag nor /proc/net/tcp gives (%pK hashes it), for
- * note_queue_depth to read its queue from. Only ports the seeding stored
+ * queue_note_depth to read its queue from. Only ports the seeding stored
  * are taken. Returns false at the first socket that is no listener: the
  * walk gives the listening hash first, so the rest holds none. */
 static __always_inline bool listener_met(const struct sock_common *skc)
@@ -299,7 +299,7 @@ static __always_inline struct tt_sock *listener_adopt_fastopen_child(const struc
 					sharing_acceptor_unknown(owner), false);
 	else if (listener_child_unaccepted(sk, net))
 		/* Its listener's owner is closing the listener, which it has
-		 * forgotten already (on_unlisten): the child stays its. */
+		 * forgotten already (listener_on_unlisten): the child stays its. */
 		followed = listener_follow_child(sk, proc_current_tgid(), proc_slot_of(proc_current_tgid()), false,
 					false);
 	if (!followed)

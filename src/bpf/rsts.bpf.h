@@ -36,7 +36,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u64);   /* struct sock address */
-	__type(value, __u64); /* its seq_mark_of */
+	__type(value, __u64); /* its rst_seq_mark_of */
 } rsts_after_end SEC(".maps");
 
 /* Tells a socket from a later one at the same address: the sequence

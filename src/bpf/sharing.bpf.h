@@ -11,7 +11,7 @@
  * becomes shared by a fork of its owner, by a second process listening on
  * its port (SO_REUSEPORT: a haproxy reload), or by a descriptor passed on
  * (SCM_RIGHTS), which shows at the first touch of one of its connections
- * by another process (on_touch). */
+ * by another process (listener_on_touch). */
 #ifndef TT_SHARING_BPF_H
 #define TT_SHARING_BPF_H
 
@@ -26,8 +26,8 @@ bool accept_hook_attached = false;
 /* The processes that listen on traced listeners, by tgid, and the keys of
  * those listeners: when such a process forks, the child holds a copy of
  * each descriptor, and each listener is marked shared there and then.
- * Filled by on_listen and by user space's seeds, emptied when a process
- * goes (its PID may come back as another's); read by note_fork
+ * Filled by listener_on_listen and by user space's seeds, emptied when a process
+ * goes (its PID may come back as another's); read by accept_note_fork
  * (accept.bpf.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

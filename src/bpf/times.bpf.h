@@ -98,7 +98,7 @@ static __always_inline __u64 times_count_wait(__u32 slot, __u32 us, enum wait_ki
 }
 
 /* A child taken by accept() after us microseconds in its listener's queue:
- * on the acceptor's slot (on_touch has made the entry its). */
+ * on the acceptor's slot (listener_on_touch has made the entry its). */
 static __always_inline void times_count_accept_wait(struct tt_sock *s, __u32 us)
 {
 	times_count_wait(sock_proc_slot(s), us, WAIT_ACCEPTQ);
@@ -128,7 +128,7 @@ static __always_inline void times_synack_sent_again(const struct request_sock *r
 /* A traced listener's child just established: its handshake, from the
  * first SYN-ACK, on the listener owner's slot. Without a SYN-ACK sent
  * again, that is the RTT the kernel measured from it (tcp_synack_rtt_meas,
- * before the move); with one, the first's time kept by synack_sent_again. */
+ * before the move); with one, the first's time kept by times_synack_sent_again. */
 static __always_inline void times_count_handshake(const struct sock *sk, __u32 netns, __u32 slot)
 {
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);

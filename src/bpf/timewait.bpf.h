@@ -38,7 +38,7 @@ static __always_inline void timewait_record_owner(const struct tt_tw_key *key, s
  * is room for restarts. */
 #define TT_EHASH_STEPS 24
 
-/* Whether two copies of socket heads (read_skc) have the same addresses,
+/* Whether two copies of socket heads (sock_read_common) have the same addresses,
  * those of a's family: compared without a branch per word, so that the
  * verifier walks the timewait walk's steps as one path each. */
 static __always_inline bool timewait_same_addresses(const struct sock_common *a,

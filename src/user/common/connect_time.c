@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include "common/connect_time.h"
 
-/* The 1-2-5 steps of the BPF side's latency_bucket() (times.bpf.h), from 10 us. */
+/* The 1-2-5 steps of the BPF side's times_latency_bucket() (times.bpf.h), from 10 us. */
 uint64_t tt_connect_bound_us(size_t i)
 {
 	static const uint64_t steps[3] = { 1, 2, 5 };

@@ -254,7 +254,7 @@ static void count_open(struct seed_open *open, uint32_t tgid, uint8_t side)
 }
 
 /* The kernel addresses of the listeners stored, for the BPF side to read
- * their accept queue at each connection queued (note_queue_depth):
+ * their accept queue at each connection queued (queue_note_depth):
  * neither sock_diag nor /proc/net/tcp gives them (%pK hashes them), so
  * one walk of the namespace's TCP sockets by seed_listener_addresses
  * stores them. It is bound to the namespace it is started in, and the
@@ -284,7 +284,7 @@ static void walk_listeners(struct tcptrace_bpf *skel, uint32_t pid, uint32_t inu
 	bpf_link__destroy(link);
 }
 
-/* As the BPF side's note_listening: process tgid listens on key. Returns
+/* As the BPF side's sharing_note_listening: process tgid listens on key. Returns
  * 0, or -1 when there is no room to say so. */
 static int note_listening(int tgids_fd, uint32_t tgid, const struct tt_listener_key *key)
 {
@@ -346,7 +346,7 @@ static void store_seeds(struct seed_ctx *ctx)
 					continue; /* not a traced process's listener */
 				seed.tgid = ctx->owners[l];
 				seed.side = TT_SIDE_IN;
-				/* As adopt_child does: the accepting process of a
+				/* As listener_adopt_child does: the accepting process of a
 				 * shared listener is known at its first touch. */
 				if (at_accept || held_by_several(ctx->inodes, ctx->socks[l].inode))
 					seed.flags |= TT_SK_PROVISIONAL;

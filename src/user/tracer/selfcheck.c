@@ -30,7 +30,7 @@
 
 /* The self-check's processes stay until tcptrace has read their counters
  * and kills them: a process that has exited and been reaped leaves
- * proc_slots (process_gone), and its counters can no longer be found by
+ * proc_slots (proc_gone), and its counters can no longer be found by
  * its PID. Once they could not: where tcptrace read them late (in a slow
  * emulated guest), the connecting end, reaped by its peer right after its
  * close(), was already gone and read as all zeros. */

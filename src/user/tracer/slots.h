@@ -55,7 +55,7 @@ void slots_name(struct slots *s, uint32_t slot, char comm[TT_COMM_LEN]);
 void slots_cgroup(struct slots *s, uint32_t slot, char label[TT_CGROUP_LABEL_LEN]);
 
 /* The slot of process tgid, given now if it has none, as the BPF side
- * gives one (find_slot in procs.bpf.h): for a process whose listener or
+ * gives one (proc_find_slot in procs.bpf.h): for a process whose listener or
  * connections user space found. TT_NO_SLOT when the process is gone or no
  * slot is free. */
 uint32_t slots_of_tgid(struct slots *s, uint32_t tgid);

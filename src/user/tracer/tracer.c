@@ -619,10 +619,11 @@ void tracer_print_sockets_left(struct tracer *t, FILE *f)
 		if (bpf_map_lookup_elem(fd, &i, &b))
 			continue;
 		for (int w = 0; w < TT_SOCK_WAYS; w++) {
-			__u32 home = tt_sock_home(b.sk[w], buckets);
+			__u32 home;
 
 			if (!b.sk[w])
 				continue;
+			home = tt_sock_home(b.sk[w], buckets);
 			if (bpf_map_lookup_elem(fd, &home, &h))
 				h.spilled = 0;
 			fprintf(f, "tcptrace: socket left: tgid %u side %u flags 0x%x bucket %u "
