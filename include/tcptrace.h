@@ -49,6 +49,15 @@ struct tt_proc_counters {
 	__u64 opened[TT_SIDES];      /* conn[] counted while ESTABLISHED */
 	__u64 open_ended[TT_SIDES];  /* of those, the ones that have left ESTABLISHED */
 	__u64 connfail_by[TT_CONNFAILS]; /* connfail by cause */
+	/* Data segments sent again (not SYNs, not SYN-ACKs), each a GSO
+	 * packet's segments, as TcpRetransSegs counts them; on the socket's
+	 * owner, as each is sent. */
+	__u64 retrans[TT_SIDES];
+	__u64 retrans_rto[TT_SIDES]; /* of those, sent in the Loss state: after a
+				      * retransmission timeout */
+	__u64 segs_sent[TT_SIDES];   /* data segments its connections sent, those sent
+				      * again included (tcpi_data_segs_out), counted as
+				      * each established connection ends */
 };
 
 /* Cumulative per-process times (value of proc_times at the process's
@@ -90,6 +99,9 @@ struct tt_dest_counters {
 	__u64 connfail_by[TT_CONNFAILS];
 	__u64 connect_le[TT_CONNECT_BUCKETS];
 	__u64 connect_us;
+	__u64 retrans;     /* as in struct tt_proc_counters, the out side */
+	__u64 retrans_rto;
+	__u64 segs_sent;
 };
 
 /* Key of rst_reasons: RSTs that ended this process's connections. */

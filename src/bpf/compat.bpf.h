@@ -20,6 +20,7 @@
 #define ETIMEDOUT 110
 #define ECONNREFUSED 111
 #define CLONE_THREAD 0x00010000
+#define TCPHDR_SYN 0x02
 
 /* A plain 16-bit field from 5.6 on; in older kernels, an 8-bit bitfield
  * that this read cannot relocate to, so the load fails there. */
@@ -69,6 +70,24 @@ static __always_inline __u16 sk_local_port_of(const struct sock *sk)
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
 
 	return tp ? bpf_ntohs(tp->inet_conn.icsk_inet.inet_sport) : 0;
+}
+
+/* What TCP keeps of a segment in its skb's control block (TCP_SKB_CB),
+ * read with the width CO-RE relocates to: tcp_flags is 16 bits on 6.18
+ * (AccECN), 8 before. */
+static __always_inline __u16 skb_tcp_flags_of(const struct sk_buff *skb)
+{
+	const struct tcp_skb_cb *cb = (const void *)skb->cb;
+
+	return BPF_CORE_READ_BITFIELD(cb, tcp_flags);
+}
+
+/* The segments of a GSO packet (tcp_skb_pcount). */
+static __always_inline __u32 skb_tcp_segs_of(const struct sk_buff *skb)
+{
+	const struct tcp_skb_cb *cb = (const void *)skb->cb;
+
+	return BPF_CORE_READ_BITFIELD(cb, tcp_gso_segs);
 }
 
 /* A network namespace's TCP death row, which counts its timewait sockets

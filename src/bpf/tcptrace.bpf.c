@@ -25,6 +25,7 @@
 #include "accept.bpf.h"
 #include "timewait.bpf.h"
 #include "rsts.bpf.h"
+#include "retrans.bpf.h"
 #include "nested.bpf.h"
 
 /* Count how a connection ended, once, when its socket goes away (or is
@@ -48,6 +49,7 @@ static __always_inline void conn_finish(const struct sock *sk, struct net *net, 
 		if (d)
 			tt_bump(&d->conn);
 	}
+	retrans_count_sent(sk, c, d, side);
 	/* An RST we send wins: on data arriving after shutdown the kernel
 	 * runs its RST-received path and then sends the RST itself. */
 	if (s->flags & TT_SK_RST_SENT) {
@@ -423,6 +425,24 @@ SEC("tp_btf/tcp_retransmit_synack")
 int BPF_PROG(handle_retransmit_synack, struct sock *sk, struct request_sock *req)
 {
 	listener_on_synack_retrans(sk, req);
+	return 0;
+}
+
+/* Data segments sent again: runs at a retransmission only. From 6.17 the
+ * tracepoint fires for a retransmission that failed too, with its error;
+ * before, only for one that was sent. User space loads one of the two. */
+SEC("tp_btf/tcp_retransmit_skb")
+int BPF_PROG(handle_retransmit_skb, const struct sock *sk, const struct sk_buff *skb, int err)
+{
+	if (!err)
+		retrans_on_send(sk, skb);
+	return 0;
+}
+
+SEC("tp_btf/tcp_retransmit_skb")
+int BPF_PROG(handle_retransmit_skb_noerr, const struct sock *sk, const struct sk_buff *skb)
+{
+	retrans_on_send(sk, skb);
 	return 0;
 }
 

@@ -15,8 +15,8 @@
 	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"   \
 	"tw_rst,rst_sent_reasons\n"
 /* The columns after synack_retrans_in: failed connects by cause, connects
- * by latency (common/connect_time.h), accepts by their queue wait, and
- * handshakes as the listeners saw them. */
+ * by latency (common/connect_time.h), accepts by their queue wait,
+ * handshakes as the listeners saw them, and data segments sent again. */
 #define HEADER_CONNECT                                                                       \
 	HEADER_CONNECT_NO_COMMA ","                                                          \
 	"accept_wait_10us,accept_wait_20us,accept_wait_50us,accept_wait_100us,"              \
@@ -29,7 +29,8 @@
 	"handshake_500us,handshake_1ms,handshake_2ms,handshake_5ms,handshake_10ms,"          \
 	"handshake_20ms,handshake_50ms,handshake_100ms,handshake_200ms,"                     \
 	"handshake_500ms,handshake_1s,handshake_2s,handshake_5s,handshake_10s,"              \
-	"handshake_20s,handshake_50s,handshake_over_50s,handshake_us,"
+	"handshake_20s,handshake_50s,handshake_over_50s,handshake_us,"                       \
+	"retrans_in,retrans_out,retrans_rto_in,retrans_rto_out,segs_sent_in,segs_sent_out,"
 /* The failed connects and the connects by latency, without a comma after
  * connect_us: the per-destination CSV's last columns. */
 #define HEADER_CONNECT_NO_COMMA                                                              \
@@ -39,11 +40,12 @@
 	"connect_50ms,connect_100ms,connect_200ms,connect_500ms,connect_1s,"                 \
 	"connect_2s,connect_5s,connect_10s,connect_20s,connect_50s,connect_over_50s,"        \
 	"connect_us"
-/* The 23 accept_wait and 23 handshake columns, all 0. */
+/* The 23 accept_wait and 23 handshake columns and the 6 of segments sent
+ * again, all 0. */
 #define ZEROS_WAITS                                                                          \
 	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                                     \
-	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
-/* HEADER_CONNECT's 73 columns, all 0. */
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+/* HEADER_CONNECT's 79 columns, all 0. */
 #define ZEROS_CONNECT "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_WAITS
 /* The header tcptrace writes now: HEADER's columns with the optional ones
  * (open_in to handshake_us) before rst_sent_reasons. */

@@ -852,7 +852,7 @@ static void test_sections_of_earlier_csvs(void **state)
 	T1 ",1.000," pid "," comm "," ZEROS ",0,0,0,0,0,0,0,"                                 \
 	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                              \
 	"0,0,0,0,0,0," b1ms ",0,0,0,0,0,0,0," b500ms ",0,0,0,0,0,0,0," us ","                \
-	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
 
 /* The accept queue waits, side by side, where a run has any; none where
  * no run accepted with accept() traced (all 0). */

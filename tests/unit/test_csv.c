@@ -129,13 +129,20 @@ static void test_row_puts_each_counter_in_its_column(void **state)
 	for (size_t i = 0; i < TT_CONNECT_BUCKETS; i++)
 		row.t.handshake_le[i] = 77 + i;
 	row.t.handshake_us = 99;
+	row.c.retrans[TT_SIDE_IN] = 100;
+	row.c.retrans[TT_SIDE_OUT] = 101;
+	row.c.retrans_rto[TT_SIDE_IN] = 102;
+	row.c.retrans_rto[TT_SIDE_OUT] = 103;
+	row.c.segs_sent[TT_SIDE_IN] = 104;
+	row.c.segs_sent[TT_SIDE_OUT] = 105;
 	text = row_text(&row, 2.5, NULL);
 	assert_string_equal(text, ISO_TIME ",2.500,7,nginx,"
 					   "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
 					   "18446744073709551615,19,20,21,22,23,24,25,26,27,28,29,30,31,"
 					   "32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,"
 					   "53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,"
-					   "77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,\n");
+					   "77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,"
+					   "100,101,102,103,104,105,\n");
 	free(text);
 }
 
@@ -330,6 +337,9 @@ static void test_dest_header_and_row(void **state)
 	d.c.connfail_by[TT_CONNFAIL_TIMEOUT] = 2;
 	d.c.connect_le[16] = 5;
 	d.c.connect_us = 5000000;
+	d.c.retrans = 40;
+	d.c.retrans_rto = 3;
+	d.c.segs_sent = 900;
 	capture_start(&c);
 	csv_write_dest_header(c.f);
 	assert_int_equal(csv_write_dest_row(c.f, "2026-11-22T16:45:01.000Z", 2.5, &d), 0);
@@ -337,9 +347,10 @@ static void test_dest_header_and_row(void **state)
 		capture_end(&c),
 		"time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,rst_sent_out,"
 		"rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,eaddrnotavail,ports_held,"
-		"ports_free,runout_s," HEADER_CONNECT_NO_COMMA "\n"
+		"ports_free,runout_s," HEADER_CONNECT_NO_COMMA ",retrans_out,retrans_rto_out,"
+		"segs_sent_out\n"
 		"2026-11-22T16:45:01.000Z,2.500,77,nginx,10.0.0.9:8081,5,4,0,0,0,1,4,9,2,3,100,7,1.2,"
-		"0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,5,0,0,0,0,0,5000000\n");
+		"0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,5,0,0,0,0,0,5000000,40,3,900\n");
 	free(c.text);
 }
 

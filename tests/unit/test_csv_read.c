@@ -253,7 +253,7 @@ static void test_row_columns_by_name(void **state)
 			   "34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,"
 			   "54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,"
 			   "77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,"
-			   "TCP_STATE=7;NOT_SPECIFIED=1\n",
+			   "100,101,102,103,104,105,TCP_STATE=7;NOT_SPECIFIED=1\n",
 		 &file);
 	assert_int_equal(file.n, 1);
 	row = &file.rows[0];
@@ -360,10 +360,11 @@ static void test_levels_and_optional_columns(void **state)
 		assert_non_null(tt_csv_col_names[k]);
 	}
 	assert_int_equal(levels, 5);
-	assert_int_equal(optional, 7 + TT_CONNFAILS + 3 * (TT_CONNECT_BUCKETS + 1));
+	assert_int_equal(optional, 7 + TT_CONNFAILS + 3 * (TT_CONNECT_BUCKETS + 1) + 3 * TT_SIDES);
 	assert_false(csv_col_optional(TT_CSV_TW_RST));
 	assert_true(csv_col_optional(TT_CSV_OPEN_IN));
 	assert_true(csv_col_optional(TT_CSV_SYNACK_RETRANS_IN));
+	assert_true(csv_col_optional(TT_CSV_SEGS_SENT_OUT));
 }
 
 static void test_rows_read_back_from_the_writer(void **state)

@@ -42,7 +42,9 @@
 	",\"handshake_100ms\":0,\"handshake_200ms\":0,\"handshake_500ms\":0" \
 	",\"handshake_1s\":0,\"handshake_2s\":0,\"handshake_5s\":0" \
 	",\"handshake_10s\":0,\"handshake_20s\":0,\"handshake_50s\":0" \
-	",\"handshake_over_50s\":0,\"handshake_us\":0"
+	",\"handshake_over_50s\":0,\"handshake_us\":0" \
+	",\"retrans_in\":0,\"retrans_out\":0,\"retrans_rto_in\":0,\"retrans_rto_out\":0" \
+	",\"segs_sent_in\":0,\"segs_sent_out\":0"
 #define ZERO_FIELDS                                                                          \
 	"\"conn_in\":0,\"conn_out\":0,\"fin_active_in\":0,\"fin_active_out\":0,"             \
 	"\"fin_passive_in\":0,\"fin_passive_out\":0,\"rst_sent_in\":0,\"rst_sent_out\":0,"   \
@@ -318,6 +320,9 @@ static void test_dest_row_spelled_out(void **state)
 	row.c.connfail_by[TT_CONNFAIL_REFUSED] = 9;
 	row.c.connect_le[0] = 14;
 	row.c.connect_us = 140;
+	row.c.retrans = 15;
+	row.c.retrans_rto = 16;
+	row.c.segs_sent = 17;
 	assert_int_equal(json_write_dest_row(m, ISO_TIME, 2.0, &row), 0);
 	assert_int_equal(fclose(m), 0);
 	assert_string_equal(text, "{\"time\":\"" ISO_TIME "\",\"elapsed_s\":2.000,\"pid\":31,"
@@ -334,7 +339,8 @@ static void test_dest_row_spelled_out(void **state)
 				  "\"connect_100ms\":0,\"connect_200ms\":0,\"connect_500ms\":0,"
 				  "\"connect_1s\":0,\"connect_2s\":0,\"connect_5s\":0,\"connect_10s\":0,"
 				  "\"connect_20s\":0,\"connect_50s\":0,\"connect_over_50s\":0,"
-				  "\"connect_us\":140}\n");
+				  "\"connect_us\":140,\"retrans_out\":15,\"retrans_rto_out\":16,"
+				  "\"segs_sent_out\":17}\n");
 	free(text);
 }
 

@@ -121,6 +121,23 @@
 	X(HANDSHAKE_21, "handshake_over_50s", TT_COL_LATER, r->t.handshake_le[21], "", "")    \
 	X(HANDSHAKE_US, "handshake_us", TT_COL_LATER, r->t.handshake_us, "", "")
 
+/* Data segments sent again, and those sent after a retransmission
+ * timeout, by side; the data segments the side's connections sent,
+ * counted as each ends. */
+#define TT_RETRANS_COLUMNS(X)                                                             \
+	X(RETRANS_IN, "retrans_in", TT_COL_LATER, r->c.retrans[TT_SIDE_IN],               \
+	  "tcptrace_segments_retransmitted_total", "side=\"in\"")                        \
+	X(RETRANS_OUT, "retrans_out", TT_COL_LATER, r->c.retrans[TT_SIDE_OUT],            \
+	  "tcptrace_segments_retransmitted_total", "side=\"out\"")                       \
+	X(RETRANS_RTO_IN, "retrans_rto_in", TT_COL_LATER, r->c.retrans_rto[TT_SIDE_IN],   \
+	  "tcptrace_segments_retransmitted_rto_total", "side=\"in\"")                    \
+	X(RETRANS_RTO_OUT, "retrans_rto_out", TT_COL_LATER, r->c.retrans_rto[TT_SIDE_OUT], \
+	  "tcptrace_segments_retransmitted_rto_total", "side=\"out\"")                   \
+	X(SEGS_SENT_IN, "segs_sent_in", TT_COL_LATER, r->c.segs_sent[TT_SIDE_IN],         \
+	  "tcptrace_segments_sent_total", "side=\"in\"")                                 \
+	X(SEGS_SENT_OUT, "segs_sent_out", TT_COL_LATER, r->c.segs_sent[TT_SIDE_OUT],      \
+	  "tcptrace_segments_sent_total", "side=\"out\"")
+
 /* X(ID, name, flags, value of const struct tt_row *r, its /metrics family
  * per process name, the labels it has there besides comm) */
 #define TT_COLUMNS(X)                                                                            \
@@ -178,7 +195,8 @@
 	TT_CONNFAIL_COLUMNS(X, r->c)                                                              \
 	TT_CONNECT_COLUMNS(X, r->t)                                                                   \
 	TT_ACCEPT_WAIT_COLUMNS(X)                                                                 \
-	TT_HANDSHAKE_COLUMNS(X)
+	TT_HANDSHAKE_COLUMNS(X)                                                                   \
+	TT_RETRANS_COLUMNS(X)
 
 enum tt_csv_col {
 #define TT_COLUMN_ID(id, name, flags, value, metric, labels) TT_CSV_##id,
@@ -227,7 +245,10 @@ bool csv_dest_has(enum tt_csv_col col);
 	X(PORTS_FREE, "ports_free", TT_COL_LEVEL, d->ports_free, "", "")                 \
 	X(RUNOUT_S, "runout_s", TT_COL_LEVEL | TT_COL_SECONDS, d->runout_s, "", "")      \
 	TT_CONNFAIL_COLUMNS(X, d->c)                                                     \
-	TT_CONNECT_COLUMNS(X, d->c)
+	TT_CONNECT_COLUMNS(X, d->c)                                                      \
+	X(RETRANS_OUT, "retrans_out", TT_COL_LATER, d->c.retrans, "", "")                \
+	X(RETRANS_RTO_OUT, "retrans_rto_out", TT_COL_LATER, d->c.retrans_rto, "", "")    \
+	X(SEGS_SENT_OUT, "segs_sent_out", TT_COL_LATER, d->c.segs_sent, "", "")
 
 enum tt_dest_col {
 #define TT_DEST_COLUMN_ID(id, name, flags, value, metric, labels) TT_DEST_##id,

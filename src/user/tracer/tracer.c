@@ -36,6 +36,7 @@ enum kernel_type {
 	KT_RST_REASON,
 	KT_TRACE_KFREE_SKB,
 	KT_TRACE_SET_STATE,
+	KT_TRACE_RETRANSMIT_SKB,
 	KERNEL_TYPES
 };
 
@@ -49,6 +50,7 @@ static const struct {
 	[KT_RST_REASON] = { "sk_rst_reason", BTF_KIND_ENUM },
 	[KT_TRACE_KFREE_SKB] = { "btf_trace_kfree_skb", BTF_KIND_TYPEDEF },
 	[KT_TRACE_SET_STATE] = { "btf_trace_inet_sock_set_state", BTF_KIND_TYPEDEF },
+	[KT_TRACE_RETRANSMIT_SKB] = { "btf_trace_tcp_retransmit_skb", BTF_KIND_TYPEDEF },
 };
 
 /* Each kernel type's id, or -1 where the kernel has none. */
@@ -316,7 +318,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	const struct tracer_config *cfg = &t->cfg;
 	int ids[KERNEL_TYPES], err;
 	struct tcptrace_bpf *skel;
-	bool at_accept;
+	bool at_accept, retrans_err;
 	struct btf *btf;
 
 	t->cfg = *config;
@@ -339,6 +341,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 		load_reason_names(btf, ids[KT_RST_REASON], &t->reason_names);
 	else
 		t->reason_names.name[TT_REASON_OTHER] = strdup("UNKNOWN");
+	retrans_err = tracepoint_args(btf, ids[KT_TRACE_RETRANSMIT_SKB]) >= 4;
 
 	skel = tcptrace_bpf__open();
 	if (!skel) {
@@ -358,6 +361,8 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	skel->rodata->by_cgroup = cfg->by_cgroup;
 	bpf_program__set_autoload(skel->progs.handle_send_reset, t->reasons_available);
 	bpf_program__set_autoload(skel->progs.handle_send_reset_noreason, !t->reasons_available);
+	bpf_program__set_autoload(skel->progs.handle_retransmit_skb, retrans_err);
+	bpf_program__set_autoload(skel->progs.handle_retransmit_skb_noerr, !retrans_err);
 	skel->rodata->catch_nested = cfg->catch_nested;
 	bpf_program__set_autoload(skel->progs.catch_set_state, cfg->catch_nested);
 	bpf_program__set_autoload(skel->progs.catch_send_reset,
