@@ -45,6 +45,8 @@ int main(void)
 	table_write_queue_failure_header(stdout);
 	block("connect-failures", "plain");
 	table_write_connect_failure_header(stdout);
+	block("retransmits", "plain");
+	table_write_retrans_header(stdout);
 	block("connect-times", "plain");
 	table_write_latency_header(stdout);
 	block("accept-waits", "plain");
@@ -53,6 +55,8 @@ int main(void)
 	table_write_handshake_header(stdout);
 	block("destinations", "labelled");
 	table_write_dest_header(stdout, "");
+	block("destination-retransmits", "plain");
+	table_write_dest_retrans_header(stdout);
 	block("listeners", "plain");
 	listeners_heading();
 	return fflush(stdout) ? 1 : 0;

@@ -402,6 +402,67 @@ static void test_failure_blocks_fit_80_columns(void **state)
 	free(c.text);
 }
 
+#define RETRANS_HEADER                                                                    \
+	"                      sent again     data segments\n"                                    \
+	"    PID COMM         in   out   rto     sent  share\n"
+
+/* Segments sent again by side, those after a timeout, the segments sent
+ * and the share; within 80 columns with the widest counts. */
+static void test_retrans_block(void **state)
+{
+	struct tt_row row = haproxy_row();
+	struct capture c;
+	const char *text, *line;
+
+	(void)state;
+	assert_false(table_row_has_retrans(&row));
+	row.c.retrans[TT_SIDE_OUT] = 1786;
+	row.c.retrans_rto[TT_SIDE_OUT] = 30;
+	row.c.retrans_rto[TT_SIDE_IN] = 7;
+	row.c.retrans[TT_SIDE_IN] = 12;
+	row.c.segs_sent[TT_SIDE_OUT] = 29000;
+	row.c.segs_sent[TT_SIDE_IN] = 452;
+	assert_true(table_row_has_retrans(&row));
+	capture_start(&c);
+	table_write_retrans_header(c.f);
+	table_write_retrans_row(c.f, &row);
+	row.pid = 4194304;
+	row.c.retrans[TT_SIDE_IN] = 99999;
+	row.c.retrans[TT_SIDE_OUT] = UINT64_MAX / 2;
+	row.c.segs_sent[TT_SIDE_OUT] = 0;
+	table_write_retrans_row(c.f, &row);
+	text = capture_end(&c);
+	assert_string_equal(text, RETRANS_HEADER
+			    "   4242 haproxy      12  1786    37    29452   6.1%\n"
+			    "4194304 haproxy   99999  9.2E    37      452      -\n");
+	for (line = text; *line; line = strchr(line, '\n') + 1)
+		assert_in_range(strcspn(line, "\n"), 1, 80);
+	free(c.text);
+}
+
+/* --by dest: a block under the destination rows for those toward which
+ * segments were sent again. */
+static void test_dest_retrans_block(void **state)
+{
+	struct tt_dest_row d = nginx_dest();
+	struct capture c;
+
+	(void)state;
+	assert_false(table_dest_has_retrans(&d));
+	d.c.retrans = 30;
+	d.c.retrans_rto = 4;
+	d.c.segs_sent = 1000;
+	assert_true(table_dest_has_retrans(&d));
+	capture_start(&c);
+	table_write_dest_retrans_header(c.f);
+	table_write_dest_retrans_row(c.f, &d);
+	assert_string_equal(capture_end(&c),
+			    "                                         sent again  data segments\n"
+			    "    PID COMM      DESTINATION            segs   rto     sent  share\n"
+			    "     77 nginx     127.0.0.1:8081           30     4     1000   3.0%\n");
+	free(c.text);
+}
+
 static void test_latency_block(void **state)
 {
 	struct tt_row row = overflowing_row();
@@ -552,6 +613,8 @@ int main(void)
 		cmocka_unit_test(test_failure_blocks_fit_80_columns),
 		cmocka_unit_test(test_which_rows_have_queue_failures),
 		cmocka_unit_test(test_which_rows_have_connect_failures),
+		cmocka_unit_test(test_retrans_block),
+		cmocka_unit_test(test_dest_retrans_block),
 		cmocka_unit_test(test_latency_block),
 		cmocka_unit_test(test_accept_wait_block),
 		cmocka_unit_test(test_handshake_block),

@@ -74,8 +74,9 @@ void report_csv_header(struct report *r)
 		csv_write_header(r->csv, r->scope);
 }
 
-/* A block under the rows (failures of listeners and of connects, connect
- * times, accept waits, handshakes), when any row has one. */
+/* A block under the rows (failures of listeners and of connects, segments
+ * sent again, connect times, accept waits, handshakes), when any row has
+ * one. */
 struct row_block {
 	bool (*has)(const struct tt_row *row, bool run);
 	void (*header)(FILE *f);
@@ -106,6 +107,20 @@ static const struct row_block queue_failures = { table_row_has_queue_failures,
 static const struct row_block connect_failures = { has_connect_failures,
 						   table_write_connect_failure_header,
 						   connect_failure_row };
+static void retrans_row(FILE *f, const struct tt_row *row, bool run)
+{
+	(void)run;
+	table_write_retrans_row(f, row);
+}
+
+static bool has_retrans(const struct tt_row *row, bool run)
+{
+	(void)run;
+	return table_row_has_retrans(row);
+}
+
+static const struct row_block retransmits = { has_retrans, table_write_retrans_header,
+					      retrans_row };
 static const struct row_block latencies = { table_row_has_latency, table_write_latency_header,
 					    latency_row };
 
@@ -145,10 +160,20 @@ static void write_block(FILE *f, const struct row_block *b, const struct tt_row 
 static void table_write_dests(FILE *f, const char *label, const struct tt_dest_row *dests,
 			      size_t n)
 {
+	bool header = false;
+
 	table_write_dest_header(f, label);
 	for (size_t i = 0; i < n; i++)
 		if (!dest_row_is_zero(&dests[i]))
 			table_write_dest_row(f, &dests[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (!table_dest_has_retrans(&dests[i]))
+			continue;
+		if (!header)
+			table_write_dest_retrans_header(f);
+		header = true;
+		table_write_dest_retrans_row(f, &dests[i]);
+	}
 }
 
 int report_interval(struct report *r, const struct tt_row *rows, size_t n,
@@ -175,6 +200,7 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 					table_write_row(r->table, &rows[i]);
 			write_block(r->table, &queue_failures, rows, n, false);
 			write_block(r->table, &connect_failures, rows, n, false);
+			write_block(r->table, &retransmits, rows, n, false);
 			write_block(r->table, &latencies, rows, n, false);
 			write_block(r->table, &accept_waits, rows, n, false);
 			write_block(r->table, &handshakes, rows, n, false);
@@ -207,6 +233,7 @@ void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed
 			table_write_row(f, &rows[i]);
 	write_block(f, &queue_failures, rows, n, true);
 	write_block(f, &connect_failures, rows, n, true);
+	write_block(f, &retransmits, rows, n, true);
 	write_block(f, &latencies, rows, n, true);
 	write_block(f, &accept_waits, rows, n, true);
 	write_block(f, &handshakes, rows, n, true);

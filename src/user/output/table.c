@@ -2,7 +2,8 @@
 /* Formats the human-readable table: a two-line header per interval and one
  * 77-column row per process, with counts shortened to five characters; and
  * below it, for the processes something failed for, the failures of
- * listeners and of connects, and blocks of waits: connect times, accept queue waits, handshakes. */
+ * listeners and of connects, the data segments sent again, and blocks of
+ * waits: connect times, accept queue waits, handshakes. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -56,6 +57,18 @@ static const struct group connect_failure_groups[] = {
 static const struct cell connect_failure_cells[] = {
 	{ "syn", 8 },	  { "refused", 8 }, { "timeout", 8 },
 	{ "unreach", 8 }, { "abandon", 8 }, { "noport", 7 },
+};
+
+/* Data segments sent again, under the failures: by side, those after a
+ * timeout, and their share of the data segments the connections that
+ * ended sent. */
+static const struct group retrans_groups[] = {
+	{ "sent again", 0, 2 },
+	{ "data segments", 3, 4 },
+};
+
+static const struct cell retrans_cells[] = {
+	{ "in", 6 }, { "out", 6 }, { "rto", 6 }, { "sent", 9 }, { "share", 7 },
 };
 
 /* A block of waits under the rows, from one kind of a row's buckets
@@ -273,6 +286,55 @@ void table_write_connect_failure_row(FILE *f, const struct tt_row *row)
 	write_sized_cells(f, row, connect_failure_cells, v, CONNECT_FAILURE_CELLS);
 }
 
+#define RETRANS_CELLS (sizeof(retrans_cells) / sizeof(retrans_cells[0]))
+
+bool table_row_has_retrans(const struct tt_row *row)
+{
+	return row->c.retrans[TT_SIDE_IN] || row->c.retrans[TT_SIDE_OUT];
+}
+
+void table_write_retrans_header(FILE *f)
+{
+	write_cells_header(f, retrans_groups, sizeof(retrans_groups) / sizeof(retrans_groups[0]),
+			   retrans_cells, RETRANS_CELLS);
+}
+
+void format_share(char *buf, size_t len, uint64_t part, uint64_t whole)
+{
+	double pct = whole ? 100.0 * (double)part / (double)whole : 0;
+
+	if (!whole || part > whole)
+		snprintf(buf, len, "-");
+	else if (part && pct < 0.1)
+		snprintf(buf, len, "<0.1%%");
+	else if (pct < 9.95)
+		snprintf(buf, len, "%.1f%%", pct);
+	else
+		snprintf(buf, len, "%.0f%%", pct);
+}
+
+void table_write_retrans_row(FILE *f, const struct tt_row *row)
+{
+	const struct tt_proc_counters *c = &row->c;
+	uint64_t again = c->retrans[TT_SIDE_IN] + c->retrans[TT_SIDE_OUT];
+	uint64_t sent = c->segs_sent[TT_SIDE_IN] + c->segs_sent[TT_SIDE_OUT];
+	const uint64_t v[RETRANS_CELLS - 1] = {
+		c->retrans[TT_SIDE_IN],
+		c->retrans[TT_SIDE_OUT],
+		c->retrans_rto[TT_SIDE_IN] + c->retrans_rto[TT_SIDE_OUT],
+		sent,
+	};
+	char buf[8];
+
+	fprintf(f, "%7u %-9.9s", row->pid, row->comm);
+	for (size_t i = 0; i < RETRANS_CELLS - 1; i++) {
+		format_count(buf, sizeof(buf), v[i]);
+		fprintf(f, " %*s", retrans_cells[i].width - 1, buf);
+	}
+	format_share(buf, sizeof(buf), again, sent);
+	fprintf(f, " %*s\n", retrans_cells[RETRANS_CELLS - 1].width - 1, buf);
+}
+
 static const __u64 *waits_of(const struct tt_row *row, const struct wait_block *b)
 {
 	return (const __u64 *)((const char *)&row->t + b->le);
@@ -389,6 +451,50 @@ void table_write_dest_header(FILE *f, const char *label)
 	for (size_t i = 0; i < DEST_CELLS - 1; i++)
 		fprintf(f, " %5s", names[i]);
 	fprintf(f, " %6s\n", names[DEST_CELLS - 1]);
+}
+
+/* --by dest: the data segments sent again toward each destination. */
+static const struct group dest_retrans_groups[] = {
+	{ "sent again", 0, 1 },
+	{ "data segments", 2, 3 },
+};
+
+static const struct cell dest_retrans_cells[] = {
+	{ "segs", 6 }, { "rto", 6 }, { "sent", 9 }, { "share", 7 },
+};
+
+#define DEST_RETRANS_CELLS (sizeof(dest_retrans_cells) / sizeof(dest_retrans_cells[0]))
+
+bool table_dest_has_retrans(const struct tt_dest_row *row)
+{
+	return row->c.retrans > 0;
+}
+
+void table_write_dest_retrans_header(FILE *f)
+{
+	write_group_line(f, "", LEAD_WIDTH + 1 + DEST_WIDTH, dest_retrans_groups,
+			 sizeof(dest_retrans_groups) / sizeof(dest_retrans_groups[0]),
+			 dest_retrans_cells);
+	fprintf(f, "%7s %-9s %-*s", "PID", "COMM", DEST_WIDTH, "DESTINATION");
+	for (size_t i = 0; i < DEST_RETRANS_CELLS; i++)
+		fprintf(f, " %*s", dest_retrans_cells[i].width - 1, dest_retrans_cells[i].name);
+	fputc('\n', f);
+}
+
+void table_write_dest_retrans_row(FILE *f, const struct tt_dest_row *row)
+{
+	const uint64_t v[DEST_RETRANS_CELLS - 1] = { row->c.retrans, row->c.retrans_rto,
+						     row->c.segs_sent };
+	char dest[TT_DEST_LEN], buf[8];
+
+	format_dest(dest, sizeof(dest), row);
+	fprintf(f, "%7u %-9.9s %-*s", row->pid, row->comm, DEST_WIDTH, dest);
+	for (size_t i = 0; i < DEST_RETRANS_CELLS - 1; i++) {
+		format_count(buf, sizeof(buf), v[i]);
+		fprintf(f, " %*s", dest_retrans_cells[i].width - 1, buf);
+	}
+	format_share(buf, sizeof(buf), row->c.retrans, row->c.segs_sent);
+	fprintf(f, " %*s\n", dest_retrans_cells[DEST_RETRANS_CELLS - 1].width - 1, buf);
 }
 
 /* Seconds until no port is free: "-" when the ports held are not growing. */

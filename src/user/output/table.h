@@ -31,6 +31,20 @@ bool table_row_has_connect_failures(const struct tt_row *row);
 void table_write_connect_failure_header(FILE *f);
 void table_write_connect_failure_row(FILE *f, const struct tt_row *row);
 
+/* The segments block, under the failures: data segments sent again, by
+ * side, those of them sent after a retransmission timeout, the data
+ * segments of the connections that ended, and the share of those sent
+ * again ("-" while it cannot be told: nothing ended, or fewer segments of
+ * ended connections than were sent again). A row is in it when it sent
+ * any segment again. */
+bool table_row_has_retrans(const struct tt_row *row);
+void table_write_retrans_header(FILE *f);
+void table_write_retrans_row(FILE *f, const struct tt_row *row);
+
+/* part of whole as a percentage into at most 5 characters ("6.1%", "12%",
+ * "<0.1%"), or "-" when whole is 0 or less than part. buf: 8 bytes. */
+void format_share(char *buf, size_t len, uint64_t part, uint64_t whole);
+
 /* The connect times block, under the failures: of the connect()s that
  * reached ESTABLISHED, how many, and the bound of the latency bucket
  * (common/connect_time.h) their p50, p99 and max fall in, and how many
@@ -62,5 +76,10 @@ void format_dest(char *buf, size_t len, const struct tt_dest_row *row);
 /* --by dest: the same, one row per process and destination. */
 void table_write_dest_header(FILE *f, const char *label);
 void table_write_dest_row(FILE *f, const struct tt_dest_row *row);
+/* Under the destination rows, those toward which data segments were sent
+ * again: how many, after a timeout, the segments sent, the share. */
+bool table_dest_has_retrans(const struct tt_dest_row *row);
+void table_write_dest_retrans_header(FILE *f);
+void table_write_dest_retrans_row(FILE *f, const struct tt_dest_row *row);
 
 #endif /* TT_TABLE_H */
