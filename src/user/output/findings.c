@@ -20,6 +20,8 @@ static const struct {
 	[TT_FINDING_CONNECT_FAILED] = { "connect_failed", "connect-failures" },
 	[TT_FINDING_TIMEWAIT] = { "timewait", "timewait-find-out-who-holds-it" },
 	[TT_FINDING_RSTS] = { "rst_sent", "rsts-and-their-reasons" },
+	[TT_FINDING_RETRANS] = { "retrans", "segments-sent-again" },
+	[TT_FINDING_LOAD_CLIENT] = { "load_client", "a-load-generators-own-figures" },
 };
 
 const char *finding_name(enum tt_finding_kind kind)
@@ -270,6 +272,35 @@ static void join_connect_times(struct tt_finding *f, const struct name_totals *t
 	}
 }
 
+/* Segments sent again, per name and side: on the out side, with --by
+ * dest, a destination's share makes a finding too. */
+static void add_retrans(struct tt_finding *out, size_t *n, size_t max,
+			const struct findings_input *in, const struct name_totals *names,
+			size_t n_names)
+{
+	for (size_t i = 0; i < n_names; i++) {
+		for (int side = TT_SIDE_OUT; side >= TT_SIDE_IN; side--) {
+			const struct tt_proc_counters *c = &names[i].c;
+			struct tt_retrans_facts r = { .retrans = c->retrans[side],
+						      .rto = c->retrans_rto[side],
+						      .sent = c->segs_sent[side] };
+			bool due = findings_load_retrans_due(r.retrans, r.sent);
+			struct tt_finding *f;
+
+			if (!r.retrans)
+				continue;
+			if (side == TT_SIDE_OUT)
+				due |= findings_load_retrans_dests(&r, names[i].comm, in->dests,
+								   in->n_dests);
+			if (!due)
+				continue;
+			f = add(out, n, max, TT_FINDING_RETRANS, &names[i], side, r.retrans);
+			if (f)
+				f->retrans = r;
+		}
+	}
+}
+
 size_t findings_collect(const struct findings_input *in, struct tt_finding *out, size_t max)
 {
 	struct name_totals names[256] = { 0 };
@@ -336,6 +367,17 @@ size_t findings_collect(const struct findings_input *in, struct tt_finding *out,
 			if (f)
 				memcpy(f->reasons, names[i].reasons[side], sizeof(f->reasons));
 		}
+	}
+	add_retrans(out, &n, max, in, names, n_names);
+	for (size_t i = 0; i < n_names; i++) {
+		struct tt_client_facts client;
+
+		if (!findings_load_client_of(&names[i].c, names[i].connect_le, &client))
+			continue;
+		f = add(out, &n, max, TT_FINDING_LOAD_CLIENT, &names[i], TT_SIDE_OUT,
+			client.connected);
+		if (f)
+			f->client = client;
 	}
 	return n;
 }
@@ -614,6 +656,14 @@ void findings_write_text(FILE *f, const struct tt_finding *v, size_t n,
 		case TT_FINDING_RSTS:
 			write_rsts(f, &v[i], names);
 			break;
+		case TT_FINDING_RETRANS:
+			who(f, &v[i]);
+			findings_load_write_retrans(f, &v[i].retrans, side_words(&v[i]));
+			break;
+		case TT_FINDING_LOAD_CLIENT:
+			who(f, &v[i]);
+			findings_load_write_client(f, &v[i].client);
+			break;
 		case TT_FINDING_KINDS:
 			break;
 		}
@@ -687,6 +737,10 @@ int findings_write_json(FILE *f, const struct tt_finding *v, size_t n,
 				json_put_string(f, x->dropped_at, strlen(x->dropped_at));
 			}
 		}
+		if (x->kind == TT_FINDING_RETRANS)
+			findings_load_json_retrans(f, &x->retrans);
+		if (x->kind == TT_FINDING_LOAD_CLIENT)
+			findings_load_json_client(f, &x->client);
 		if (x->kind == TT_FINDING_RSTS) {
 			fputs(",\"reasons\":{", f);
 			for (size_t r = 0; r < TT_REASON_SLOTS; r++) {

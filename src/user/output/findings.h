@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "common/stats.h"
+#include "output/findings_load.h"
 #include "output/table.h"
 
 enum tt_finding_kind {
@@ -22,6 +23,8 @@ enum tt_finding_kind {
 	TT_FINDING_CONNECT_FAILED,  /* connect() got a port but no connection */
 	TT_FINDING_TIMEWAIT,        /* TIME_WAIT left on one side */
 	TT_FINDING_RSTS,            /* connections ended by an RST it sent, on one side */
+	TT_FINDING_RETRANS,         /* data segments sent again, on one side */
+	TT_FINDING_LOAD_CLIENT,     /* a client's connects that did not connect, or waited */
 	TT_FINDING_KINDS,
 };
 
@@ -50,7 +53,8 @@ struct tt_finding {
 	uint32_t pid;              /* the first (the listener's owner) */
 	uint32_t pids[TT_FINDING_PIDS]; /* the first TT_FINDING_PIDS of them */
 	bool proxy;                /* the name both accepts and connects */
-	uint64_t count;            /* the finding's number (drops, SYNs, sockets, RSTs) */
+	uint64_t count;            /* the finding's number (drops, SYNs, sockets, RSTs, segments,
+				    * connections) */
 	char where[TT_DEST_LEN];   /* the listener, or the destination; "" if none */
 	uint64_t peak, limit, somaxconn;          /* TT_FINDING_LISTEN_DROPS */
 	size_t n_sharers;
@@ -75,6 +79,8 @@ struct tt_finding {
 	char dropped_at[TT_DEST_LEN];
 	char dropped_by[TT_COMM_LEN];
 	uint64_t drops_seen;
+	struct tt_retrans_facts retrans;  /* TT_FINDING_RETRANS */
+	struct tt_client_facts client;    /* TT_FINDING_LOAD_CLIENT */
 };
 
 struct findings_input {
