@@ -13,6 +13,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include "output/metrics.h"
+#include "output/metrics_render.h"
 #include "common/utf8.h"
 
 static struct tt_row make_row(uint32_t pid, const char *comm)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include "output/exporter.h"
+#include "output/metrics_render.h"
 
 static char *render(void *ctx, bool openmetrics, size_t *len)
 {

@@ -120,12 +120,6 @@ void metrics_listener_label(char *buf, size_t len, const struct tt_listener_row 
  * names'; past it, counts go to (other processes, other destinations). */
 void metrics_add_dests(struct tt_metrics *m, const struct tt_dest_row *rows, size_t n);
 
-/* The exposition text (malloc'd, *len bytes, NUL-terminated), or NULL when
- * out of memory. names: the RST reason names (NULL entries are written as
- * reason_N); version: tcptrace's, for tcptrace_build_info. */
-char *metrics_render(const struct tt_metrics *m, const struct tt_reason_names *names,
-		     const char *version, enum metrics_format format, size_t *len);
-
 /* A label value in quotes: '\\', '"' and newline escaped, bytes that are
  * not UTF-8 written as U+FFFD (Prometheus refuses a scrape with them). */
 void metrics_put_label_value(FILE *f, const char *s, size_t len);
