@@ -147,6 +147,25 @@ static const char one_comm_text[] =
 	"# TYPE tcptrace_syn_retransmits_total counter\n"
 	"tcptrace_syn_retransmits_total{comm=\"nginx\",side=\"in\"} 1\n"
 	"tcptrace_syn_retransmits_total{comm=\"nginx\",side=\"out\"} 0\n"
+	"# HELP tcptrace_segments_retransmitted_total Data segments sent again by the process "
+	"name's connections, by side, a GSO packet as its segments (as the kernel's "
+	"TcpRetransSegs, less TCPSynRetrans); each delays what it carries by a round trip at "
+	"least.\n"
+	"# TYPE tcptrace_segments_retransmitted_total counter\n"
+	"tcptrace_segments_retransmitted_total{comm=\"nginx\",side=\"in\"} 40\n"
+	"tcptrace_segments_retransmitted_total{comm=\"nginx\",side=\"out\"} 0\n"
+	"# HELP tcptrace_segments_retransmitted_rto_total Of "
+	"tcptrace_segments_retransmitted_total, those sent after a retransmission timeout (the "
+	"socket in the Loss state): each a wait of 200 ms or more.\n"
+	"# TYPE tcptrace_segments_retransmitted_rto_total counter\n"
+	"tcptrace_segments_retransmitted_rto_total{comm=\"nginx\",side=\"in\"} 3\n"
+	"tcptrace_segments_retransmitted_rto_total{comm=\"nginx\",side=\"out\"} 0\n"
+	"# HELP tcptrace_segments_sent_total Data segments the process name's connections sent, "
+	"by side, those sent again included (tcpi_data_segs_out), counted when each connection "
+	"ends: the share sent again is tcptrace_segments_retransmitted_total over it.\n"
+	"# TYPE tcptrace_segments_sent_total counter\n"
+	"tcptrace_segments_sent_total{comm=\"nginx\",side=\"in\"} 900\n"
+	"tcptrace_segments_sent_total{comm=\"nginx\",side=\"out\"} 0\n"
 	"# HELP tcptrace_connect_duration_seconds connect() calls that reached ESTABLISHED, by how "
 	"long from the SYN (the move to SYN_SENT) to ESTABLISHED; a SYN sent again adds a second "
 	"or more. Connects begun before tcptrace started are not in it.\n"
@@ -281,6 +300,9 @@ static void one_nginx_interval(struct tt_metrics *m, struct tt_reason_names *nam
 	row.acceptq_limit = 511;
 	row.acceptq_peak_run = 600; /* the summary's: not exported per name */
 	row.c.synack_retrans = 1;
+	row.c.retrans[TT_SIDE_IN] = 40;
+	row.c.retrans_rto[TT_SIDE_IN] = 3;
+	row.c.segs_sent[TT_SIDE_IN] = 900;
 	row.c.connfail = row.c.connfail_by[TT_CONNFAIL_REFUSED] = 2;
 	row.t.connect_le[2] = 3; /* at most 50 us */
 	row.t.connect_le[16] = 1; /* at most 2 s: a SYN sent again */
@@ -1089,6 +1111,9 @@ static void test_dest_series_per_name_and_destination(void **state)
 	rows[2].c.fin_active = 6;
 	rows[2].c.tw = 6;
 	rows[2].ports_free = 28000;
+	rows[2].c.retrans = 30;
+	rows[2].c.retrans_rto = 4;
+	rows[2].c.segs_sent = 1000;
 	metrics_init(&m, 8);
 	m.by_dest = true;
 	metrics_add_dests(&m, rows, 3);
@@ -1101,6 +1126,14 @@ static void test_dest_series_per_name_and_destination(void **state)
 			  "how=\"fin_active\"} 6");
 	expect_line(text, "tcptrace_dest_timewait_total{comm=\"haproxy\",dest=\"10.0.0.3:8081\"} 6");
 	expect_line(text, "tcptrace_dest_connect_eaddrnotavail_total{comm=\"haproxy\",dest=\"10.0.0.2:8081\"} 1");
+	expect_line(text, "tcptrace_dest_segments_retransmitted_total{comm=\"haproxy\","
+			  "dest=\"10.0.0.3:8081\"} 30");
+	expect_line(text, "tcptrace_dest_segments_retransmitted_rto_total{comm=\"haproxy\","
+			  "dest=\"10.0.0.3:8081\"} 4");
+	expect_line(text, "tcptrace_dest_segments_sent_total{comm=\"haproxy\","
+			  "dest=\"10.0.0.3:8081\"} 1000");
+	expect_line(text, "tcptrace_dest_segments_retransmitted_total{comm=\"haproxy\","
+			  "dest=\"10.0.0.2:8081\"} 0");
 	/* Gauges of the last interval, which had a row for 10.0.0.2 only. */
 	expect_line(text, "tcptrace_dest_timewait_sockets{comm=\"haproxy\",dest=\"10.0.0.2:8081\"} 3");
 	expect_line(text, "tcptrace_dest_timewait_sockets{comm=\"haproxy\",dest=\"10.0.0.3:8081\"} 0");

@@ -111,6 +111,17 @@ static const struct {
 	  "Handshake packets sent again, by side: out, SYNs of the process name's connect()s "
 	  "(each a wait of a second or more for the connection); in, SYN-ACKs of its "
 	  "listeners. Both sides add up to the kernel's TCPSynRetrans." },
+	{ "tcptrace_segments_retransmitted_total", "counter",
+	  "Data segments sent again by the process name's connections, by side, a GSO packet "
+	  "as its segments (as the kernel's TcpRetransSegs, less TCPSynRetrans); each delays "
+	  "what it carries by a round trip at least." },
+	{ "tcptrace_segments_retransmitted_rto_total", "counter",
+	  "Of tcptrace_segments_retransmitted_total, those sent after a retransmission timeout "
+	  "(the socket in the Loss state): each a wait of 200 ms or more." },
+	{ "tcptrace_segments_sent_total", "counter",
+	  "Data segments the process name's connections sent, by side, those sent again "
+	  "included (tcpi_data_segs_out), counted when each connection ends: the share sent "
+	  "again is tcptrace_segments_retransmitted_total over it." },
 };
 
 static void comm_family(FILE *f, const struct tt_metrics *m, enum metrics_format fmt, size_t k)
@@ -386,6 +397,16 @@ static void dest_families(FILE *f, const struct tt_metrics *m, enum metrics_form
 	per_dest(f, m, fmt, "tcptrace_dest_connect_eaddrnotavail_total",
 		 offsetof(struct tt_dest_counters, eaddrnotavail),
 		 "connect() calls to the destination that failed with EADDRNOTAVAIL (--by dest).");
+	per_dest(f, m, fmt, "tcptrace_dest_segments_retransmitted_total",
+		 offsetof(struct tt_dest_counters, retrans),
+		 "Data segments sent again toward the destination (--by dest).");
+	per_dest(f, m, fmt, "tcptrace_dest_segments_retransmitted_rto_total",
+		 offsetof(struct tt_dest_counters, retrans_rto),
+		 "Of those, the ones sent after a retransmission timeout (--by dest).");
+	per_dest(f, m, fmt, "tcptrace_dest_segments_sent_total",
+		 offsetof(struct tt_dest_counters, segs_sent),
+		 "Data segments the connections to the destination sent, counted when each ends "
+		 "(--by dest).");
 	name = "tcptrace_dest_timewait_sockets";
 	family(f, fmt, name, "gauge",
 	       "Timewait sockets of the process name toward the destination now (--by dest).");
