@@ -27,7 +27,8 @@ PURE := common/stats common/columns common/connect_time common/utf8 common/procf
 	tracer/ports tracer/tw_table tracer/kallsyms tracer/verifier_log \
 	output/table output/csv output/json output/metrics output/metrics_render output/http \
 	output/findings output/findings_load \
-	offline/csv_read offline/compare offline/timeline offline/html offline/report_page \
+	offline/csv_read offline/compare offline/compare_write offline/compare_cli offline/timeline \
+	offline/html offline/report_page \
 	offline/report_cli \
 	cli/options cli/proc_match
 # The tracer's files that include the BPF skeleton.

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "offline/compare.h"
+#include "offline/compare_cli.h"
+#include "offline/compare_write.h"
 #include "csv_fixtures.h"
 
 #define T3 "2026-11-22T16:45:03.000Z"

@@ -20,7 +20,7 @@
 #include "common/cgroup_name.h"
 #include "common/fail.h"
 #include "common/test_hooks.h"
-#include "offline/compare.h"
+#include "offline/compare_cli.h"
 #include "offline/report_cli.h"
 #include "tracer/netns_broker.h"
 

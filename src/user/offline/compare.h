@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* tcptrace compare: puts two or more tcptrace CSV runs side by side, the
- * TIME_WAIT figures first. The sums and the formatting are pure functions
- * over plain structs; compare_cli() adds the files and the command line. */
+ * TIME_WAIT figures first. The sums and the sections, pure functions over
+ * plain structs; offline/compare_write writes them, offline/compare_cli
+ * adds the files and the command line. */
 #ifndef TT_COMPARE_H
 #define TT_COMPARE_H
 
@@ -72,11 +73,8 @@ const char *compare_ratio_text(char *buf, size_t len, uint64_t first, uint64_t v
  * duration. Returns buf or a constant. */
 const char *compare_rate_text(char *buf, size_t len, uint64_t total, double duration_s);
 
-/* Which run held more TIME_WAIT at its peak, in one sentence and a line end. */
-void compare_write_verdict(FILE *f, const struct compare_run *runs, size_t n);
-
 /* compare's figures as data, section by section, in the order and with the
- * rows compare prints them. The text and CSV writers below and the report
+ * rows compare prints them. The text and CSV writers (offline/compare_write) and the report
  * page (report_page.c) each lay these sections out; none of them chooses,
  * names or computes a figure of its own. */
 enum compare_layout {
@@ -143,31 +141,5 @@ struct compare_report {
  * outlive rep. Returns 0, or -1 out of memory (rep empty). */
 int compare_report_build(struct compare_report *rep, const struct compare_run *runs, size_t n);
 void compare_report_free(struct compare_report *rep);
-
-/* The report as aligned text: one line per run (file, duration,
- * processes), then each section of compare_report_build() as a table with
- * a header line, the verdict under TIME_WAIT. Each count has its total and
- * rate per run, and the ratio of each later run to the first. Fits 100
- * columns for two runs. Returns 0, or -1 when f has an error. */
-int compare_write_text(FILE *f, const struct compare_run *runs, size_t n);
-
-/* The same figures as CSV, one row per counter per run:
- * counter,run,file,total,per_second,ratio_to_first,comm. comm names the
- * process name of the rows per name (listen_drops, acceptq_peak,
- * acceptq_limit), and is empty in the others; total, per_second and
- * ratio_to_first are empty for a run whose file lacks the column. */
-int compare_write_csv(FILE *f, const struct compare_run *runs, size_t n);
-
-/* `tcptrace compare FILE FILE... [--csv]` with argv[0] "compare": the
- * report on out, one line on err when something fails. Returns the exit
- * status: 0 ok, 1 a file could not be read (or out not written), 2 usage
- * or malformed input. */
-int compare_cli(int argc, char **argv, FILE *out, FILE *err);
-
-/* compare_cli() on stdout and stderr: the entry point for main(). */
-int compare_main(int argc, char **argv);
-
-/* Help text for `tcptrace compare --help`. */
-extern const char compare_usage[];
 
 #endif /* TT_COMPARE_H */

@@ -8,6 +8,7 @@
 #include "offline/html.h"
 #include "report_assets.h"
 #include "offline/report_page.h"
+#include "offline/compare_write.h"
 
 /* The page fetches nothing: scripts and styles come from the page only. */
 #define CSP "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
