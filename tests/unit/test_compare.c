@@ -884,6 +884,48 @@ static void test_accept_queue_waits(void **state)
 	runs_free(runs, 2);
 }
 
+/* A current CSV's row of one process whose connections to a lossy backend
+ * sent data segments again (its out side); the other counts 0. */
+#define RROW(pid, comm, retrans, rto, sent)                                                  \
+	T1 ",1.000," pid "," comm "," ZEROS ",0,0,0,0,0,0,0,"                                 \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                              \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                                      \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                                      \
+	"0," retrans ",0," rto ",0," sent ",\n"
+
+/* The segments sent again, side by side, when a run sent any; no section
+ * when none did. */
+static void test_segments_sent_again(void **state)
+{
+	struct compare_run runs[2];
+	char *text;
+
+	(void)state;
+	run_from(&runs[0], "lossy.csv", HEADER_NOW RROW("10", "haproxy", "300", "12", "10000"));
+	run_from(&runs[1], "fixed.csv", HEADER_NOW RROW("20", "haproxy", "3", "0", "10100"));
+	text = text_of(runs, 2);
+	assert_non_null(strstr(text, "\n\nsegments sent again"));
+	assert_string_equal(line_of(text, "retrans_out"),
+			    "retrans_out               300      300.00            3        3.00     0.01x");
+	assert_string_equal(line_of(text, "retrans_rto_out"),
+			    "retrans_rto_out            12       12.00            0        0.00     0.00x");
+	assert_string_equal(line_of(text, "segs_sent_out"),
+			    "segs_sent_out           10000    10000.00        10100    10100.00     1.01x");
+	free(text);
+	text = csv_of(runs, 2);
+	assert_non_null(strstr(text, "\nretrans_out,B,fixed.csv,3,3.000,0.0100,\n"));
+	free(text);
+	runs_free(runs, 2);
+	run_from(&runs[0], "a.csv", HEADER_NOW RROW("10", "haproxy", "0", "0", "10000"));
+	run_from(&runs[1], "b.csv", HEADER_NOW RROW("20", "haproxy", "0", "0", "900"));
+	text = text_of(runs, 2);
+	assert_null(strstr(text, "segments sent again"));
+	assert_null(strstr(text, "\nretrans_"));
+	assert_null(strstr(text, "segs_sent"));
+	free(text);
+	runs_free(runs, 2);
+}
+
 /* CSVs written before the listen queue columns show no section of them. */
 static void test_earlier_csvs_show_no_listen_queues(void **state)
 {
@@ -1499,6 +1541,7 @@ int main(void)
 		cmocka_unit_test(test_sections_of_an_earlier_csv_beside_a_current_one),
 		cmocka_unit_test(test_sections_of_earlier_csvs),
 		cmocka_unit_test(test_accept_queue_waits),
+		cmocka_unit_test(test_segments_sent_again),
 		cmocka_unit_test(test_earlier_csvs_show_no_listen_queues),
 		cmocka_unit_test(test_earlier_csv_beside_a_current_one_is_na),
 		cmocka_unit_test(test_levels_are_not_summed),

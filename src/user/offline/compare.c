@@ -275,6 +275,11 @@ static const enum tt_csv_col connfail_cols[TT_CONNFAILS] = {
 	TT_CSV_CONNFAIL_REFUSED, TT_CSV_CONNFAIL_TIMEOUT, TT_CSV_CONNFAIL_UNREACH,
 	TT_CSV_CONNFAIL_ABANDONED,
 };
+/* Data segments sent again, when a run sent any. */
+static const enum tt_csv_col retrans_cols[] = {
+	TT_CSV_RETRANS_IN,    TT_CSV_RETRANS_OUT,  TT_CSV_RETRANS_RTO_IN,
+	TT_CSV_RETRANS_RTO_OUT, TT_CSV_SEGS_SENT_IN, TT_CSV_SEGS_SENT_OUT,
+};
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 const char *const compare_queue_heads[COMPARE_QUEUE_VALUES] = { "drops", "peak", "limit" };
@@ -551,6 +556,22 @@ static int add_waits(struct compare_report *rep, const struct wait_section *w,
 	return 0;
 }
 
+static int add_retrans(struct compare_report *rep, const struct compare_run *runs, size_t n)
+{
+	struct compare_section *s;
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		any |= runs[i].total[TT_CSV_RETRANS_IN] || runs[i].total[TT_CSV_RETRANS_OUT];
+	if (!any)
+		return 0;
+	s = add_section(rep, "retrans", "segments sent again", COMPARE_COUNTS, N_OF(retrans_cols));
+	if (!s)
+		return -1;
+	count_rows(s, 0, retrans_cols, N_OF(retrans_cols), runs, n);
+	return 0;
+}
+
 int compare_report_build(struct compare_report *rep, const struct compare_run *runs, size_t n)
 {
 	struct compare_section *s;
@@ -568,7 +589,7 @@ int compare_report_build(struct compare_report *rep, const struct compare_run *r
 	if (compare_has_queues(runs, n) && add_queues(rep, runs, n))
 		goto fail;
 	if (add_waits(rep, &connect_section, runs, n) || add_waits(rep, &accept_section, runs, n) ||
-	    add_waits(rep, &handshake_section, runs, n))
+	    add_waits(rep, &handshake_section, runs, n) || add_retrans(rep, runs, n))
 		goto fail;
 	s = add_section(rep, "other", "other counters", COMPARE_COUNTS, N_OF(other_counts));
 	if (!s)

@@ -137,7 +137,8 @@ struct compare_report {
  * name when a name dropped or queued, and the peaks of open connections;
  * the connect times with the failed connects by cause, when a run has the
  * columns; the accept queue waits and the handshakes, when a run has any;
- * then the other counters. A row's names point into the runs, which must
+ * the data segments sent again and sent, when a run sent any again; then
+ * the other counters. A row's names point into the runs, which must
  * outlive rep. Returns 0, or -1 out of memory (rep empty). */
 int compare_report_build(struct compare_report *rep, const struct compare_run *runs, size_t n);
 void compare_report_free(struct compare_report *rep);
