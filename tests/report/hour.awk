@@ -19,7 +19,8 @@ BEGIN {
 	      "connect_200us,connect_500us,connect_1ms,connect_2ms,connect_5ms,connect_10ms," \
 	      "connect_20ms,connect_50ms,connect_100ms,connect_200ms,connect_500ms,connect_1s," \
 	      "connect_2s,connect_5s,connect_10s,connect_20s,connect_50s,connect_over_50s," \
-	      "connect_us,rst_sent_reasons"
+	      "connect_us,retrans_in,retrans_out,retrans_rto_in,retrans_rto_out,segs_sent_in," \
+	      "segs_sent_out,rst_sent_reasons"
 	none = connects(0, 0)
 	seed = run == "keepalive" ? 7 : 3
 	pi = atan2(0, -1)
@@ -53,15 +54,19 @@ BEGIN {
 		# Its upstream connects: each SYN sent again a connect of at most
 		# 2 s, the others of at most 50 us.
 		slow = syn_out < out ? syn_out : out
+		# Segments sent again upstream for 5 s in every 2 minutes, one
+		# in five of them after a timeout.
+		retrans = s % 120 < 5 ? s % 7 + 1 : 0
 		printf "%s,%d.000,100,haproxy,%d,%d,%d,%d,0,0,%d,%d,0,0,%d,%d,%d,%d,0,0,0,0,0," \
-		       "%d,%d,%d,%d,100,%d,%d,%s,%s\n",
+		       "%d,%d,%d,%d,100,%d,%d,%s,0,%d,0,%d,%d,%d,%s\n",
 			time, s, rate, out, tw_in, tw_out, state, on_data, tw_in, tw_out, held, port_fail,
 			int(rate / 4), (keep ? 4 : int(out / 8)), dropped, queue, syn_out, int(dropped / 3),
-			connects(out - slow, slow), reasons
+			connects(out - slow, slow), retrans, int(retrans / 5), 3 * rate, 2 * out, reasons
 		for (w = 0; w < 4; w++)
-			printf "%s,%d.000,%d,nginx,%d,0,0,0,%d,0,0,0,0,0,0,0,0,0,0,0,0,0,0,%d,0,%d,%d,%d,0,%d,%s,\n",
+			printf "%s,%d.000,%d,nginx,%d,0,0,0,%d,0,0,0,0,0,0,0,0,0,0,0,0,0,0,%d,0,%d,%d,%d,0,%d," \
+			       "%s,0,0,0,0,%d,0,\n",
 				time, s, 101 + w, share[w], share[w], (keep ? 1 : int(share[w] / 8)), drops[w],
-				peak[w], limit[w], (drops[w] > 3), none
+				peak[w], limit[w], (drops[w] > 3), none, 2 * share[w]
 	}
 }
 

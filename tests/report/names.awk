@@ -54,6 +54,9 @@ function add(group,    i, n, pairs, kv, named) {
 	put(group, "listen_drops listen_drops", v("listen_drops"))
 	put(group, "syn_retrans syn_retrans_out", v("syn_retrans_out"))
 	put(group, "syn_retrans synack_retrans_in", v("synack_retrans_in"))
+	put(group, "retrans retrans_in", v("retrans_in"))
+	put(group, "retrans retrans_out", v("retrans_out"))
+	put(group, "retrans retrans_rto", v("retrans_rto_in") + v("retrans_rto_out"))
 	deepest(group SUBSEP $1, v("acceptq_peak") + 0, v("acceptq_limit") + 0)
 	if (!((group, $1) in seen)) {
 		seen[group, $1] = 1

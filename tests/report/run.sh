@@ -31,15 +31,15 @@ set -u
 OUT=$TOP/build/report-test
 HERE=$TOP/tests/report
 CHART_LIB=/usr/share/javascript/chart.js/chart.min.js
-PROCESS_CHARTS="tw_now conn open closes rst eaddrnotavail listen_drops acceptq syn_retrans connect_p99 connects_slow"
+PROCESS_CHARTS="tw_now conn open closes rst eaddrnotavail listen_drops acceptq syn_retrans retrans connect_p99 connects_slow"
 # A CSV of an earlier version, or of --by dest, has no column of the others.
 EARLIER_CHARTS="tw_now conn closes rst eaddrnotavail"
-DEST_CHARTS="$EARLIER_CHARTS connect_p99 connects_slow ports_free runout_s"
+DEST_CHARTS="$EARLIER_CHARTS retrans connect_p99 connects_slow ports_free runout_s"
 # The columns an earlier version did not write (csv_col_optional), and
-# those of failed connects by cause, connect times and accept waits
-# (NEW_PATTERN).
+# those of failed connects by cause, connect times, accept waits and
+# segments sent again (NEW_PATTERN).
 NEW_COLUMNS="open_in open_out listen_drops acceptq_peak acceptq_limit syn_retrans_out synack_retrans_in"
-NEW_PATTERN='^(connfail_(refused|timeout|unreach|abandoned)|(connect|accept_wait|handshake)_([0-9]+(us|ms|s)|over_50s|us))$'
+NEW_PATTERN='^(connfail_(refused|timeout|unreach|abandoned)|(connect|accept_wait|handshake)_([0-9]+(us|ms|s)|over_50s|us)|retrans_(rto_)?(in|out)|segs_sent_(in|out))$'
 # Limits of the real runs: bursts of connections 0.3 s apart.
 BURSTS=5
 PER_BURST=40
@@ -52,6 +52,13 @@ col_sum() { # csv column
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
 		{ s += $c }
 		END { if (!c) { print "no-column-" col; exit } printf "%.0f\n", s }' "$1"
+}
+
+# Data segments sent again in a CSV, both sides (0 without the columns).
+sent_again() { # csv
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^retrans_(in|out)$/) c[i] = 1; next }
+		{ for (i in c) s += $i }
+		END { printf "%.0f\n", s }' "$1"
 }
 
 # The largest sum of a level column over the rows of one time (one interval)
@@ -264,17 +271,19 @@ browser_check() { # page charts [group...]
 # The page's totals (tables and charts' data) against totals.awk's sums of
 # the CSV files, which are labelled A, B... in order.
 totals_check() { # csv...
-	local label=A csv diff queues=0 connects=0
+	local label=A csv diff queues=0 connects=0 retrans=0
 	# compare's sections of the listen queues and of the connect times are
 	# there when any run has a column of a later version, or the connect
-	# times' columns.
+	# times' columns; that of the segments sent again when a run sent any.
 	for csv in "$@"; do
 		head -1 "$csv" | tr , '\n' | grep -Eq "^($(echo "$NEW_COLUMNS" | tr ' ' '|'))\$" && queues=1
 		head -1 "$csv" | tr , '\n' | grep -Eq "$NEW_PATTERN" && queues=1
 		head -1 "$csv" | tr , '\n' | grep -qx connect_10us && connects=1
+		[ "$(sent_again "$csv")" -gt 0 ] && retrans=1
 	done
 	for csv in "$@"; do
-		awk -v L=$label -v queues=$queues -v connects=$connects -f "$HERE/totals.awk" "$csv"
+		awk -v L=$label -v queues=$queues -v connects=$connects -v retrans=$retrans \
+			-f "$HERE/totals.awk" "$csv"
 		label=$(echo "$label" | tr A-Y B-Z)
 	done | LC_ALL=C sort >"$WORK/expected.totals"
 	awk '$1 == "table" || $1 == "dest" || ($1 == "chart" && $2 ~ /^[A-Z]+$/)' "$FACTS" |
@@ -302,6 +311,7 @@ zero_charts() { # charts csv...
 			cols["listen_drops"] = "listen_drops"
 			cols["acceptq"] = "acceptq_peak acceptq_limit"
 			cols["syn_retrans"] = "syn_retrans_out synack_retrans_in"
+			cols["retrans"] = "retrans_in retrans_out retrans_rto_in retrans_rto_out"
 			cols["connect_p99"] = "connect_10us connect_20us connect_50us connect_100us " \
 				"connect_200us connect_500us connect_1ms connect_2ms connect_5ms " \
 				"connect_10ms connect_20ms connect_50ms connect_100ms connect_200ms " \
@@ -451,7 +461,7 @@ case_page_of_listen_queues() {
 	compare_check "${csvs[@]}"
 	folded_check "$PROCESS_CHARTS" "${csvs[@]}"
 	expect_eq "lines of the charts run B's CSV has no column of" "" \
-		"$(awk '$1 == "line" && $2 == "B" && $3 ~ /^(open|listen_drops|acceptq|syn_retrans)$/' "$FACTS")"
+		"$(awk '$1 == "line" && $2 == "B" && $3 ~ /^(open|listen_drops|acceptq|syn_retrans|retrans)$/' "$FACTS")"
 	lines_check "at first" "line " "$client|$server" "${csvs[@]}"
 	step_check 1 "$client" off "$server" "${csvs[@]}"
 	step_check 2 all on "all|$server" "${csvs[@]}"

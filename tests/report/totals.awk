@@ -7,9 +7,12 @@
 #                               queues and open connections with -v queues=1,
 #                               the failed connects by cause with -v
 #                               connects=1, as compare shows those sections
-#                               when any of the runs has their columns
+#                               when any of the runs has their columns; the
+#                               segments sent again and sent with -v
+#                               retrans=1, when any run sent one again
 #   chart L SERIES N            what the charts' data add up to: a close
-#                               class adds both sides
+#                               class adds both sides, as do the segments
+#                               sent after a timeout (retrans_rto)
 #   chart L peak LEVEL N        a level's largest value: its sum over the
 #                               rows of one time, but the accept queue's,
 #                               the deepest row of that time and its limit
@@ -119,6 +122,12 @@ END {
 		printf "table %s open_in_peak %s\n", L, ("open_in" in col) ? sprintf("%.0f", most(open_in)) : "n/a"
 		printf "table %s open_out_peak %s\n", L, ("open_out" in col) ? sprintf("%.0f", most(open_out)) : "n/a"
 	}
+	if (retrans) {
+		n = split("retrans_in retrans_out retrans_rto_in retrans_rto_out segs_sent_in segs_sent_out",
+			  counts, " ")
+		for (i = 1; i <= n; i++)
+			printf "table %s %s %s\n", L, counts[i], total(counts[i])
+	}
 	if (connects) {
 		n = split("connfail_refused connfail_timeout connfail_unreach connfail_abandoned", counts, " ")
 		for (i = 1; i <= n; i++)
@@ -133,6 +142,11 @@ END {
 		for (i = 1; i <= n; i++)
 			printf "chart %s %s %s\n", L, counts[i], total(counts[i])
 	}
+	if ("retrans_in" in col)
+		printf "chart %s retrans_in %s\n", L, total("retrans_in")
+	if ("retrans_out" in col)
+		printf "chart %s retrans_out %s\nchart %s retrans_rto %.0f\n", L, total("retrans_out"),
+			L, sum["retrans_rto_in"] + sum["retrans_rto_out"]
 	if (!by_dest)
 		printf "chart %s conn_in %s\n", L, total("conn_in")
 	printf "chart %s conn_out %s\n", L, total("conn_out")

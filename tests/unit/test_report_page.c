@@ -292,7 +292,8 @@ static void test_data_of_a_run_of_now_beside_an_earlier_one(void **state)
 	assert_non_null(b);
 	assert_non_null(strstr(data, "\"tw_now\":[0],\"open_in\":[3],\"open_out\":[1],"
 				     "\"listen_drops\":[4],\"acceptq_peak\":[17],\"acceptq_limit\":[16],"
-				     "\"syn_retrans_out\":[2],\"synack_retrans_in\":[1],\"connects\":[0],"
+				     "\"syn_retrans_out\":[2],\"synack_retrans_in\":[1],\"retrans_in\":[0],"
+			     "\"retrans_out\":[0],\"retrans_rto\":[0],\"connects\":[0],"
 				     "\"connects_over_1s\":[0],\"connect_p99_us\":[0]}"));
 	assert_true(strstr(data, "\"open_in\"") < b);
 	assert_null(strstr(b, "\"open_in\""));

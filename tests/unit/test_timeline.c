@@ -227,14 +227,16 @@ static void test_json_of_a_run_of_now(void **state)
 	assert_non_null(strstr(json, "\"tw_now\":[0,0],\"open_in\":[12,4],\"open_out\":[7,9],"
 				     "\"listen_drops\":[3,0],\"acceptq_peak\":[5,4],"
 				     "\"acceptq_limit\":[8,16],\"syn_retrans_out\":[3,2],"
-				     "\"synack_retrans_in\":[1,0],\"connects\":[0,0],"
+				     "\"synack_retrans_in\":[1,0],\"retrans_in\":[0,0],\"retrans_out\":[0,0],"
+				     "\"retrans_rto\":[0,0],\"connects\":[0,0],"
 				     "\"connects_over_1s\":[0,0],\"connect_p99_us\":[0,0]},"
 				     "\"rst_sent_reasons\":{},\"names\":[{\"name\":\"haproxy\","));
 	assert_non_null(strstr(json, "{\"name\":\"nginx\",\"series\":{"));
 	assert_non_null(strstr(json, "\"tw_now\":[0,0],\"open_in\":[11,4],\"open_out\":[0,0],"
 				     "\"listen_drops\":[3,0],\"acceptq_peak\":[5,4],"
 				     "\"acceptq_limit\":[8,16],\"syn_retrans_out\":[0,0],"
-				     "\"synack_retrans_in\":[1,0],\"connects\":[0,0],"
+				     "\"synack_retrans_in\":[1,0],\"retrans_in\":[0,0],\"retrans_out\":[0,0],"
+				     "\"retrans_rto\":[0,0],\"connects\":[0,0],"
 				     "\"connects_over_1s\":[0,0],\"connect_p99_us\":[0,0]},"
 				     "\"rst_sent_reasons\":{}}],\"dests\":[]}"));
 	free(json);
@@ -264,6 +266,39 @@ static void test_connects_from_the_buckets(void **state)
 	assert_non_null(strstr(json, "{\"name\":\"nginx\",\"series\":{"));
 	assert_non_null(strstr(json, "\"connects\":[0,0],\"connects_over_1s\":[0,0],"
 				     "\"connect_p99_us\":[0,0]},\"rst_sent_reasons\":{}}],"));
+	free(json);
+	done(&p);
+}
+
+/* Data segments sent again per interval, by side, and those after a
+ * timeout, both sides added. */
+static void test_segments_sent_again_per_interval(void **state)
+{
+	/* The 27 columns of failed connects and connect times, then the 46 of
+	 * accept waits and handshakes, all 0; then retrans_in, retrans_out,
+	 * retrans_rto_in, retrans_rto_out, segs_sent_in, segs_sent_out. */
+#define NO_WAITS                                                                        \
+	ZEROS ",0,0,0,0,0,0,0,"                                                         \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                        \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                                \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+	static const char text[] =
+		HEADER_NOW T1 ",1.000,7,haproxy," NO_WAITS "4,30,1,2,900,1000,\n"
+		T2 ",2.000,7,haproxy," NO_WAITS "0,5,0,5,0,0,\n"
+		T2 ",2.000,8,nginx," NO_WAITS "6,0,6,0,100,0,\n";
+#undef NO_WAITS
+	struct parsed p;
+	char *json;
+
+	(void)state;
+	build(&p, text);
+	assert_true(p.tl.has[TL_RETRANS_IN] && p.tl.has[TL_RETRANS_OUT] && p.tl.has[TL_RETRANS_RTO]);
+	json = json_of(&p.tl);
+	assert_non_null(strstr(json, "\"retrans_in\":[4,6],\"retrans_out\":[30,5],"
+				     "\"retrans_rto\":[3,11],"));
+	assert_non_null(strstr(json, "{\"name\":\"nginx\",\"series\":{"));
+	assert_non_null(strstr(json, "\"retrans_in\":[0,6],\"retrans_out\":[0,0],"
+				     "\"retrans_rto\":[0,6],"));
 	free(json);
 	done(&p);
 }
@@ -424,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_series_a_csv_lacks),
 		cmocka_unit_test(test_json_of_a_run_of_now),
 		cmocka_unit_test(test_connects_from_the_buckets),
+		cmocka_unit_test(test_segments_sent_again_per_interval),
 		cmocka_unit_test(test_json_of_a_per_process_run),
 		cmocka_unit_test(test_destinations_fewest_ports_and_shortest_runout),
 		cmocka_unit_test(test_json_of_a_per_destination_run),

@@ -38,6 +38,9 @@ enum timeline_series {
 	TL_ACCEPTQ_LIMIT,
 	TL_SYN_RETRANS_OUT,
 	TL_SYNACK_RETRANS_IN,
+	TL_RETRANS_IN,       /* data segments sent again, by side */
+	TL_RETRANS_OUT,
+	TL_RETRANS_RTO,      /* of those, after a retransmission timeout: both sides */
 	TL_CONNECTS,         /* connects timed: all the connect_* buckets */
 	TL_CONNECTS_OVER_1S, /* those of more than a second */
 	/* A level: the bound, in microseconds, of the bucket of the interval's

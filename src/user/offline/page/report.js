@@ -170,6 +170,13 @@
 			series: seriesOf('syn_retrans_out', 'synack_retrans_in'),
 		},
 		{
+			id: 'retrans', title: 'Data segments sent again per second, by side', y: 'segments sent again / s',
+			keyName: 'series',
+			what: 'retrans_in, retrans_out: data segments sent again on the connections accepted (in) or opened with connect() (out), each a wait of a round trip or more for what it carries; retrans_rto: of those, both sides, the ones sent after a retransmission timeout, 200 ms or more each.',
+			order: ['retrans_in', 'retrans_out', 'retrans_rto'],
+			series: seriesOf('retrans_in', 'retrans_out', 'retrans_rto'),
+		},
+		{
 			id: 'connect_p99', title: 'connect() time, p99 per interval', y: 'seconds, at most', level: true,
 			points: true,
 			what: "connect_p99_us: the bound of the latency bucket of the interval's 99th percentile of the connects, from the SYN to ESTABLISHED (1-2-5 steps); no point without connects. Above 1 s, a SYN was sent again.",
