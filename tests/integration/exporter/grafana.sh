@@ -218,6 +218,26 @@ case_grafana_dashboard() {
 		"$c,side=out $(prom_query "tcptrace_syn_retransmits_total{$q,side=\"out\"}")"
 	expect_eq "SYNs and SYN-ACKs sent again, both sides = TCPSynRetrans" "$retrans" \
 		"$(prom_query "sum(tcptrace_syn_retransmits_total{$q})")"
+	# Data segments sent again: the panels' counts are the series', whose
+	# sum is the namespace's TcpRetransSegs less TCPSynRetrans (loopback
+	# loses none, but a data segment that met the full queue goes again);
+	# a share where the side sent data, 0 when none went again.
+	local again side a sent port
+	again=$(($(nstat_of TcpRetransSegs) - retrans))
+	expect_eq "data segments sent again, both sides = TcpRetransSegs - TCPSynRetrans" "$again" \
+		"$(prom_query "sum(tcptrace_segments_retransmitted_total{$q})")"
+	local panel_again=() panel_rto=() panel_share=()
+	for side in in out; do
+		a=$(prom_query "tcptrace_segments_retransmitted_total{$q,side=\"$side\"}")
+		sent=$(prom_query "tcptrace_segments_sent_total{$q,side=\"$side\"}")
+		panel_again+=("$c,side=$side $a")
+		panel_rto+=("$c,side=$side $(prom_query "tcptrace_segments_retransmitted_rto_total{$q,side=\"$side\"}")")
+		[ "$sent" -gt 0 ] && panel_share+=("$c,side=$side $([ "$a" = 0 ] && echo 0 || echo '*')")
+	done
+	expect_eq "scenario: data segments sent on both sides" 2 "${#panel_share[@]}"
+	expect_panel "Data segments sent again per second, by process name and side" A "${panel_again[@]}"
+	expect_panel "Data segments sent again per second, by process name and side" B "${panel_rto[@]}"
+	expect_panel "Share of the data segments sent again, by process name and side" A "${panel_share[@]}"
 	expect_panel "Accept queue per listener: deepest, and its limit" A "$c,listener=127.0.0.1:8084 0"
 	# Its deepest: the backlog and one, or more when CPUs admitted at once
 	# (case_listen_queues checks the bounds); here the panel's = the series'.
@@ -277,6 +297,21 @@ case_grafana_dashboard() {
 		"$d:8082 *" "$d:8083 0" "$d:8084 *"
 	expect_panel "EADDRNOTAVAIL per second per destination" A "$d:8080 0" "$d:8081 0" \
 		"$d:8082 *" "$d:8083 0" "$d:8084 0"
+	panel_again=()
+	panel_share=()
+	for port in 8080 8081 8082 8083 8084; do
+		a=$(prom_query "tcptrace_dest_segments_retransmitted_total{$q,dest=\"127.0.0.1:$port\"}")
+		# A destination's series starts at its first count: the share is
+		# there only where the segments sent grew after it.
+		sent=$(prom_query "rate(tcptrace_dest_segments_sent_total{$q,dest=\"127.0.0.1:$port\"}[${DASH_WINDOW}s]) > bool 0")
+		panel_again+=("$d:$port $a")
+		[ "$sent" = 1 ] && panel_share+=("$d:$port $([ "$a" = 0 ] && echo 0 || echo '*')")
+	done
+	expect_eq "per destination, sent again = the out side's" \
+		"$(prom_query "tcptrace_segments_retransmitted_total{$q,side=\"out\"}")" \
+		"$(prom_query "sum(tcptrace_dest_segments_retransmitted_total{$q})")"
+	expect_panel "Data segments sent again per second per destination" A "${panel_again[@]}"
+	expect_panel "Share of the data segments sent again per destination" A "${panel_share[@]}"
 
 	expect_panel "Events lost per second" A "$in *"
 	expect_panel "Label overflow per second" A "$in 0"
