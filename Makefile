@@ -112,8 +112,9 @@ $(OUTPUT)/hookcost: bench/hookcost.c $(OUTPUT)/hookcost.skel.h
 hookcost: $(OUTPUT)/hookcost
 
 # The integration tests' TCP peer: its options, shared socket steps, server
-# and client, each a file of tests/integration/scenario/.
-SCENARIO_OBJS := $(patsubst %,$(OUTPUT)/scenario/%.o,main options sockets server client)
+# and client, each a file of tests/integration/scenario/, and the kernel's
+# struct tcp_info read apart (tcpinfo).
+SCENARIO_OBJS := $(patsubst %,$(OUTPUT)/scenario/%.o,main options sockets server client tcpinfo)
 
 $(OUTPUT)/scenario/%.o: tests/integration/scenario/%.c
 	$(call msg,CC,$@)

@@ -68,6 +68,8 @@ static void client_one(const struct config *cfg, long i, struct client_counts *c
 		return;
 
 	err = send_msg(fd, preopened ? "prep" : "ping");
+	if (!err && cfg->bytes)
+		err = send_payload(fd, cfg->bytes);
 	/* A Fast Open send() carries its data in the SYN and waits for the
 	 * handshake: an unread-server may take the data, close and reset the
 	 * connection before this send() returns, which then reports the reset
@@ -83,6 +85,8 @@ static void client_one(const struct config *cfg, long i, struct client_counts *c
 	}
 	if (cfg->mode != MODE_UNREAD_SERVER) {
 		err = recv_msg(fd, "pong");
+		if (!err && cfg->bytes)
+			err = recv_payload(fd, cfg->bytes);
 		if (err == -ECONNRESET) {
 			/* A reset is a reset, but one this early is not the mode's. */
 			note_error("client connection %ld: reset before pong", i);
@@ -99,7 +103,9 @@ static void client_one(const struct config *cfg, long i, struct client_counts *c
 
 	for (long r = 1; cfg->mode == MODE_KEEPALIVE && r < cfg->requests; r++) {
 		err = send_msg(fd, "ping");
+		err = err || !cfg->bytes ? err : send_payload(fd, cfg->bytes);
 		err = err ? err : recv_msg(fd, "pong");
+		err = err || !cfg->bytes ? err : recv_payload(fd, cfg->bytes);
 		if (err) {
 			note_error("client connection %ld: request %ld: %s", i, r, msg_error_text(err));
 			cc->other_errors++;
@@ -111,7 +117,11 @@ static void client_one(const struct config *cfg, long i, struct client_counts *c
 
 	switch (cfg->mode) {
 	case MODE_FIN_CLIENT:
+		break;
 	case MODE_KEEPALIVE:
+		/* Every byte it sent was read before the last pong came: no
+		 * segment of it goes out after this. */
+		note_sent_counts(fd, &cc->segs_out, &cc->retrans);
 		break;
 	case MODE_HALFCLOSE_LINGER0_SERVER:
 	case MODE_LINGER2_SERVER:
@@ -401,10 +411,10 @@ int run_client(const struct config *cfg)
 
 	printf("role=client mode=%s connected=%ld eaddrnotavail=%ld refused=%ld rst_seen=%ld other_errors=%ld "
 	       "timed_out=%ld requests=%ld etimedout=%ld unreachable=%ld abandoned=%ld slow=%ld "
-	       "syn_again=%ld pid=%d\n",
+	       "syn_again=%ld segs_out=%ld retrans=%ld pid=%d\n",
 	       mode_names[cfg->mode], cc.connected, cc.eaddrnotavail, cc.refused, cc.rst_seen,
 	       cc.other_errors, cc.timed_out, cc.requests, cc.etimedout, cc.unreachable,
-	       cc.abandoned, cc.slow, cc.syn_again, (int)getpid());
+	       cc.abandoned, cc.slow, cc.syn_again, cc.segs_out, cc.retrans, (int)getpid());
 	fflush(stdout);
 	if (client_as_expected(cfg, &cc))
 		return 0;

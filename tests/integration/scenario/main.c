@@ -4,7 +4,10 @@
  * side, RST from either side, an RST after the server's FIN, an orphan
  * aborted by the kernel at the client's ACK of that FIN, port
  * exhaustion, refused connects, held connections), or keeps each connection
- * for --requests round trips (keepalive). It counts what it saw and prints one key=value summary line
+ * for --requests round trips (keepalive; with --bytes B each ping and pong
+ * carries B bytes more, and each end reports what its connections' own
+ * tcp_info said of the data segments they sent and sent again). It counts
+ * what it saw and prints one key=value summary line
  * so a test can compare a tracer's numbers with it. A server with
  * --workers N forks N processes after listen(), as nginx does, which
  * accept and serve the connections, each printing a summary line of its

@@ -30,11 +30,13 @@ static void usage(FILE *out)
 		"usage: tt-scenario server --addr ADDR --port PORT --count N --mode MODE [--ready FILE] [--name NAME]\n"
 		"                          [--fastopen] [--backlog N] [--defer SECONDS] [--accept-delay MS]\n"
 		"                          [--keep-listening] [--workers N] [--queued K] [--requests R]\n"
+		"                          [--bytes B]\n"
 		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE] [--name NAME]\n"
 		"                          [--fastopen] [--wait SECONDS] [--preopen K] [--requests R]\n"
-		"                          [--give-up MS]\n"
+		"                          [--give-up MS] [--bytes B]\n"
 		"modes: fin-server halfclose-server fin-client linger0-server unread-server linger0-client\n"
-		"       halfclose-linger0-server linger2-server keepalive\n"
+		"       halfclose-linger0-server linger2-server keepalive (--bytes B: each ping and\n"
+		"       pong carries B bytes more, the same on both sides)\n"
 		"       hold (both), noaccept (server only: listens, accepts nothing, closes its\n"
 		"       listener on SIGUSR1), exhaust refused burst (client only; burst: COUNT\n"
 		"       connects at once, each given --wait seconds; with --hold, kept\n"
@@ -98,6 +100,7 @@ int parse_args(int argc, char **argv, struct config *cfg)
 		{ "preopen", required_argument, NULL, 'P' },
 		{ "requests", required_argument, NULL, 'R' },
 		{ "give-up", required_argument, NULL, 'G' },
+		{ "bytes", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -206,6 +209,13 @@ int parse_args(int argc, char **argv, struct config *cfg)
 			}
 			break;
 		}
+		case 'B':
+			if (!parse_long(optarg, 1, MAX_BYTES, &cfg->bytes)) {
+				fprintf(stderr, "tt-scenario: invalid --bytes '%s' (1..%ld)\n", optarg,
+					MAX_BYTES);
+				return 2;
+			}
+			break;
 		case 'G':
 			if (!parse_long(optarg, 1, 60000, &cfg->give_up_ms)) {
 				fprintf(stderr, "tt-scenario: invalid --give-up '%s' (1..60000 ms)\n", optarg);
@@ -282,8 +292,8 @@ int parse_args(int argc, char **argv, struct config *cfg)
 		cfg->give_up_ms = IO_TIMEOUT_MS;
 	if (cfg->mode == MODE_KEEPALIVE && !cfg->requests)
 		cfg->requests = 1;
-	if (cfg->requests && cfg->mode != MODE_KEEPALIVE) {
-		fprintf(stderr, "tt-scenario: --requests is for mode keepalive\n");
+	if ((cfg->requests || cfg->bytes) && cfg->mode != MODE_KEEPALIVE) {
+		fprintf(stderr, "tt-scenario: --requests and --bytes are for mode keepalive\n");
 		return 2;
 	}
 	return 0;

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "tcpinfo.h"
 
 #define IO_TIMEOUT_MS 10000	/* any single blocking step */
 /* An accept: the first waits for the test to start tcptrace, then the
@@ -34,6 +35,7 @@
 #define ACCEPT_TIMEOUT_S 40
 #define HOLD_LIMIT_S 60		/* hold: longest wait for SIGUSR1 */
 #define MAX_COUNT 100000
+#define MAX_BYTES (64L << 20) /* --bytes */
 #define LISTEN_BACKLOG 1024
 #define FASTOPEN_QUEUE 1024	/* Fast Open children not yet handshaken, at most */
 #define MAX_WORKERS 64
@@ -76,6 +78,7 @@ struct config {
 	long queued;   /* server --queued */
 	long preopen;  /* client --preopen */
 	long requests; /* keepalive: round trips per connection */
+	long bytes;    /* keepalive --bytes: payload after each ping and pong */
 	long give_up_ms; /* connects: how long a connect is given before close() */
 };
 
@@ -87,6 +90,7 @@ struct server_counts {
 	long closed_in_syn_recv; /* Fast Open children closed before the handshake's last ACK */
 	long queued;             /* connections that said "prep": made before the workers */
 	long requests;           /* keepalive: round trips answered */
+	long segs_out, retrans;  /* keepalive: tcp_sent_counts() of its connections, summed */
 };
 
 struct client_counts {
@@ -97,6 +101,7 @@ struct client_counts {
 	long rst_seen;
 	long other_errors;
 	long requests; /* keepalive: round trips done */
+	long segs_out, retrans; /* keepalive: tcp_sent_counts() of its connections, summed */
 	/* connects: by how each connect ended */
 	long etimedout, unreachable, abandoned;
 	long slow;      /* connected after more than a second, by the client's clock */
@@ -126,6 +131,9 @@ int recv4(int fd, char buf[4]);
 int recv_msg(int fd, const char *msg);
 enum end_kind read_until_end(int fd, const char *who, long i);
 int recv_request(int fd, long *preopened);
+int send_payload(int fd, long n);
+int recv_payload(int fd, long n);
+void note_sent_counts(int fd, long *segs_out, long *retrans);
 const char *msg_error_text(int err);
 void wait_for_release(void);
 

@@ -81,14 +81,20 @@ static bool in_syn_recv(int fd)
 	return !getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) && info.tcpi_state == TCP_SYN_RECV;
 }
 
-/* keepalive: answers each ping with a pong until the client closes. */
-static void serve_keepalive(int fd, long i, struct server_counts *sc)
+/* keepalive: answers each ping with a pong until the client closes; with
+ * --bytes, each carries that many bytes after it. */
+static void serve_keepalive(int fd, long i, long bytes, struct server_counts *sc)
 {
 	for (long r = 0;; r++) {
 		long preopened = 0;
 		int err = recv_request(fd, &preopened);
 
+		if (!err && bytes)
+			err = recv_payload(fd, bytes);
 		if (err == -ENODATA && r > 0) {
+			/* The client's FIN came once it had read every byte
+			 * sent: none goes out after this. */
+			note_sent_counts(fd, &sc->segs_out, &sc->retrans);
 			sc->eof++;
 			return;
 		}
@@ -103,6 +109,8 @@ static void serve_keepalive(int fd, long i, struct server_counts *sc)
 		if (r == 0)
 			sc->queued += preopened;
 		err = send_msg(fd, "pong");
+		if (!err && bytes)
+			err = send_payload(fd, bytes);
 		if (err) {
 			note_error("server connection %ld: send pong: %s", i, errno_text(-err));
 			sc->errors++;
@@ -125,7 +133,7 @@ static void serve_one(const struct config *cfg, int fd, long i, struct server_co
 		goto out;
 	}
 	if (cfg->mode == MODE_KEEPALIVE) {
-		serve_keepalive(fd, i, sc);
+		serve_keepalive(fd, i, cfg->bytes, sc);
 		goto out;
 	}
 
@@ -347,9 +355,10 @@ static void worker_loop(const struct config *cfg, int lfd, struct workers_state 
 static void print_counts(const char *role, const struct config *cfg, const struct server_counts *sc)
 {
 	printf("role=%s mode=%s accepted=%ld rst_seen=%ld eof=%ld errors=%ld closed_in_syn_recv=%ld "
-	       "queued=%ld requests=%ld pid=%d\n",
+	       "queued=%ld requests=%ld segs_out=%ld retrans=%ld pid=%d\n",
 	       role, mode_names[cfg->mode], sc->accepted, sc->rst_seen, sc->eof, sc->errors,
-	       sc->closed_in_syn_recv, sc->queued, sc->requests, (int)getpid());
+	       sc->closed_in_syn_recv, sc->queued, sc->requests, sc->segs_out, sc->retrans,
+	       (int)getpid());
 	fflush(stdout);
 }
 
@@ -408,6 +417,8 @@ static void run_workers(const struct config *cfg, int lfd, struct server_counts 
 		sc->closed_in_syn_recv += c->closed_in_syn_recv;
 		sc->queued += c->queued;
 		sc->requests += c->requests;
+		sc->segs_out += c->segs_out;
+		sc->retrans += c->retrans;
 	}
 out:
 	munmap(ws, sizeof(*ws));

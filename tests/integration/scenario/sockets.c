@@ -218,6 +218,63 @@ int recv_request(int fd, long *preopened)
 	return memcmp(buf, "ping", 4) ? -EBADMSG : 0;
 }
 
+/* keepalive --bytes: n bytes of payload, each 'x', in chunks. 0 or -errno. */
+int send_payload(int fd, long n)
+{
+	static char buf[65536];
+	ssize_t sent;
+
+	if (!buf[0])
+		memset(buf, 'x', sizeof(buf));
+	while (n > 0) {
+		sent = send(fd, buf, (size_t)(n < (long)sizeof(buf) ? n : (long)sizeof(buf)),
+			    MSG_NOSIGNAL);
+		if (sent < 0 && errno == EINTR)
+			continue;
+		if (sent < 0)
+			return -errno;
+		n -= sent;
+	}
+	return 0;
+}
+
+/* Reads exactly n bytes of 'x'. 0, -errno, -ENODATA on EOF, -EBADMSG. */
+int recv_payload(int fd, long n)
+{
+	char buf[65536];
+	ssize_t got;
+
+	while (n > 0) {
+		got = recv(fd, buf, (size_t)(n < (long)sizeof(buf) ? n : (long)sizeof(buf)), 0);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			return -ENODATA;
+		for (ssize_t i = 0; i < got; i++)
+			if (buf[i] != 'x')
+				return -EBADMSG;
+		n -= got;
+	}
+	return 0;
+}
+
+/* keepalive: a connection's tcp_sent_counts() added to *segs_out and
+ * *retrans; a failure to read them noted as an error. */
+void note_sent_counts(int fd, long *segs_out, long *retrans)
+{
+	long segs, again;
+	int err = tcp_sent_counts(fd, &segs, &again);
+
+	if (err) {
+		note_error("TCP_INFO: %s", errno_text(-err));
+		return;
+	}
+	*segs_out += segs;
+	*retrans += again;
+}
+
 const char *msg_error_text(int err)
 {
 	if (err == -ENODATA)
