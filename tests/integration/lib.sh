@@ -44,6 +44,14 @@ comm_sum() { # csv comm column
 		END { print s + 0 }' "$1"
 }
 
+# Sum of a column of a --by dest CSV over one destination's rows.
+dest_sum() { # csv dest column
+	awk -F, -v dest="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$5 == dest { s += $c }
+		END { if (!c) { print "no-column-" col; exit } print s + 0 }' "$1"
+}
+
 # Sum over every process of the last value of a gauge column.
 gauge_total() { # csv column
 	awk -F, -v col="$2" '

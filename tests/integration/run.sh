@@ -12,7 +12,7 @@ here=$(dirname "$0")
 . "$here/../lib/tracer.sh"
 . "$here/../lib/csv.sh"
 . "$here/lib.sh"
-for topic in closes rsts fastopen connects listen startup processes proxies scale cli filter; do
+for topic in closes rsts fastopen connects retrans listen startup processes proxies scale cli filter; do
 	. "$here/cases/$topic.sh"
 done
 
@@ -42,6 +42,12 @@ run_case "connect(): every cause of failure and the time to connect, against the
 run_case "wrk's Socket errors: connect, against tcptrace's" case_wrk_connect_errors
 run_case "nginx's error log: failed upstream connects by worker, cause and destination" case_nginx_upstream_failures
 run_case "--by dest: per destination, port headroom from the namespace's range" case_by_dest
+run_case "data segments sent again, the server's lost: its side's = TcpRetransSegs - TCPSynRetrans, the other's 0" \
+	case_retrans_server_side
+run_case "data segments sent again, the client's lost: its side out's, the server's 0" case_retrans_client_side
+run_case "data segments sent again --by dest: the lossy destination's, the finding names it" case_retrans_by_dest
+run_case "wrk against haproxy at maxconn: the load_client finding = wrk's connections, TCPSynRetrans" \
+	case_load_generator_own_figures
 run_case "connected before tcptrace started" case_connected_before_start
 run_case "open connections = ss established per process, those from before start included" case_open_connections
 run_case "connections that end while the seeds are written: none left open" case_ended_while_seeding

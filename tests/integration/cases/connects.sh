@@ -23,14 +23,6 @@ case_port_exhaustion() {
 	expect_eq "server eaddrnotavail" 0 "$(csv_sum "$csv" "$SRV" eaddrnotavail)"
 }
 
-# Column of a --by dest CSV for one destination: summed, or its last value.
-dest_sum() { # csv dest column
-	awk -F, -v dest="$2" -v col="$3" '
-		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-		$5 == dest { s += $c }
-		END { if (!c) { print "no-column-" col; exit } print s + 0 }' "$1"
-}
-
 # Connects of a destination in the latency buckets.
 dest_connects() { # csv dest
 	awk -F, -v dest="$2" '
