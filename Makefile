@@ -49,7 +49,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: all clean unit integration kernel-test kernel-fetch soak test test-programs install uninstall hookcost deb
 
-all: tcptrace $(OUTPUT)/tt-scenario $(OUTPUT)/tt-stall
+all: tcptrace $(OUTPUT)/tt-scenario $(OUTPUT)/tt-stall $(OUTPUT)/tt_loss.bpf.o
 
 $(OUTPUT):
 	$(Q)mkdir -p $@
@@ -66,6 +66,10 @@ $(OUTPUT)/%.tmp.bpf.o: tests/integration/%.bpf.c | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+$(OUTPUT)/%.tmp.bpf.o: tests/kernel/%.bpf.c | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
 $(OUTPUT)/%.bpf.o: $(OUTPUT)/%.tmp.bpf.o
 	$(call msg,GEN-OBJ,$@)
 	$(Q)$(BPFTOOL) gen object $@ $<
@@ -74,8 +78,8 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-.SECONDARY: $(patsubst %,$(OUTPUT)/%.tmp.bpf.o,tcptrace hookcost tt_stall) \
-	$(patsubst %,$(OUTPUT)/%.bpf.o,tcptrace hookcost tt_stall)
+.SECONDARY: $(patsubst %,$(OUTPUT)/%.tmp.bpf.o,tcptrace hookcost tt_stall tt_loss) \
+	$(patsubst %,$(OUTPUT)/%.bpf.o,tcptrace hookcost tt_stall tt_loss)
 
 # The skeleton must exist before any user object that includes it is built.
 $(patsubst %,$(OUTPUT)/user/%.o,$(TRACER)): $(OUTPUT)/tcptrace.skel.h
@@ -148,7 +152,7 @@ integration: tcptrace $(OUTPUT)/tt-scenario $(OUTPUT)/tt-stall
 # only downloads them (tests/run-all.sh does, in the background, while the
 # first suites run).
 KERNELS ?= 5.10 6.1 6.12
-kernel-test: tcptrace $(OUTPUT)/tt-scenario
+kernel-test: tcptrace $(OUTPUT)/tt-scenario $(OUTPUT)/tt_loss.bpf.o
 	$(Q)tests/kernel/matrix.sh $(KERNELS)
 
 kernel-fetch:

@@ -3,13 +3,15 @@
 # Builds the guest's initramfs: busybox, and tcptrace, tt-scenario and
 # bpftool with the exact shared libraries and loader they were linked
 # against on this host,
-# the kernel's sock_diag modules, and guest-init.sh as /init.
+# the kernel's sock_diag modules, the loss program (tt_loss.bpf.o), and
+# guest-init.sh as /init.
 set -eu
 out=$1     # initramfs file to write (gzip'd cpio)
 modules=$2 # folder with inet_diag.ko and tcp_diag.ko
 tcptrace=$3
 scenario=$4
-bpftool=$5 # reads the programs' run counts in the guest
+bpftool=$5 # reads the programs' run counts in the guest, loads the loss program
+loss=$6    # tt_loss.bpf.o: segments lost after they were sent
 here=$(cd "$(dirname "$0")" && pwd)
 
 busybox=$(command -v busybox) || {
@@ -31,6 +33,7 @@ cp "$here/guest-init.sh" "$root/init"
 cp "$tcptrace" "$root/opt/tt/tcptrace"
 cp "$scenario" "$root/bin/tt-scenario" # traced by that name
 cp "$bpftool" "$root/bin/bpftool"
+cp "$loss" "$root/opt/tt/tt_loss.bpf.o"
 cp "$modules/inet_diag.ko" "$modules/tcp_diag.ko" "$root/modules/"
 
 # Each library at the path ldd resolved it to, the loader at the path

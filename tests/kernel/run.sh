@@ -25,6 +25,7 @@ MAX_RUNS_PER_REQUEST=0.05  # tcptrace's program runs per kept-alive request, at 
 EXHAUST_PORTS=4            # the guest's ip_local_port_range holds 4 ports
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-240}
 KERNEL_CACHE=$TOP/build/kernel
+LOSS_PROGRAM=$TOP/build/tt_loss.bpf.o # the guest's nft: tests/kernel/tt_loss.bpf.c
 GUEST=$WORK/guest
 mkdir -p "$GUEST"
 
@@ -34,11 +35,12 @@ boot_guest() {
 	for tool in qemu-system-x86_64 busybox cpio apt-get dpkg-deb bpftool; do
 		command -v "$tool" >/dev/null || { log "$tool not found (tools/install-deps.sh installs it)"; return 1; }
 	done
-	[ -x "$TCPTRACE" ] && [ -x "$SCENARIO" ] || { log "build tcptrace and build/tt-scenario first (make)"; return 1; }
+	[ -x "$TCPTRACE" ] && [ -x "$SCENARIO" ] && [ -r "$LOSS_PROGRAM" ] ||
+		{ log "build tcptrace, build/tt-scenario and build/tt_loss.bpf.o first (make)"; return 1; }
 	kernel=$("$TOP/tests/kernel/fetch-kernel.sh" "$SERIES" "$KERNEL_CACHE") || return 1
 	log "kernel: $(basename "$kernel")"
 	"$TOP/tests/kernel/make-initramfs.sh" "$WORK/initramfs.gz" "$kernel" "$TCPTRACE" "$SCENARIO" \
-		"$(command -v bpftool)" || return 1
+		"$(command -v bpftool)" "$LOSS_PROGRAM" || return 1
 	local rc attempt
 	for attempt in 1 2; do
 		start=$SECONDS
@@ -101,6 +103,14 @@ csv_total() { # column...
 		}
 		{ for (i in c) s += $i }
 		END { if (found != n) print "missing-column"; else print s + 0 }' "$GUEST/t.csv"
+}
+
+# Change of a kernel counter between two of the guest's looks.
+counter_between() { # from-label to-label name
+	local before after
+	before=$(guest counter "$1" "$3")
+	after=$(guest counter "$2" "$3")
+	[ -n "$before" ] && [ -n "$after" ] && echo $((after - before)) || echo "missing-$3"
 }
 
 GUEST_OK=0
@@ -393,7 +403,7 @@ connect_buckets() { # csv pid
 
 case_totals_equal_kernel_counters() {
 	guest_ran || return 1
-	local opened=$((8 * N + EXHAUST_PORTS + KA_CONNS + 5 + 3 + 1 + 5)) # + the listen queue's 5, defer's 3, the moment's 1, the slow server's 5
+	local opened=$((8 * N + EXHAUST_PORTS + KA_CONNS + 5 + 3 + 1 + 5 + 4)) # + the listen queue's 5, defer's 3, the moment's 1, the slow server's 5, retrans' 4
 	expect_eq "TcpPassiveOpens = connections the scenario opened" "$opened" "$(counter_delta TcpPassiveOpens)"
 	expect_eq "conn_in = TcpPassiveOpens" "$(counter_delta TcpPassiveOpens)" "$(csv_total conn_in)"
 	expect_eq "conn_out + connfail_out = TcpActiveOpens" "$(counter_delta TcpActiveOpens)" "$(csv_total conn_out connfail_out)"
@@ -412,6 +422,9 @@ case_totals_equal_kernel_counters() {
 		expect_eq "tw = TcpExtTW + TcpExtTWKilled" "$(( $(counter_delta TcpExtTW) + $(counter_delta TcpExtTWKilled) ))" "$(csv_total tw_in tw_out)"
 	expect_eq "every connection end (two per connection) in one class" "$((2 * (opened + HELD)))" \
 		"$(csv_total fin_active_in fin_active_out fin_passive_in fin_passive_out rst_sent_in rst_sent_out rst_recv_in rst_recv_out timeout_in timeout_out)"
+	expect_eq "retrans = TcpRetransSegs - TCPSynRetrans" \
+		"$(( $(counter_delta TcpRetransSegs) - $(counter_delta TcpExtTCPSynRetrans) ))" \
+		"$(csv_total retrans_in retrans_out)"
 	expect_eq "untracked" 0 "$(csv_total untracked)"
 }
 
@@ -505,6 +518,38 @@ case_rst_reasons_are_the_kernels() {
 	expect_eq "client RSTs by reason" "TCP_STATE=$N" "$(csv_reasons "$csv" "$(pair_field linger0-client client)")"
 }
 
+# The server's data segments lost by the loss program at the client's
+# socket: its side in sends them again; the kernel's counters around the
+# pair, and its connections' own tcp_info, say how many.
+case_segments_sent_again() {
+	local csv=$GUEST/t.csv srv cli again
+	expect_eq "loss program attached" attached "$(guest loss)"
+	expect_eq "retrans scenario went as expected" "0 0" \
+		"$(pair_field retrans server_rc) $(pair_field retrans client_rc)"
+	srv=$(pair_field retrans server)
+	cli=$(pair_field retrans client)
+	again=$(($(counter_between retrans-before retrans-after TcpRetransSegs) -
+		$(counter_between retrans-before retrans-after TcpExtTCPSynRetrans)))
+	expect_eq "segments were sent again" 1 "$((again > 0))"
+	# A dropped GSO packet takes several segments, each sent again.
+	expect_eq "segments sent again outnumber the packets dropped ($(guest dropped-by-loss))" 1 \
+		"$((again > $(guest dropped-by-loss)))"
+	expect_eq "server's retrans_in = TcpRetransSegs - TCPSynRetrans over the pair" "$again" \
+		"$(csv_sum "$csv" "$srv" retrans_in)"
+	expect_eq "server's retrans_in = its connections' tcpi_total_retrans" \
+		"$(scenario_field retrans server retrans)" "$(csv_sum "$csv" "$srv" retrans_in)"
+	expect_eq "server's retrans_out, client's retrans_in and retrans_out" "0 0 0" \
+		"$(csv_sum "$csv" "$srv" retrans_out) $(csv_sum "$csv" "$cli" retrans_in) $(csv_sum "$csv" "$cli" retrans_out)"
+	expect_eq "server's retrans_rto_in = TCPSlowStartRetrans + TCPTimeouts over the pair" \
+		"$(($(counter_between retrans-before retrans-after TcpExtTCPSlowStartRetrans) +
+			$(counter_between retrans-before retrans-after TcpExtTCPTimeouts)))" \
+		"$(csv_sum "$csv" "$srv" retrans_rto_in)"
+	expect_eq "server's segs_sent_in = its connections' tcpi_data_segs_out" \
+		"$(scenario_field retrans server segs_out)" "$(csv_sum "$csv" "$srv" segs_sent_in)"
+	expect_eq "client's segs_sent_out = its connections' tcpi_data_segs_out" \
+		"$(scenario_field retrans client segs_out)" "$(csv_sum "$csv" "$cli" segs_sent_out)"
+}
+
 run_case "Debian $SERIES kernel boots under qemu; tcptrace loads, attaches, exits 0" case_boot_and_load
 run_case "$SERIES: FIN, server closes first" case_fin_server_first
 run_case "$SERIES: FIN, client closes first" case_fin_client_first
@@ -524,6 +569,8 @@ run_case "$SERIES: kept-alive requests cost no program run (fexit, no read hook)
 run_case "$SERIES: connects by cause (refused, abandoned) and time" case_connects_by_cause_and_time
 run_case "$SERIES: accept queue waits, a server that sleeps 200 ms before each accept()" case_accept_wait
 run_case "$SERIES: handshakes as the listeners saw them, every connection a server completed" case_handshakes
+run_case "$SERIES: data segments sent again: the server's = TcpRetransSegs - TCPSynRetrans, the client's 0" \
+	case_segments_sent_again
 run_case "$SERIES: totals = the guest kernel's TCP counters" case_totals_equal_kernel_counters
 case $SERIES in
 5.10 | 6.1) run_case "$SERIES: RST reasons unavailable, and said so" case_rst_reasons_unavailable ;;
