@@ -87,6 +87,8 @@ finding_anchor() { # kind
 	no_free_port) echo port-exhaustion ;;
 	timewait) echo timewait-find-out-who-holds-it ;;
 	rst_sent) echo rsts-and-their-reasons ;;
+	retrans) echo segments-sent-again ;;
+	load_client) echo a-load-generators-own-figures ;;
 	esac
 }
 
@@ -119,12 +121,33 @@ expect_findings() {
 			want="$want tw_$side=$tw rst_$side=$(sum "$role" "rst_sent_$side")"
 			got="$got tw_$side=$(finding_count timewait "$role" "$side") rst_$side=$(finding_count rst_sent "$role" "$side")"
 		done
+		for side in in out; do
+			# From 10 segments sent again and 1 % of those sent, or
+			# with the share not known yet (fewer sent than again).
+			local again sent
+			again=$(sum "$role" "retrans_$side")
+			sent=$(sum "$role" "segs_sent_$side")
+			[ "$again" -ge 10 ] && { [ "$sent" -lt "$again" ] || [ $((again * 100)) -ge "$sent" ]; } ||
+				again=0
+			want="$want retrans_$side=$again"
+			got="$got retrans_$side=$(finding_count retrans "$role" "$side")"
+		done
 		want="$want syn=$(sum "$role" syn_retrans_out) synack=$(sum "$role" synack_retrans_in)"
 		want="$want connfail=$(sum "$role" connfail_out) noport=$(sum "$role" eaddrnotavail)"
 		got="$got syn=$(finding_count syn_retries "$role") synack=$(finding_count synack_retries "$role")"
 		got="$got connfail=$(finding_count connect_failed "$role") noport=$(finding_count no_free_port "$role")"
 		expect_eq "$role's findings = its CSV sums:" "${want# }" "${got# }"
 	done
+	# The load generator accepts nothing: its own figures describe the
+	# connections it had, of the connects it tried.
+	local tried connected
+	connected=$(sum load conn_out)
+	tried=$((connected + $(sum load connfail_out) + $(sum load eaddrnotavail)))
+	want="0 of "
+	[ "$(sum load conn_in)" -eq 0 ] && { [ "$tried" -gt "$connected" ] || [ "$(slow_connects load)" -gt 0 ]; } &&
+		want="$connected of $tried"
+	expect_eq "the load_client finding: the load's connections, of its tries" "$want" \
+		"$(finding_count load_client load) of $(finding_field load_client load tried)"
 	local mixed
 	mixed=$(jq -r 'select(.finding) | .pids | map(tostring) | join(",")' "$JSONL" | while read -r pids; do
 		local owners="" pid r
@@ -136,6 +159,17 @@ expect_findings() {
 		[ "$(echo "$owners" | tr ' ' '\n' | sort -u | grep -c .)" -eq 1 ] || echo "[$pids]"
 	done)
 	expect_eq "each finding's processes are of one role" "" "$mixed"
+}
+
+# A role's connects that took more than 1 s: its connect_* buckets above 1 s.
+slow_connects() { # role
+	local pids
+	pids=$(eval echo "\${pids_$1:-none}")
+	awk -F, -v pids="$pids" '
+		BEGIN { n = split(pids, p, ","); for (i = 1; i <= n; i++) keep[p[i]] = 1 }
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^connect_([2-9]|[1-9][0-9]+)s$|^connect_over_50s$/) c[i] = 1; next }
+		$3 in keep { for (i in c) s += $i }
+		END { print s + 0 }' "$CSV"
 }
 
 # Sum over this scenario's processes (or a role's) of their last tw_now (a level).
