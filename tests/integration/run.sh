@@ -42,10 +42,11 @@ run_case "connect(): every cause of failure and the time to connect, against the
 run_case "wrk's Socket errors: connect, against tcptrace's" case_wrk_connect_errors
 run_case "nginx's error log: failed upstream connects by worker, cause and destination" case_nginx_upstream_failures
 run_case "--by dest: per destination, port headroom from the namespace's range" case_by_dest
-run_case "data segments sent again, the server's lost: its side's = TcpRetransSegs - TCPSynRetrans, the other's 0" \
+run_case "data segments sent again, the server's lost: each side's = its own tcp_info, both = TcpRetransSegs - TCPSynRetrans" \
 	case_retrans_server_side
-run_case "data segments sent again, the client's lost: its side out's, the server's 0" case_retrans_client_side
-run_case "data segments sent again --by dest: the lossy destination's, the finding names it" case_retrans_by_dest
+run_case "data segments sent again, the client's lost: on its side out, the server's its own" case_retrans_client_side
+run_case "data segments sent again --by dest: each destination's = its client's, the finding names the lossy one" \
+	case_retrans_by_dest
 run_case "wrk against haproxy at maxconn: the load_client finding = wrk's connections, TCPSynRetrans" \
 	case_load_generator_own_figures
 run_case "connected before tcptrace started" case_connected_before_start
