@@ -74,7 +74,7 @@ expect_segs_sent() { # server-pid client-pid
 
 # The lossy end's side sent again what the kernel did; the other end's
 # side is its connections' own count: 0, unless the kernel sent one again
-# by itself (a tail loss probe whose ACK a loaded machine delayed). Both
+# by itself (a probe or a timeout whose ACK a loaded machine delayed). Both
 # add up to TcpRetransSegs - TCPSynRetrans, the Loss state's to
 # TCPSlowStartRetrans + TCPTimeouts.
 expect_two_sides() { # lossy-end lossy-side other-end other-side (ends: server, client)
