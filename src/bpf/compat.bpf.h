@@ -73,8 +73,8 @@ static __always_inline __u16 sk_local_port_of(const struct sock *sk)
 }
 
 /* What TCP keeps of a segment in its skb's control block (TCP_SKB_CB),
- * read with the width CO-RE relocates to: tcp_flags is 16 bits on 6.18
- * (AccECN), 8 before. */
+ * read with the width CO-RE relocates to: tcp_flags grew from 8 bits to
+ * 16 with AccECN (16 on 6.18, 8 on the matrix's kernels). */
 static __always_inline __u16 skb_tcp_flags_of(const struct sk_buff *skb)
 {
 	const struct tcp_skb_cb *cb = (const void *)skb->cb;

@@ -341,6 +341,8 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 		load_reason_names(btf, ids[KT_RST_REASON], &t->reason_names);
 	else
 		t->reason_names.name[TT_REASON_OTHER] = strdup("UNKNOWN");
+	/* From 6.17 tcp_retransmit_skb passes the send's error, and fires
+	 * for failed sends too. */
 	retrans_err = tracepoint_args(btf, ids[KT_TRACE_RETRANSMIT_SKB]) >= 4;
 
 	skel = tcptrace_bpf__open();
