@@ -3,7 +3,7 @@
 # The installed files: `make install` and `make uninstall` under DESTDIR, the
 # man page (it renders without a warning, and it names every option of
 # --help, every CSV column and table heading tcptrace really writes, every
-# metric of src/user/output/metrics.c), the reference pages under docs/ (the same
+# metric of src/user/output/metrics_text.c), the reference pages under docs/ (the same
 # options, columns and metrics), the bash completion sourced in bash, the
 # systemd unit example under systemd-analyze verify, and the docs' output
 # blocks, whose table headings must be those the code writes. The CSV headers
@@ -243,18 +243,18 @@ case_man_columns() {
 case_man_metrics() {
 	local page served name documented
 	page=$(section "PROMETHEUS METRICS")
-	served=$(grep -ohE '"tcptrace_[a-z_]+' src/user/output/metrics.c | tr -d '"' | LC_ALL=C sort -u)
-	[ "$(wc -l <<<"$served")" -ge 20 ] || { bad "too few metrics in metrics.c: $served"; return 1; }
+	served=$(grep -ohE '"tcptrace_[a-z_]+' src/user/output/metrics_text.c | tr -d '"' | LC_ALL=C sort -u)
+	[ "$(wc -l <<<"$served")" -ge 20 ] || { bad "too few metrics in metrics_text.c: $served"; return 1; }
 	for name in $served; do
 		grep -qw -- "$name" <<<"$page" || bad "metric $name is not in the page"
 	done
 	documented=$(grep -oE 'tcptrace_[a-z_]+' <<<"$page" | LC_ALL=C sort -u)
-	expect_eq "metrics in the page, as in metrics.c" "$(echo $served)" "$(echo $documented)"
+	expect_eq "metrics in the page, as in metrics_text.c" "$(echo $served)" "$(echo $documented)"
 }
 
 # The reference pages the README links say what the man page says: every
 # option of --help (docs/usage.md), every CSV column of the real runs of
-# case_man_columns (docs/columns.md), every metric of metrics.c and no
+# case_man_columns (docs/columns.md), every metric of metrics_text.c and no
 # other (docs/metrics.md).
 case_doc_pages() {
 	local opt col served documented
@@ -266,9 +266,9 @@ case_doc_pages() {
 	for col in $(head -qn1 "$WORK/proc.csv" "$WORK/dest.csv" | tr , '\n' | LC_ALL=C sort -u); do
 		grep -qw -- "$col" docs/columns.md || bad "CSV column $col is not in docs/columns.md"
 	done
-	served=$(grep -ohE '"tcptrace_[a-z_]+' src/user/output/metrics.c | tr -d '"' | LC_ALL=C sort -u)
+	served=$(grep -ohE '"tcptrace_[a-z_]+' src/user/output/metrics_text.c | tr -d '"' | LC_ALL=C sort -u)
 	documented=$(grep -oE 'tcptrace_[a-z_]+' docs/metrics.md | LC_ALL=C sort -u)
-	expect_eq "metrics in docs/metrics.md, as in metrics.c" "$(echo $served)" "$(echo $documented)"
+	expect_eq "metrics in docs/metrics.md, as in metrics_text.c" "$(echo $served)" "$(echo $documented)"
 }
 
 # Every output block of the docs shows headings tcptrace writes today: each
@@ -419,7 +419,7 @@ run_case "the man page renders without a warning" case_man_renders
 run_case "the man page: every option of --help, and no other" case_man_options
 run_case "the man page and --help: the code's options, programs, levels and findings" case_man_tied_to_code
 run_case "the man page: every CSV column and table heading of a real run" case_man_columns
-run_case "the man page: every metric of metrics.c, and no other" case_man_metrics
+run_case "the man page: every metric of metrics_text.c, and no other" case_man_metrics
 run_case "the doc pages: every option, CSV column and metric" case_doc_pages
 run_case "the docs' output blocks and links: every table heading is one tcptrace writes, every anchor exists" case_doc_headings
 run_case "bash completion: options, --by, --pid names, files, after --, compare, report" case_completion
