@@ -25,7 +25,7 @@ PURE := common/stats common/columns common/connect_time common/utf8 common/procf
 	common/test_hooks \
 	common/cgroup_name \
 	tracer/ports tracer/tw_table tracer/kallsyms tracer/verifier_log \
-	output/table output/csv output/json output/metrics output/metrics_text output/http output/findings \
+	output/table output/csv output/json output/metrics output/metrics_text output/http output/findings output/findings_write \
 	offline/csv_read offline/compare offline/timeline offline/html offline/report_page \
 	offline/report_cli \
 	cli/options cli/proc_match
