@@ -17,6 +17,7 @@ static const struct {
 	[TT_FINDING_SYNACK_RETRIES] = { "synack_retries", "syn-retries" },
 	[TT_FINDING_NO_PORT] = { "no_free_port", "port-exhaustion" },
 	[TT_FINDING_CONNECT_FAILED] = { "connect_failed", "connect-failures" },
+	[TT_FINDING_BEFORE_SYN] = { "connect_failed_before_syn", "connect-failures-before-any-syn" },
 	[TT_FINDING_TIMEWAIT] = { "timewait", "timewait-find-out-who-holds-it" },
 	[TT_FINDING_RSTS] = { "rst_sent", "rsts-and-their-reasons" },
 };
@@ -58,7 +59,8 @@ static bool counted_nothing(const struct tt_proc_counters *c)
 /* A process that opened connections, or tried to: a proxy, a client. */
 static bool connects(const struct tt_proc_counters *c)
 {
-	return c->conn[TT_SIDE_OUT] || c->connfail || c->eaddrnotavail || c->syn_retrans;
+	return c->conn[TT_SIDE_OUT] || c->connfail || c->eaddrnotavail || c->eaddrinuse ||
+	       c->syn_retrans;
 }
 
 /* One group of a name: the processes of one instance (nginx's master and
@@ -175,19 +177,32 @@ static void set_dest(struct tt_finding *f, const struct tt_dest_row *d)
 	f->runout_s = d->runout_s;
 }
 
-/* Where comm's connects failed: summed over its processes by destination,
- * the TT_FINDING_DESTS with the most kept in f. */
-static void set_fail_dests(struct tt_finding *f, const struct findings_input *in)
+/* The failed connects of the causes from first to before last. */
+static uint64_t causes_sum(const __u64 *by, size_t first, size_t last)
+{
+	uint64_t n = 0;
+
+	for (size_t c = first; c < last; c++)
+		n += by[c];
+	return n;
+}
+
+/* Where comm's connects failed for the causes from first to before last:
+ * summed over its processes by destination, the TT_FINDING_DESTS with the
+ * most kept in f. */
+static void set_fail_dests(struct tt_finding *f, const struct findings_input *in, size_t first,
+			   size_t last)
 {
 	struct tt_finding_dest all[64];
 	size_t n = 0;
 
 	for (size_t i = 0; i < in->n_dests; i++) {
 		const struct tt_dest_row *d = &in->dests[i];
+		uint64_t failed = causes_sum(d->c.connfail_by, first, last);
 		char where[TT_DEST_LEN];
 		size_t k;
 
-		if (strncmp(d->comm, f->comm, TT_COMM_LEN) != 0 || !d->c.connfail)
+		if (strncmp(d->comm, f->comm, TT_COMM_LEN) != 0 || !failed)
 			continue;
 		format_dest(where, sizeof(where), d);
 		for (k = 0; k < n && strcmp(all[k].where, where) != 0; k++)
@@ -198,8 +213,8 @@ static void set_fail_dests(struct tt_finding *f, const struct findings_input *in
 			memset(&all[n], 0, sizeof(all[n]));
 			memcpy(all[n++].where, where, sizeof(where));
 		}
-		all[k].count += d->c.connfail;
-		for (size_t c = 0; c < TT_CONNFAILS; c++)
+		all[k].count += failed;
+		for (size_t c = first; c < last; c++)
 			all[k].causes[c] += d->c.connfail_by[c];
 	}
 	while (f->n_fail_dests < TT_FINDING_DESTS && n) {
@@ -269,6 +284,28 @@ static void join_connect_times(struct tt_finding *f, const struct name_totals *t
 	}
 }
 
+/* A finding of kind per name whose connects failed for a cause from first
+ * to before last. */
+static void add_connect_failures(struct tt_finding *out, size_t *n, size_t max,
+				 enum tt_finding_kind kind, size_t first, size_t last,
+				 const struct name_totals *names, size_t n_names,
+				 const struct findings_input *in)
+{
+	for (size_t i = 0; i < n_names; i++) {
+		uint64_t failed = causes_sum(names[i].c.connfail_by, first, last);
+		struct tt_finding *f;
+
+		if (!failed)
+			continue;
+		f = add(out, n, max, kind, &names[i], TT_SIDE_OUT, failed);
+		if (!f)
+			continue;
+		for (size_t c = first; c < last; c++)
+			f->causes[c] = names[i].c.connfail_by[c];
+		set_fail_dests(f, in, first, last);
+	}
+}
+
 size_t findings_collect(const struct findings_input *in, struct tt_finding *out, size_t max)
 {
 	struct name_totals names[256] = { 0 };
@@ -297,28 +334,29 @@ size_t findings_collect(const struct findings_input *in, struct tt_finding *out,
 			memcpy(f->handshake_le, names[i].handshake_le, sizeof(f->handshake_le));
 	}
 	for (size_t i = 0; i < n_names; i++) {
-		if (!names[i].c.eaddrnotavail)
+		const struct tt_proc_counters *c = &names[i].c;
+
+		if (!c->eaddrnotavail && !c->eaddrinuse)
 			continue;
 		f = add(out, &n, max, TT_FINDING_NO_PORT, &names[i], TT_SIDE_OUT,
-			names[i].c.eaddrnotavail);
-		if (f)
-			set_dest(f, top_dest(in, f->comm, dest_no_port));
-	}
-	for (size_t i = 0; i < n_names; i++) {
-		if (!names[i].c.connfail)
-			continue;
-		f = add(out, &n, max, TT_FINDING_CONNECT_FAILED, &names[i], TT_SIDE_OUT,
-			names[i].c.connfail);
+			c->eaddrnotavail + c->eaddrinuse);
 		if (!f)
 			continue;
-		memcpy(f->causes, names[i].c.connfail_by, sizeof(f->causes));
-		set_fail_dests(f, in);
+		f->eaddrnotavail = c->eaddrnotavail;
+		f->eaddrinuse = c->eaddrinuse;
+		set_dest(f, top_dest(in, f->comm, dest_no_port));
 	}
+	add_connect_failures(out, &n, max, TT_FINDING_CONNECT_FAILED, 0, TT_CONNFAIL_BEFORE_SYN,
+			     names, n_names, in);
+	add_connect_failures(out, &n, max, TT_FINDING_BEFORE_SYN, TT_CONNFAIL_BEFORE_SYN,
+			     TT_CONNFAILS, names, n_names, in);
 	for (size_t i = 0; i < n_names; i++) {
 		for (int side = TT_SIDE_OUT; side >= TT_SIDE_IN; side--) {
 			/* Few, unless they are what the ports ran out for. */
-			if (!names[i].c.tw[side] || (names[i].c.tw[side] < TT_FINDING_MIN_TIMEWAIT &&
-						     !(side == TT_SIDE_OUT && names[i].c.eaddrnotavail)))
+			if (!names[i].c.tw[side] ||
+			    (names[i].c.tw[side] < TT_FINDING_MIN_TIMEWAIT &&
+			     !(side == TT_SIDE_OUT &&
+			       (names[i].c.eaddrnotavail || names[i].c.eaddrinuse))))
 				continue;
 			f = add(out, &n, max, TT_FINDING_TIMEWAIT, &names[i], side,
 				names[i].c.tw[side]);

@@ -124,12 +124,20 @@ static void write_synack_retries(FILE *f, const struct tt_finding *v)
 
 static void write_no_port(FILE *f, const struct tt_finding *v)
 {
+	const char *sep = ":";
+
 	who(f, v);
-	fprintf(f, ": %" PRIu64 " connect()s failed with EADDRNOTAVAIL, no local port free",
-		v->count);
-	if (v->where[0])
-		fprintf(f, " toward %s (%" PRIu64 " held, %" PRIu64 " free at the end)", v->where,
-			v->ports_held, v->ports_free);
+	if (v->eaddrnotavail) {
+		fprintf(f, "%s %" PRIu64 " connect()s failed with EADDRNOTAVAIL, no local port free",
+			sep, v->eaddrnotavail);
+		if (v->where[0])
+			fprintf(f, " toward %s (%" PRIu64 " held, %" PRIu64 " free at the end)",
+				v->where, v->ports_held, v->ports_free);
+		sep = ";";
+	}
+	if (v->eaddrinuse)
+		fprintf(f, "%s %" PRIu64 " bind()s to port 0 failed with EADDRINUSE, no local port "
+			   "free for their address", sep, v->eaddrinuse);
 	fputs(". Widen net.ipv4.ip_local_port_range, let connect() take over TIME_WAIT ports "
 	      "(net.ipv4.tcp_tw_reuse=1), or keep connections open", f);
 	if (is(v, "nginx"))
@@ -137,6 +145,12 @@ static void write_no_port(FILE *f, const struct tt_finding *v)
 	else if (is(v, "haproxy"))
 		fputs(" (http-reuse)", f);
 	fputc('.', f);
+	if (v->eaddrinuse)
+		fputs(" A bind() before connect() takes its port at bind(), one a socket whatever "
+		      "the destination, and TIME_WAIT ports are not taken over there: set "
+		      "IP_BIND_ADDRESS_NO_PORT on the socket before bind() (nginx's proxy_bind does), "
+		      "so that connect() picks the port and shares it between destinations, or bind "
+		      "to more source addresses.", f);
 }
 
 static const char *const cause_words[TT_CONNFAILS] = {
@@ -144,7 +158,69 @@ static const char *const cause_words[TT_CONNFAILS] = {
 	[TT_CONNFAIL_TIMEOUT] = "timed out",
 	[TT_CONNFAIL_UNREACH] = "unreachable",
 	[TT_CONNFAIL_ABANDONED] = "abandoned",
+	[TT_CONNFAIL_ENETUNREACH] = "ENETUNREACH",
+	[TT_CONNFAIL_EHOSTUNREACH] = "EHOSTUNREACH",
+	[TT_CONNFAIL_EACCES] = "EACCES",
+	[TT_CONNFAIL_EINVAL] = "EINVAL",
+	[TT_CONNFAIL_EPERM] = "EPERM",
+	[TT_CONNFAIL_OTHER] = "other",
 };
+
+/* The causes of v from first to before last, "N words" each, then its
+ * destinations by the same causes. */
+static void write_causes(FILE *f, const struct tt_finding *v, const char *const *words,
+			 size_t first, size_t last)
+{
+	const char *sep = "";
+
+	for (size_t i = first; i < last; i++) {
+		if (!v->causes[i])
+			continue;
+		fprintf(f, "%s %" PRIu64 " %s", sep, v->causes[i], words[i]);
+		sep = ";";
+	}
+	fputc('.', f);
+	for (size_t d = 0; d < v->n_fail_dests; d++) {
+		const struct tt_finding_dest *x = &v->fail_dests[d];
+
+		fprintf(f, "%s %s:", d ? ";" : " Toward", x->where);
+		sep = "";
+		for (size_t i = first; i < last; i++) {
+			if (!x->causes[i])
+				continue;
+			fprintf(f, "%s %" PRIu64 " %s", sep, x->causes[i], cause_words[i]);
+			sep = ",";
+		}
+	}
+	if (v->n_fail_dests)
+		fputc('.', f);
+}
+
+static void write_before_syn(FILE *f, const struct tt_finding *v)
+{
+	static const char *const words[TT_CONNFAILS] = {
+		[TT_CONNFAIL_ENETUNREACH] = "ENETUNREACH (no route to the destination's network)",
+		[TT_CONNFAIL_EHOSTUNREACH] = "EHOSTUNREACH (a route of type unreachable)",
+		[TT_CONNFAIL_EACCES] = "EACCES (a route of type prohibit, or an LSM)",
+		[TT_CONNFAIL_EINVAL] = "EINVAL (a route of type blackhole)",
+		[TT_CONNFAIL_EPERM] = "EPERM (a cgroup connect hook, or an LSM)",
+		[TT_CONNFAIL_OTHER] = "with another errno",
+	};
+
+	who(f, v);
+	fprintf(f, ": %" PRIu64 " connect()s failed before any SYN left, refused by the routes "
+		   "or a policy of its own host:", v->count);
+	write_causes(f, v, words, TT_CONNFAIL_BEFORE_SYN, TT_CONNFAILS);
+	fputs(" `ip route get ADDRESS` in its network namespace shows the route connect() "
+	      "found: add the missing one, or remove the unreachable, prohibit or blackhole one; "
+	      "without such a route, EPERM and EACCES come from a cgroup BPF connect hook or an "
+	      "LSM (SELinux, AppArmor).", f);
+	if (is(v, "haproxy"))
+		fputs(" haproxy counts each in its server's econ.", f);
+	else if (is(v, "nginx"))
+		fputs(" nginx logs each as \"connect() to ... failed (101: Network is "
+		      "unreachable)\" or its errno.", f);
+}
 
 static void write_connect_failed(FILE *f, const struct tt_finding *v)
 {
@@ -160,31 +236,10 @@ static void write_connect_failed(FILE *f, const struct tt_finding *v)
 					  "or nginx's proxy_connect_timeout, or a load generator "
 					  "done with connects still waiting)",
 	};
-	const char *sep = "";
 
 	who(f, v);
 	fprintf(f, ": %" PRIu64 " connect()s got a local port but no connection:", v->count);
-	for (size_t i = 0; i < TT_CONNFAILS; i++) {
-		if (!v->causes[i])
-			continue;
-		fprintf(f, "%s %" PRIu64 " %s", sep, v->causes[i], words[i]);
-		sep = ";";
-	}
-	fputc('.', f);
-	for (size_t d = 0; d < v->n_fail_dests; d++) {
-		const struct tt_finding_dest *x = &v->fail_dests[d];
-
-		fprintf(f, "%s %s:", d ? ";" : " Toward", x->where);
-		sep = "";
-		for (size_t i = 0; i < TT_CONNFAILS; i++) {
-			if (!x->causes[i])
-				continue;
-			fprintf(f, "%s %" PRIu64 " %s", sep, x->causes[i], cause_words[i]);
-			sep = ",";
-		}
-	}
-	if (v->n_fail_dests)
-		fputc('.', f);
+	write_causes(f, v, words, 0, TT_CONNFAIL_BEFORE_SYN);
 }
 
 static void write_timewait(FILE *f, const struct tt_finding *v)
@@ -275,6 +330,9 @@ void findings_write_text(FILE *f, const struct tt_finding *v, size_t n,
 		case TT_FINDING_CONNECT_FAILED:
 			write_connect_failed(f, &v[i]);
 			break;
+		case TT_FINDING_BEFORE_SYN:
+			write_before_syn(f, &v[i]);
+			break;
 		case TT_FINDING_TIMEWAIT:
 			write_timewait(f, &v[i]);
 			break;
@@ -287,6 +345,32 @@ void findings_write_text(FILE *f, const struct tt_finding *v, size_t n,
 		fprintf(f, " See man 8 tcptrace (FINDINGS) or " TT_FINDINGS_DOC "#%s\n",
 			finding_anchor(v[i].kind));
 	}
+}
+
+/* "causes" and, with --by dest, "dests", by the causes from first to
+ * before last, named as /metrics' cause label. */
+static void json_causes(FILE *f, const struct tt_finding *x, size_t first, size_t last)
+{
+	static const char *const cause[TT_CONNFAILS] = {
+		"refused",     "timeout",      "unreach", "abandoned", "enetunreach",
+		"ehostunreach", "eacces",      "einval",  "eperm",     "other",
+	};
+
+	fputs(",\"causes\":{", f);
+	for (size_t c = first; c < last; c++)
+		fprintf(f, "%s\"%s\":%" PRIu64, c > first ? "," : "", cause[c], x->causes[c]);
+	fputc('}', f);
+	if (x->n_fail_dests)
+		fputs(",\"dests\":[", f);
+	for (size_t d = 0; d < x->n_fail_dests; d++) {
+		fputs(d ? ",{\"dest\":" : "{\"dest\":", f);
+		json_put_string(f, x->fail_dests[d].where, strlen(x->fail_dests[d].where));
+		for (size_t c = first; c < last; c++)
+			fprintf(f, ",\"%s\":%" PRIu64, cause[c], x->fail_dests[d].causes[c]);
+		fputc('}', f);
+	}
+	if (x->n_fail_dests)
+		fputc(']', f);
 }
 
 int findings_write_json(FILE *f, const struct tt_finding *v, size_t n,
@@ -323,26 +407,13 @@ int findings_write_json(FILE *f, const struct tt_finding *v, size_t n,
 		if (x->where[0] && x->kind != TT_FINDING_LISTEN_DROPS)
 			fprintf(f, ",\"ports_held\":%" PRIu64 ",\"ports_free\":%" PRIu64
 				   ",\"runout_s\":%.1f", x->ports_held, x->ports_free, x->runout_s);
-		if (x->kind == TT_FINDING_CONNECT_FAILED) {
-			static const char *const cause[TT_CONNFAILS] = { "refused", "timeout",
-									 "unreach", "abandoned" };
-
-			fputs(",\"causes\":{", f);
-			for (size_t c = 0; c < TT_CONNFAILS; c++)
-				fprintf(f, "%s\"%s\":%" PRIu64, c ? "," : "", cause[c], x->causes[c]);
-			fputc('}', f);
-			if (x->n_fail_dests)
-				fputs(",\"dests\":[", f);
-			for (size_t d = 0; d < x->n_fail_dests; d++) {
-				fputs(d ? ",{\"dest\":" : "{\"dest\":", f);
-				json_put_string(f, x->fail_dests[d].where, strlen(x->fail_dests[d].where));
-				for (size_t c = 0; c < TT_CONNFAILS; c++)
-					fprintf(f, ",\"%s\":%" PRIu64, cause[c], x->fail_dests[d].causes[c]);
-				fputc('}', f);
-			}
-			if (x->n_fail_dests)
-				fputc(']', f);
-		}
+		if (x->kind == TT_FINDING_NO_PORT)
+			fprintf(f, ",\"eaddrnotavail\":%" PRIu64 ",\"eaddrinuse\":%" PRIu64,
+				x->eaddrnotavail, x->eaddrinuse);
+		if (x->kind == TT_FINDING_CONNECT_FAILED)
+			json_causes(f, x, 0, TT_CONNFAIL_BEFORE_SYN);
+		if (x->kind == TT_FINDING_BEFORE_SYN)
+			json_causes(f, x, TT_CONNFAIL_BEFORE_SYN, TT_CONNFAILS);
 		if (x->kind == TT_FINDING_SYNACK_RETRIES)
 			fprintf(f, ",\"handshakes\":%" PRIu64 ",\"handshakes_over_1s\":%" PRIu64,
 				tt_connect_count(x->handshake_le), tt_connect_slow(x->handshake_le));
