@@ -12,7 +12,7 @@ here=$(dirname "$0")
 . "$here/../lib/tracer.sh"
 . "$here/../lib/csv.sh"
 . "$here/lib.sh"
-for topic in closes rsts fastopen connects listen startup processes proxies scale cli filter; do
+for topic in closes rsts fastopen connects syscalls listen startup processes proxies scale cli filter; do
 	. "$here/cases/$topic.sh"
 done
 
@@ -42,6 +42,12 @@ run_case "connect(): every cause of failure and the time to connect, against the
 run_case "wrk's Socket errors: connect, against tcptrace's" case_wrk_connect_errors
 run_case "nginx's error log: failed upstream connects by worker, cause and destination" case_nginx_upstream_failures
 run_case "--by dest: per destination, port headroom from the namespace's range" case_by_dest
+run_case "connect() refused before any SYN: each route's errno, per process and destination, none twice" \
+	case_connect_refused_before_syn
+run_case "haproxy's econ per server = connect()s refused before any SYN, per destination and cause" \
+	case_haproxy_econ_before_syn
+run_case "bind() to port 0 out of ports: EADDRINUSE = the client's, nginx's error 99 at connect(), a fixed port not counted" \
+	case_bind_port_zero_eaddrinuse
 run_case "connected before tcptrace started" case_connected_before_start
 run_case "open connections = ss established per process, those from before start included" case_open_connections
 run_case "connections that end while the seeds are written: none left open" case_ended_while_seeding

@@ -77,6 +77,9 @@ struct config {
 	long preopen;  /* client --preopen */
 	long requests; /* keepalive: round trips per connection */
 	long give_up_ms; /* connects: how long a connect is given before close() */
+	long bind_port;  /* connects --bind-port: bound to the wildcard address first; -1: not */
+	bool blocking;   /* connects --blocking: connect() waits for the result */
+	bool ask_again;  /* connects --ask-again: the result asked of connect() again */
 };
 
 struct server_counts {
@@ -99,6 +102,9 @@ struct client_counts {
 	long requests; /* keepalive: round trips done */
 	/* connects: by how each connect ended */
 	long etimedout, unreachable, abandoned;
+	/* connects: errors connect() returned itself (non-blocking: before any
+	 * SYN), and bind()'s EADDRINUSE (--bind-port) */
+	long enetunreach, ehostunreach, eacces, einval, eperm, eaddrinuse;
 	long slow;      /* connected after more than a second, by the client's clock */
 	long syn_again; /* connected after a SYN sent again (TCP_INFO) */
 };
