@@ -9,12 +9,15 @@
  * docs/reliability.md has the cost); user space loads them where tracefs
  * gives their ids.
  *
- * The entry hook only keeps the call's arguments; the exit hook reads
- * them, and the socket, only when the call failed, which is rare: a
- * connect() that succeeds or is under way costs a lookup and four stores. */
+ * Only the exits are hooked: a call that did not fail costs a test of its
+ * result. A failed one's arguments are read from the registers the task
+ * entered the syscall with (bpf_task_pt_regs, Linux 5.15 and later), which
+ * the syscall leaves as they were; before 5.15 an entry hook keeps them per
+ * thread (the *_kept programs; user space loads one set). */
 #ifndef TT_SYSCALLS_BPF_H
 #define TT_SYSCALLS_BPF_H
 
+#include <bpf/bpf_tracing.h>
 #include "compat.bpf.h"
 #include "maps.bpf.h"
 #include "settings.bpf.h"
@@ -22,9 +25,9 @@
 #include "socks.bpf.h"
 #include "dests.bpf.h"
 
-/* The arguments of the connect() or bind() a thread is in, or was last
- * in: an entry stays with its thread, written over at its next call.
- * Least recently used out: the entries of threads gone make room. */
+/* Before 5.15: the arguments of the connect() or bind() a thread is in,
+ * or was last in; an entry stays with its thread, written over at its next
+ * call. Least recently used out: the entries of threads gone make room. */
 struct syscalls_args {
 	__u64 uaddr; /* the sockaddr, in the process's memory */
 	__s32 fd;
@@ -38,7 +41,7 @@ struct {
 	__type(value, struct syscalls_args);
 } syscall_args SEC(".maps");
 
-/* sys_enter_connect, sys_enter_bind: the arguments kept. */
+/* sys_enter_connect, sys_enter_bind, before 5.15: the arguments kept. */
 static __always_inline void syscalls_on_enter(__s64 fd, __u64 uaddr, __s64 len)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -57,6 +60,31 @@ static __always_inline void syscalls_on_enter(__s64 fd, __u64 uaddr, __s64 len)
 
 		bpf_map_update_elem(&syscall_args, &id, &fresh, BPF_ANY);
 	}
+}
+
+/* The failed call's arguments: from the registers it entered with, or
+ * (from_regs false) as its entry hook kept them. False when there are none
+ * of a traced process. */
+static __always_inline bool syscalls_args_of_call(struct syscalls_args *a, bool from_regs)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct syscalls_args *kept;
+
+	if (!proc_current_is_traced(id >> 32))
+		return false;
+	if (from_regs) {
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+		a->fd = (__s32)PT_REGS_PARM1_CORE_SYSCALL(regs);
+		a->uaddr = PT_REGS_PARM2_CORE_SYSCALL(regs);
+		a->len = (__s32)PT_REGS_PARM3_CORE_SYSCALL(regs);
+		return true;
+	}
+	kept = bpf_map_lookup_elem(&syscall_args, &id);
+	if (!kept)
+		return false;
+	*a = *kept;
+	return true;
 }
 
 /* The socket behind a descriptor of the current process, or NULL when it
@@ -168,46 +196,42 @@ static __always_inline void syscalls_count_connect_failure(struct tt_dest_key *k
  * SYN_SENT, in this call or an earlier one, and its failure is the state
  * changes' to count (EADDRNOTAVAIL; a cause of connfail, which a
  * connect() asked again returns once more, as haproxy asks). */
-static __always_inline void syscalls_on_connect_exit(__s64 ret)
+static __always_inline void syscalls_on_connect_exit(__s64 ret, bool from_regs)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	struct tt_dest_key key = {};
-	struct syscalls_args *a;
+	struct syscalls_args a;
 	struct sock *sk;
 	__u16 family;
 
 	if (ret >= 0 || ret == -EINPROGRESS || ret == -EALREADY)
 		return;
-	a = bpf_map_lookup_elem(&syscall_args, &id);
-	if (!a || !proc_current_is_traced(id >> 32))
+	if (!syscalls_args_of_call(&a, from_regs))
 		return;
-	sk = syscalls_tcp_sk_of_fd(a->fd, &family);
-	if (!sk || !syscalls_read_addr(a, family, &key) ||
+	sk = syscalls_tcp_sk_of_fd(a.fd, &family);
+	if (!sk || !syscalls_read_addr(&a, family, &key) ||
 	    sock_index_of_key((__u64)sk) != TT_NO_ENTRY)
 		return;
 	key.netns = sk_netns_read(sk);
-	syscalls_count_connect_failure(&key, id >> 32, syscalls_connect_cause(-ret));
+	syscalls_count_connect_failure(&key, proc_current_tgid(), syscalls_connect_cause(-ret));
 }
 
 /* sys_exit_bind: a bind() of a TCP socket to port 0 that found no free
  * port. A bind() to a port of its own is not counted: its EADDRINUSE says
  * that port is taken (a listener's, most often), not that the range ran
  * out. */
-static __always_inline void syscalls_on_bind_exit(__s64 ret)
+static __always_inline void syscalls_on_bind_exit(__s64 ret, bool from_regs)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	struct tt_dest_key addr = {};
 	struct tt_proc_counters *c;
-	struct syscalls_args *a;
+	struct syscalls_args a;
 	__u16 family;
 
 	if (ret != -EADDRINUSE)
 		return;
-	a = bpf_map_lookup_elem(&syscall_args, &id);
-	if (!a || !proc_current_is_traced(id >> 32) || !syscalls_tcp_sk_of_fd(a->fd, &family) ||
-	    !syscalls_read_addr(a, family, &addr) || addr.port)
+	if (!syscalls_args_of_call(&a, from_regs) || !syscalls_tcp_sk_of_fd(a.fd, &family) ||
+	    !syscalls_read_addr(&a, family, &addr) || addr.port)
 		return;
-	c = proc_counters_at(proc_slot_of(id >> 32));
+	c = proc_counters_at(proc_slot_of(proc_current_tgid()));
 	if (c)
 		tt_bump(&c->eaddrinuse);
 }

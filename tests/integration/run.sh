@@ -43,11 +43,17 @@ run_case "wrk's Socket errors: connect, against tcptrace's" case_wrk_connect_err
 run_case "nginx's error log: failed upstream connects by worker, cause and destination" case_nginx_upstream_failures
 run_case "--by dest: per destination, port headroom from the namespace's range" case_by_dest
 run_case "connect() refused before any SYN: each route's errno, per process and destination, none twice" \
-	case_connect_refused_before_syn
+	case_connect_refused_before_syn now
 run_case "haproxy's econ per server = connect()s refused before any SYN, per destination and cause" \
-	case_haproxy_econ_before_syn
+	case_haproxy_econ_before_syn now
 run_case "bind() to port 0 out of ports: EADDRINUSE = the client's, nginx's error 99 at connect(), a fixed port not counted" \
-	case_bind_port_zero_eaddrinuse
+	case_bind_port_zero_eaddrinuse now
+run_case "as before 5.15, the arguments kept at entry: connect() refused before any SYN" \
+	case_connect_refused_before_syn kept
+run_case "as before 5.15, the arguments kept at entry: haproxy's econ per server" \
+	case_haproxy_econ_before_syn kept
+run_case "as before 5.15, the arguments kept at entry: bind() to port 0 out of ports" \
+	case_bind_port_zero_eaddrinuse kept
 run_case "connected before tcptrace started" case_connected_before_start
 run_case "open connections = ss established per process, those from before start included" case_open_connections
 run_case "connections that end while the seeds are written: none left open" case_ended_while_seeding

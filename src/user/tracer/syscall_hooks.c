@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
+#include "common/test_hooks.h"
 #include "tracer/syscall_hooks.h"
 #include "tcptrace.skel.h"
 
@@ -27,17 +28,20 @@ static const char *const tracepoints[SYSCALL_HOOKS] = {
 #define TRACEFS "/sys/kernel/tracing"
 #define TRACEFS_IN_DEBUGFS "/sys/kernel/debug/tracing"
 
-static struct bpf_program *program_of(const struct tcptrace_bpf *skel, enum syscall_hook hook)
+/* A hook's program: the exits read the registers, or (kept) the
+ * arguments their entries kept; an entry has a program only when kept. */
+static struct bpf_program *program_of(const struct tcptrace_bpf *skel, enum syscall_hook hook,
+				      bool kept)
 {
 	switch (hook) {
 	case SYSCALL_HOOK_CONNECT_ENTER:
-		return skel->progs.handle_connect_enter;
+		return kept ? skel->progs.handle_connect_enter_kept : NULL;
 	case SYSCALL_HOOK_CONNECT_EXIT:
-		return skel->progs.handle_connect_exit;
+		return kept ? skel->progs.handle_connect_exit_kept : skel->progs.handle_connect_exit;
 	case SYSCALL_HOOK_BIND_ENTER:
-		return skel->progs.handle_bind_enter;
+		return kept ? skel->progs.handle_bind_enter_kept : NULL;
 	default:
-		return skel->progs.handle_bind_exit;
+		return kept ? skel->progs.handle_bind_exit_kept : skel->progs.handle_bind_exit;
 	}
 }
 
@@ -154,18 +158,27 @@ void syscall_hooks_probe(struct syscall_hooks *h)
 			 tracepoints[SYSCALL_HOOK_CONNECT_ENTER], strerror(-err));
 	}
 	h->found = !err;
+	h->args_kept = tt_test_hooks()->args_kept ||
+		       libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_task_pt_regs, NULL) != 1;
 }
 
 void syscall_hooks_configure(const struct syscall_hooks *h, struct tcptrace_bpf *skel)
 {
-	for (int k = 0; k < SYSCALL_HOOKS; k++)
-		bpf_program__set_autoload(program_of(skel, (enum syscall_hook)k), h->found);
+	for (int k = 0; k < SYSCALL_HOOKS; k++) {
+		struct bpf_program *regs = program_of(skel, (enum syscall_hook)k, false);
+		struct bpf_program *kept = program_of(skel, (enum syscall_hook)k, true);
+
+		if (regs)
+			bpf_program__set_autoload(regs, h->found && !h->args_kept);
+		bpf_program__set_autoload(kept, h->found && h->args_kept);
+	}
 }
 
 bool syscall_hooks_own(const struct tcptrace_bpf *skel, const struct bpf_program *prog)
 {
 	for (int k = 0; k < SYSCALL_HOOKS; k++)
-		if (prog == program_of(skel, (enum syscall_hook)k))
+		if (prog == program_of(skel, (enum syscall_hook)k, false) ||
+		    prog == program_of(skel, (enum syscall_hook)k, true))
 			return true;
 	return false;
 }
@@ -192,8 +205,8 @@ static struct bpf_link *attach_one(struct bpf_program *prog, int id)
 	return link;
 }
 
-/* The exits first: an entry noted by an enter whose exit is not attached
- * yet would wait for its eviction. */
+/* The exits first: arguments kept by an entry whose exit is not attached
+ * yet would wait to be written over. */
 void syscall_hooks_attach(struct syscall_hooks *h, struct tcptrace_bpf *skel)
 {
 	static const enum syscall_hook order[SYSCALL_HOOKS] = {
@@ -205,8 +218,11 @@ void syscall_hooks_attach(struct syscall_hooks *h, struct tcptrace_bpf *skel)
 		return;
 	for (int i = 0; i < SYSCALL_HOOKS; i++) {
 		enum syscall_hook k = order[i];
+		struct bpf_program *prog = program_of(skel, k, h->args_kept);
 
-		h->links[k] = attach_one(program_of(skel, k), h->ids[k]);
+		if (!prog)
+			continue;
+		h->links[k] = attach_one(prog, h->ids[k]);
 		if (!h->links[k]) {
 			snprintf(h->why, sizeof(h->why), "cannot attach to syscalls/%s: %s",
 				 tracepoints[k], strerror(errno));

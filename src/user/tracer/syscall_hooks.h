@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The syscalls tracepoints of connect() and bind() (syscalls.bpf.h): the
  * connects refused before their SYN, the binds to port 0 that found no
- * free port. A classic tracepoint is attached by its id, which only
- * tracefs tells: read where tracefs is mounted, else from a tracefs that a
- * child process mounts for a moment in a mount namespace of its own (the
- * machine's mounts stay as they were); the programs are then attached as
- * perf events, which need no tracefs. Where the ids cannot be had or the
- * attach fails, tcptrace carries on without these counts and says so. */
+ * free port. Their exits only, where the kernel has bpf_task_pt_regs
+ * (5.15+), which gives a failed call's arguments; before it, the entries
+ * too, which keep them. A classic tracepoint is attached by its id, which
+ * only tracefs tells: read where tracefs is mounted, else from a tracefs
+ * that a child process mounts for a moment in a mount namespace of its
+ * own (the machine's mounts stay as they were); the programs are then
+ * attached as perf events, which need no tracefs. Where the ids cannot be
+ * had or the attach fails, tcptrace carries on without these counts and
+ * says so. */
 #ifndef TT_SYSCALL_HOOKS_H
 #define TT_SYSCALL_HOOKS_H
 
@@ -28,12 +31,14 @@ enum syscall_hook {
 struct syscall_hooks {
 	int ids[SYSCALL_HOOKS];   /* the tracepoints' ids, once found */
 	bool found;               /* every id found: the programs are loaded */
+	bool args_kept;           /* no bpf_task_pt_regs: the entries are hooked too */
 	bool attached;
 	struct bpf_link *links[SYSCALL_HOOKS];
 	char why[TT_ERR_LEN];     /* why not found or not attached */
 };
 
-/* Before the skeleton's open: the tracepoints' ids. */
+/* Before the skeleton's open: the tracepoints' ids, and whether the
+ * kernel gives a failed call's arguments at its exit. */
 void syscall_hooks_probe(struct syscall_hooks *h);
 
 /* Between open and load: the programs loaded only where the ids were found. */
