@@ -54,6 +54,8 @@ run_case "as before 5.15, the arguments kept at entry: haproxy's econ per server
 	case_haproxy_econ_before_syn kept
 run_case "as before 5.15, the arguments kept at entry: bind() to port 0 out of ports" \
 	case_bind_port_zero_eaddrinuse kept
+run_case "no tracefs mounted: the syscall hooks from a tracefs of its own; without CAP_SYS_ADMIN, said" \
+	case_syscall_hooks_without_tracefs
 run_case "connected before tcptrace started" case_connected_before_start
 run_case "open connections = ss established per process, those from before start included" case_open_connections
 run_case "connections that end while the seeds are written: none left open" case_ended_while_seeding

@@ -257,3 +257,50 @@ case_bind_port_zero_eaddrinuse() { # kept|now
 	expect_eq "the port run-out finding names bind()'s EADDRINUSE and IP_BIND_ADDRESS_NO_PORT" 1 \
 		"$(grep -c "finding: $SCENARIO_NAME .*: 5 bind()s to port 0 failed with EADDRINUSE.*IP_BIND_ADDRESS_NO_PORT" "$WORK/tracer.out")"
 }
+
+# No tracefs mounted (tcptrace run inside the test's network namespace, in a
+# mount namespace of its own where tracefs is unmounted): tcptrace reads the
+# tracepoints' ids from a tracefs its child mounts in a mount namespace of
+# the child's own, which leaves none in tcptrace's, and counts a client
+# refused by a prohibit route. Without CAP_SYS_ADMIN it cannot: one line says
+# so, and it carries on and exits 0.
+case_syscall_hooks_without_tracefs() {
+	local csv=$WORK/t.csv csv2=$WORK/t2.csv client
+	ns_new && in_ns ip route add prohibit 10.78.2.0/24 || return 1
+	cat >"$WORK/no-tracefs.sh" <<-'EOS'
+		# $1 tcptrace, $2 csv, $3 "drop" to run it without CAP_SYS_ADMIN, then its command
+		tt=$1 csv=$2 drop=$3
+		shift 3
+		grep -o ' /sys/kernel/[a-z/]*tracing ' /proc/self/mountinfo | while read -r m; do umount "$m"; done
+		echo "tracefs mounts before: $(grep -c ' - tracefs ' /proc/self/mountinfo)"
+		if [ "$drop" = drop ]; then
+			setpriv --bounding-set -sys_admin --inh-caps -sys_admin "$tt" --csv "$csv" -i 0.2 -- "$@"
+		else
+			"$tt" --csv "$csv" -i 0.2 -- "$@"
+		fi
+		echo "tcptrace exit status: $?"
+		echo "tracefs mounts after: $(grep -c ' - tracefs ' /proc/self/mountinfo)"
+	EOS
+	in_ns unshare -m --propagation private sh "$WORK/no-tracefs.sh" "$TCPTRACE" "$csv" keep \
+		"$SCENARIO" client --addr 10.78.2.1 --port 80 --count 3 --mode connects \
+		>"$WORK/tracer.out" 2>"$WORK/tracer.err"
+	client=$(field "$WORK/tracer.out" pid)
+	expect_eq "no tracefs: none mounted before or after, exit 0" \
+		"tracefs mounts before: 0;tcptrace exit status: 0;tracefs mounts after: 0" \
+		"$(grep -E '^(tracefs mounts|tcptrace exit)' "$WORK/tracer.out" | paste -sd';')"
+	expect_syscall_hooks_attached
+	expect_eq "no tracefs: connfail_eacces = the client's EACCES" "3 3" \
+		"$(field "$WORK/tracer.out" eacces) $(csv_sum "$csv" "$client" connfail_eacces)"
+	in_ns unshare -m --propagation private sh "$WORK/no-tracefs.sh" "$TCPTRACE" "$csv2" drop \
+		"$SCENARIO" client --addr 10.78.2.1 --port 80 --count 3 --mode connects \
+		>"$WORK/tracer2.out" 2>"$WORK/tracer2.err"
+	client=$(field "$WORK/tracer2.out" pid)
+	expect_eq "no tracefs, no CAP_SYS_ADMIN: none mounted, exit 0" \
+		"tracefs mounts before: 0;tcptrace exit status: 0;tracefs mounts after: 0" \
+		"$(grep -E '^(tracefs mounts|tcptrace exit)' "$WORK/tracer2.out" | paste -sd';')"
+	expect_eq "no tracefs, no CAP_SYS_ADMIN: the one line that says so" \
+		"tcptrace: connect()s refused before their SYN and bind()s that found no free port are not counted: tracefs is not mounted, and tcptrace could not mount one in a mount namespace of its own (unshare: Operation not permitted)" \
+		"$(grep 'refused before their SYN' "$WORK/tracer2.err")"
+	expect_eq "no tracefs, no CAP_SYS_ADMIN: the client refused, its row without that count" "3 0" \
+		"$(field "$WORK/tracer2.out" eacces) $(csv_sum "$csv2" "$client" connfail_eacces)"
+}
