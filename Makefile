@@ -26,14 +26,14 @@ PURE := common/stats common/columns common/connect_time common/utf8 common/procf
 	common/cgroup_name \
 	tracer/ports tracer/tw_table tracer/kallsyms tracer/verifier_log \
 	output/table output/csv output/json output/metrics output/metrics_render output/http \
-	output/findings output/findings_load \
+	output/findings output/findings_write output/findings_load \
 	offline/csv_read offline/compare offline/compare_write offline/compare_cli offline/timeline \
 	offline/html offline/report_page \
 	offline/report_cli \
 	cli/options cli/proc_match
 # The tracer's files that include the BPF skeleton.
 TRACER := tracer/tracer tracer/seed tracer/snapshot tracer/timewait tracer/slots tracer/counters \
-	tracer/listeners tracer/acceptors
+	tracer/listeners tracer/acceptors tracer/syscall_hooks
 USER := $(PURE) tracer/sockdiag tracer/probe tracer/netns tracer/netns_broker tracer/namespaces $(TRACER) tracer/selfcheck output/report \
 	output/exporter cli/privileges cli/command cli/scope cli/targets cli/outputs cli/startup cli/loop cli/summary cli/main
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/%,$(wildcard tests/unit/test_*.c))

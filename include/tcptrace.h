@@ -13,15 +13,27 @@ enum tt_side {
 	TT_SIDES = 2,
 };
 
-/* Why a connect() that got a local port never reached ESTABLISHED, from
- * the socket's error at its move to CLOSE: what connect() returns. */
+/* Why a connect() failed (EADDRNOTAVAIL, no local port, is counted apart).
+ * The first four: it got a local port and sent its SYN, and never reached
+ * ESTABLISHED; the cause is the socket's error at its move to CLOSE, what
+ * connect() returns. From TT_CONNFAIL_BEFORE_SYN on: connect() itself
+ * returned the error and no SYN left (the socket never reached SYN_SENT),
+ * by that errno, read where the syscall returns (syscalls.bpf.h). */
 enum tt_connfail {
 	TT_CONNFAIL_REFUSED = 0,   /* ECONNREFUSED: an RST (or ICMP port unreachable) answered */
 	TT_CONNFAIL_TIMEOUT = 1,   /* ETIMEDOUT: its SYNs sent again ran out */
-	TT_CONNFAIL_UNREACH = 2,   /* any other error: ICMP host or network unreachable, ... */
+	TT_CONNFAIL_UNREACH = 2,   /* any other error after the SYN: an ICMP unreachable, ... */
 	TT_CONNFAIL_ABANDONED = 3, /* none: the process closed it first */
-	TT_CONNFAILS = 4,
+	TT_CONNFAIL_ENETUNREACH = 4,  /* before the SYN: no route to the network */
+	TT_CONNFAIL_EHOSTUNREACH = 5, /* before the SYN: an `unreachable` route */
+	TT_CONNFAIL_EACCES = 6,       /* before the SYN: a `prohibit` route, an LSM */
+	TT_CONNFAIL_EINVAL = 7,       /* before the SYN: a `blackhole` route */
+	TT_CONNFAIL_EPERM = 8,        /* before the SYN: a cgroup connect hook, an LSM */
+	TT_CONNFAIL_OTHER = 9,        /* before the SYN: any other errno */
+	TT_CONNFAILS = 10,
 };
+
+#define TT_CONNFAIL_BEFORE_SYN TT_CONNFAIL_ENETUNREACH
 
 /* Connect latency, from the move to SYN_SENT to ESTABLISHED, in buckets of
  * 1-2-5 steps: bucket i holds those of at most tt_connect_bound_us(i)
@@ -39,8 +51,10 @@ struct tt_proc_counters {
 	__u64 rst_recv[TT_SIDES];    /* ended by an RST from the peer */
 	__u64 timeout[TT_SIDES];     /* ended with no FIN exchange and no RST */
 	__u64 tw[TT_SIDES];          /* timewait sockets left behind */
-	__u64 connfail;              /* connect() got a port but never established */
+	__u64 connfail;              /* connect() failed, for another cause than no port:
+				      * connfail_by[] adds up to it */
 	__u64 eaddrnotavail;         /* connect() found no free local port */
+	__u64 eaddrinuse;            /* bind() to port 0 found no free local port */
 	__u64 untracked;             /* sockets not followed: the socket table full */
 	__u64 tw_rst;                /* RSTs sent by its timewait sockets */
 	__u64 syn_retrans;           /* SYNs its connect()s sent again, counted as each

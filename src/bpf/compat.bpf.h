@@ -16,11 +16,22 @@
 
 #define AF_INET 2
 #define AF_INET6 10
+#define EPERM 1
+#define EACCES 13
+#define EINVAL 22
+#define EADDRINUSE 98
+#define ENETUNREACH 101
 #define ECONNRESET 104
 #define ETIMEDOUT 110
 #define ECONNREFUSED 111
+#define EHOSTUNREACH 113
+#define EALREADY 114
+#define EINPROGRESS 115
 #define CLONE_THREAD 0x00010000
 #define TCPHDR_SYN 0x02
+#define SOCK_STREAM 1
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
 
 /* A plain 16-bit field from 5.6 on; in older kernels, an 8-bit bitfield
  * that this read cannot relocate to, so the load fails there. */

@@ -21,6 +21,17 @@ struct {
  * for the stack beside its callers' frames. */
 static const struct tt_dest_counters zero_dest = {};
 
+/* The --by dest counters of key, made on first use; NULL when the map is
+ * full (counted). */
+static __always_inline struct tt_dest_counters *dest_counters_at(const struct tt_dest_key *key)
+{
+	struct tt_dest_counters *d = tt_lookup_or_init(&dest_counters, key, &zero_dest);
+
+	if (!d)
+		tt_count_drop(TT_DROP_DEST_MAP_FULL);
+	return d;
+}
+
 /* The --by dest counters of an `out` socket's owner toward its peer, or
  * NULL (not --by dest, an `in` socket, or the map is full). */
 static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk, struct net *net,
@@ -28,7 +39,6 @@ static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk, s
 {
 	struct tt_dest_key key = {};
 	const struct sock_common *c = &sk->__sk_common;
-	struct tt_dest_counters *d;
 
 	if (!by_dest || s->side != TT_SIDE_OUT)
 		return NULL;
@@ -42,10 +52,7 @@ static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk, s
 		__builtin_memcpy(key.addr, &c->skc_daddr, 4);
 	else
 		__builtin_memcpy(key.addr, &c->skc_v6_daddr, 16);
-	d = tt_lookup_or_init(&dest_counters, &key, &zero_dest);
-	if (!d)
-		tt_count_drop(TT_DROP_DEST_MAP_FULL);
-	return d;
+	return dest_counters_at(&key);
 }
 
 #endif /* TT_DESTS_BPF_H */

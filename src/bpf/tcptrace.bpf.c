@@ -27,6 +27,7 @@
 #include "rsts.bpf.h"
 #include "retrans.bpf.h"
 #include "nested.bpf.h"
+#include "syscalls.bpf.h"
 
 /* Count how a connection ended, once, when its socket goes away (or is
  * reused by a new connect). Not at the move to CLOSE: an abort (close with
@@ -508,6 +509,53 @@ int BPF_PROG(handle_rcv_space_adjust, struct sock *sk)
 	s = sock_entry_at(sock_index_of_key(key));
 	if (s)
 		listener_touch(sk, s);
+	return 0;
+}
+
+/* connect() and bind(): their failures that no state change shows
+ * (syscalls.bpf.h). Classic tracepoints, the only hooks of the syscalls'
+ * results on every kernel; user space attaches them by their ids. */
+SEC("tracepoint/syscalls/sys_exit_connect")
+int handle_connect_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	syscalls_on_connect_exit(ctx->ret, true);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_bind")
+int handle_bind_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	syscalls_on_bind_exit(ctx->ret, true);
+	return 0;
+}
+
+/* Kernels before 5.15 have no bpf_task_pt_regs: the entry hooks keep the
+ * arguments for the exits. User space loads one set or the other. */
+SEC("tracepoint/syscalls/sys_enter_connect")
+int handle_connect_enter_kept(struct trace_event_raw_sys_enter *ctx)
+{
+	syscalls_on_enter(ctx->args[0], ctx->args[1], ctx->args[2]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_connect")
+int handle_connect_exit_kept(struct trace_event_raw_sys_exit *ctx)
+{
+	syscalls_on_connect_exit(ctx->ret, false);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_bind")
+int handle_bind_enter_kept(struct trace_event_raw_sys_enter *ctx)
+{
+	syscalls_on_enter(ctx->args[0], ctx->args[1], ctx->args[2]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_bind")
+int handle_bind_exit_kept(struct trace_event_raw_sys_exit *ctx)
+{
+	syscalls_on_bind_exit(ctx->ret, false);
 	return 0;
 }
 

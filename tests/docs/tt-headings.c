@@ -45,6 +45,8 @@ int main(void)
 	table_write_queue_failure_header(stdout);
 	block("connect-failures", "plain");
 	table_write_connect_failure_header(stdout);
+	block("connect-failures-before-syn", "plain");
+	table_write_before_syn_header(stdout);
 	block("retransmits", "plain");
 	table_write_retrans_header(stdout);
 	block("connect-times", "plain");

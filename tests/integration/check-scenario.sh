@@ -433,6 +433,58 @@ check_refused() {
 	report refused "$(scenario_summary)$(kernel_summary)"
 }
 
+# connects mode against a route of type prohibit: each connect() fails at
+# once with EACCES and sends no SYN (no active open); asked of a blocking
+# connect() toward an unreachable route, EHOSTUNREACH.
+check_refused_before_syn() {
+	local n=4 blocking=$tmp/before-syn.blocking
+
+	problems=() notes=()
+	srv_out=/dev/null cli_out=$tmp/before-syn.client
+	ns_up && in_ns ip route add prohibit 10.78.2.0/24 && in_ns ip route add unreachable 10.78.1.0/24 ||
+		problems+=("cannot make the namespace's routes")
+	nstat_read before
+	in_ns "$bin" client --addr 10.78.2.1 --port 80 --count $n --mode connects >"$cli_out" 2>&1
+	expect_eq client.exit $? 0
+	in_ns "$bin" client --addr 10.78.1.1 --port 80 --count $n --mode connects --blocking \
+		>"$blocking" 2>&1
+	expect_eq blocking_client.exit $? 0
+	settle
+	expect_field "$cli_out" client eacces $n
+	expect_field "$cli_out" client connected 0
+	expect_field "$blocking" blocking_client ehostunreach $n
+	expect_counter TcpActiveOpens = 0
+	report refused-before-syn "$(scenario_summary)$(kernel_summary)"
+}
+
+# --bind-port 0 with 4 local ports: 4 binds and connects succeed, and the
+# client closes each first, its TIME_WAIT keeping the port; the other 4
+# binds find no port (EADDRINUSE) and never connect.
+check_bind_port_zero() {
+	local n=8 ports=4
+
+	problems=() notes=()
+	srv_out=$tmp/bind.server cli_out=$tmp/bind.client
+	ns_up && in_ns sysctl -qw "net.ipv4.ip_local_port_range=40000 40003" ||
+		problems+=("cannot set the port range")
+	nstat_read before
+	rm -f "$tmp/ready"
+	ip netns exec "$ns" "$bin" server --addr 127.0.0.1 --port "$port" --count $ports --mode hold \
+		--ready "$tmp/ready" >"$srv_out" 2>&1 &
+	local srv_pid=$!
+	wait_file "$tmp/ready" || problems+=("server never became ready")
+	in_ns "$bin" client --addr 127.0.0.1 --port "$port" --count $n --mode connects --bind-port 0 \
+		>"$cli_out" 2>&1
+	expect_eq client.exit $? 0
+	kill -USR1 "$srv_pid"
+	wait_bounded "$srv_pid" 30
+	settle
+	expect_field "$cli_out" client connected $ports
+	expect_field "$cli_out" client eaddrinuse $((n - ports))
+	expect_counter TcpActiveOpens = $ports
+	report bind-port-zero "$(scenario_summary)$(kernel_summary)"
+}
+
 check_hold() {
 	local n=20
 
@@ -454,6 +506,8 @@ check_halfclose_abort
 check_linger2_abort
 check_exhaust
 check_refused
+check_refused_before_syn
+check_bind_port_zero
 check_hold
 check_fin_server fin-server-v6 ::1
 check_fin_client fin-client-v6 ::1

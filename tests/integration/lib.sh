@@ -105,7 +105,8 @@ proxy_under_ab() { # requests concurrency time-limit
 	local all_in all_out all_rst all_tw
 	all_in=$(awk -F, 'NR > 1 { s += $5 } END { print s + 0 }' "$csv")
 	all_out=$(awk -F, 'NR > 1 { s += $6 } END { print s + 0 }' "$csv")
-	all_rst=$(awk -F, 'NR > 1 { s += $11 + $12 + $23 } END { print s + 0 }' "$csv")
+	all_rst=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ s += $c["rst_sent_in"] + $c["rst_sent_out"] + $c["tw_rst"] } END { print s + 0 }' "$csv")
 	local other_rst
 	other_rst=$(other_rsts "$WORK/tracer.out" "$netns_inum")
 	all_rst=$((all_rst + other_rst))
@@ -124,7 +125,8 @@ proxy_under_ab() { # requests concurrency time-limit
 		expect_between "$what = TcpOutRsts" "$TcpOutRsts_before" "$TcpOutRsts" "$all_rst"
 		# Once seen one short under the other suites' load: where every RST went.
 		[ "$all_rst" -ge "$TcpOutRsts_before" ] && [ "$all_rst" -le "$TcpOutRsts" ] || log "    RSTs by process (every row): $(awk -F, '
-			NR > 1 { r[$3 " " $4] += $11 + $12 + $23 }
+			NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			{ r[$3 " " $4] += $c["rst_sent_in"] + $c["rst_sent_out"] + $c["tw_rst"] }
 			END { for (k in r) if (r[k]) printf "%s %d; ", k, r[k] }' "$WORK/proxy.csv")" \
 			"RSTs in no process row: $(grep '^RSTs in no process row' "$WORK/tracer.out" | paste -sd';')" \
 			"$(ends_unaccounted "$haproxy_pids,$nginx_pids,$ab_pid")"

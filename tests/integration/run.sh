@@ -12,7 +12,7 @@ here=$(dirname "$0")
 . "$here/../lib/tracer.sh"
 . "$here/../lib/csv.sh"
 . "$here/lib.sh"
-for topic in closes rsts fastopen connects retrans listen startup processes proxies scale cli filter; do
+for topic in closes rsts fastopen connects syscalls retrans listen startup processes proxies scale cli filter; do
 	. "$here/cases/$topic.sh"
 done
 
@@ -49,6 +49,20 @@ run_case "data segments sent again --by dest: each destination's = its client's,
 	case_retrans_by_dest
 run_case "wrk against haproxy at maxconn: the load_client finding = wrk's connections, TCPSynRetrans" \
 	case_load_generator_own_figures
+run_case "connect() refused before any SYN: each route's errno, per process and destination, none twice" \
+	case_connect_refused_before_syn now
+run_case "haproxy's econ per server = connect()s refused before any SYN, per destination and cause" \
+	case_haproxy_econ_before_syn now
+run_case "bind() to port 0 out of ports: EADDRINUSE = the client's, nginx's error 99 at connect(), a fixed port not counted" \
+	case_bind_port_zero_eaddrinuse now
+run_case "as before 5.15, the arguments kept at entry: connect() refused before any SYN" \
+	case_connect_refused_before_syn kept
+run_case "as before 5.15, the arguments kept at entry: haproxy's econ per server" \
+	case_haproxy_econ_before_syn kept
+run_case "as before 5.15, the arguments kept at entry: bind() to port 0 out of ports" \
+	case_bind_port_zero_eaddrinuse kept
+run_case "no tracefs mounted: the syscall hooks from a tracefs of its own; without CAP_SYS_ADMIN, said" \
+	case_syscall_hooks_without_tracefs
 run_case "connected before tcptrace started" case_connected_before_start
 run_case "open connections = ss established per process, those from before start included" case_open_connections
 run_case "connections that end while the seeds are written: none left open" case_ended_while_seeding

@@ -251,7 +251,25 @@ echo "$PORT_RANGE_EXHAUST" >/proc/sys/net/ipv4/ip_local_port_range
 server_start 8085 4 hold
 client_start 8085 8 exhaust
 pair_end exhaust 8085
+# The exhaust client's TIME_WAIT holds the 4 ports: a bind() to port 0
+# finds none (EADDRINUSE), and its connect() never runs.
+taskset 1 "$NAME" client --addr 127.0.0.1 --port 8085 --count 3 --mode connects --bind-port 0 \
+	>client.bind 2>&1
+say pair bind-port-zero client_rc=$?
+dump "scenario bind-port-zero client" client.bind
 echo "$max_port_range" >/proc/sys/net/ipv4/ip_local_port_range
+# Connects refused before any SYN, each by a route: none (ENETUNREACH),
+# unreachable (EHOSTUNREACH), prohibit (EACCES), blackhole (EINVAL).
+ip route add unreachable 10.78.1.0/24 && ip route add prohibit 10.78.2.0/24 &&
+	ip route add blackhole 10.78.3.0/24 && say routes made || say routes failed
+for refused in noroute:10.78.9.1:2 unreach:10.78.1.1:3 prohibit:10.78.2.1:4 blackhole:10.78.3.1:1; do
+	what=${refused%%:*} rest=${refused#*:}
+	addr=${rest%:*} count=${rest##*:}
+	taskset 1 "$NAME" client --addr "$addr" --port 80 --count "$count" --mode connects \
+		>"client.$what" 2>&1
+	say pair "before-syn-$what" client_rc=$?
+	dump "scenario before-syn-$what client" "client.$what"
+done
 # Connects refused: nothing listens on 8094; the kernel answers each SYN
 # with an RST of no socket.
 taskset 1 "$NAME" client --addr 127.0.0.1 --port 8094 --count 3 --mode connects >client.8094 2>&1 &

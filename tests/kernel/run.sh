@@ -23,6 +23,7 @@ KA_CONNS=2                 # the guest's kept-alive connections
 KA_REQUESTS=2500           # and requests over each
 MAX_RUNS_PER_REQUEST=0.05  # tcptrace's program runs per kept-alive request, at most
 EXHAUST_PORTS=4            # the guest's ip_local_port_range holds 4 ports
+BEFORE_SYN_COLUMNS="connfail_enetunreach connfail_ehostunreach connfail_eacces connfail_einval connfail_eperm connfail_other"
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-240}
 KERNEL_CACHE=$TOP/build/kernel
 LOSS_PROGRAM=$TOP/build/tt_loss.bpf.o # the guest's nft: tests/kernel/tt_loss.bpf.c
@@ -317,6 +318,37 @@ case_port_exhaustion() {
 	expect_eq "client connfail_out" 0 "$(csv_sum "$csv" "$cli" connfail_out)"
 }
 
+# The syscall hooks (syscalls:sys_{enter,exit}_{connect,bind}), attached
+# with no tracefs mounted in the guest: tcptrace reads their ids from one
+# it mounts in a mount namespace of its own. A bind() to port 0 with every
+# port held by the exhaust client's TIME_WAIT: its EADDRINUSE = the client's.
+case_bind_port_zero() {
+	guest_ran || return 1
+	local cli
+	cli=$(scenario_field bind-port-zero client pid)
+	expect_eq "no start-up line says connect()'s and bind()'s own failures are not counted" "" \
+		"$(grep 'refused before their SYN' "$GUEST/tracer.err")"
+	expect_eq "client: 3 bind()s, each EADDRINUSE, none connected" "0 3 0" \
+		"$(pair_field bind-port-zero client_rc) $(scenario_field bind-port-zero client eaddrinuse) $(scenario_field bind-port-zero client connected)"
+	expect_eq "client eaddrinuse = its own count" "$(scenario_field bind-port-zero client eaddrinuse)" \
+		"$(csv_sum "$GUEST/t.csv" "$cli" eaddrinuse)"
+}
+
+# connect()s refused before any SYN, one client per route: tcptrace's count
+# of the errno = the client's own, in no other column.
+case_connect_refused_before_syn() {
+	guest_ran || return 1
+	local csv=$GUEST/t.csv what errno cli
+	expect_eq "the guest's routes" made "$(guest routes)"
+	for what in noroute:enetunreach unreach:ehostunreach prohibit:eacces blackhole:einval; do
+		errno=${what#*:} what=${what%:*}
+		cli=$(scenario_field "before-syn-$what" client pid)
+		expect_eq "$what: connfail_$errno = the client's $errno, = connfail_out, no SYN" \
+			"0 $(scenario_field "before-syn-$what" client "$errno") $(scenario_field "before-syn-$what" client "$errno") 0" \
+			"$(pair_field "before-syn-$what" client_rc) $(csv_sum "$csv" "$cli" "connfail_$errno") $(csv_sum "$csv" "$cli" connfail_out) $(csv_sum "$csv" "$cli" conn_out)"
+	done
+}
+
 # RSTs tcptrace saw but could put in no process row (a listener answering
 # a stray segment, for example): its summary gives them per network
 # namespace, and the guest has one.
@@ -338,7 +370,8 @@ case_connects_by_cause_and_time() {
 	expect_eq "fin-server client: its connects in the latency buckets = conn_out = N" "$N $N" \
 		"$(csv_sum "$csv" "$cli" conn_out) $(connect_buckets "$csv" "$cli")"
 	expect_eq "the causes add up to connfail_out, every process" "$(csv_total connfail_out)" \
-		"$(csv_total connfail_refused connfail_timeout connfail_unreach connfail_abandoned)"
+		"$(csv_total connfail_refused connfail_timeout connfail_unreach connfail_abandoned \
+			$BEFORE_SYN_COLUMNS)"
 }
 
 # Accept queue waits where accept() is traced (fexit, every Debian guest):
@@ -406,7 +439,10 @@ case_totals_equal_kernel_counters() {
 	local opened=$((8 * N + EXHAUST_PORTS + KA_CONNS + 5 + 3 + 1 + 5 + 4)) # + the listen queue's 5, defer's 3, the moment's 1, the slow server's 5, retrans' 4
 	expect_eq "TcpPassiveOpens = connections the scenario opened" "$opened" "$(counter_delta TcpPassiveOpens)"
 	expect_eq "conn_in = TcpPassiveOpens" "$(counter_delta TcpPassiveOpens)" "$(csv_total conn_in)"
-	expect_eq "conn_out + connfail_out = TcpActiveOpens" "$(counter_delta TcpActiveOpens)" "$(csv_total conn_out connfail_out)"
+	# A connect() refused before its SYN is no active open.
+	expect_eq "conn_out + connfail_out, less those refused before the SYN = TcpActiveOpens" \
+		"$(counter_delta TcpActiveOpens)" \
+		"$(($(csv_total conn_out connfail_out) - $(csv_total $BEFORE_SYN_COLUMNS)))"
 	# Before 6.10 the kernel does not report an RST sent by a timewait
 	# socket or for no socket; the guest's scenarios send none but the
 	# refused client's 3, which 6.12 reports (NO_SOCKET).
@@ -567,6 +603,8 @@ run_case "$SERIES: connected before tcptrace started" case_connected_before_star
 run_case "$SERIES: a connection made the moment tracing starts is counted" case_counted_from_the_tracing_line
 run_case "$SERIES: past tcp_max_tw_buckets, no timewait and no RST" case_timewait_overflow
 run_case "$SERIES: port exhaustion" case_port_exhaustion
+run_case "$SERIES: bind() to port 0 out of ports: EADDRINUSE" case_bind_port_zero
+run_case "$SERIES: connect() refused before any SYN, by each route" case_connect_refused_before_syn
 run_case "$SERIES: listen queue full at the SYN: listen_drops = ListenDrops, SYN retries = TCPSynRetrans" case_listen_queue_syn_time
 run_case "$SERIES: listen drops under TCP_DEFER_ACCEPT" case_listen_drops_defer_accept
 run_case "$SERIES: open connections, from before start" case_open_connections

@@ -19,6 +19,7 @@
 BEGIN {
 	FS = ","
 	n_classes = split("fin_active fin_passive rst_sent rst_recv timeout", classes, " ")
+	n_before_syn = split("enetunreach ehostunreach eacces einval eperm other", before_syn, " ")
 	nb = split("10us 20us 50us 100us 200us 500us 1ms 2ms 5ms 10ms 20ms 50ms 100ms 200ms " \
 		   "500ms 1s 2s 5s 10s 20s 50s over_50s", bucket, " ")
 	split("10 20 50 100 200 500 1000 2000 5000 10000 20000 50000 100000 200000 500000 " \
@@ -49,6 +50,9 @@ function add(group,    i, n, pairs, kv, named) {
 	for (i = 1; i <= n_classes; i++)
 		put(group, "closes " classes[i], v(classes[i] "_in") + v(classes[i] "_out"))
 	put(group, "eaddrnotavail eaddrnotavail", v("eaddrnotavail"))
+	put(group, "eaddrnotavail eaddrinuse", v("eaddrinuse"))
+	for (i = 1; i <= n_before_syn; i++)
+		put(group, "before_syn connfail_" before_syn[i], v("connfail_" before_syn[i]))
 	put(group, "open open_in", v("open_in"))
 	put(group, "open open_out", v("open_out"))
 	put(group, "listen_drops listen_drops", v("listen_drops"))

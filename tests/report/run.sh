@@ -31,15 +31,15 @@ set -u
 OUT=$TOP/build/report-test
 HERE=$TOP/tests/report
 CHART_LIB=/usr/share/javascript/chart.js/chart.min.js
-PROCESS_CHARTS="tw_now conn open closes rst eaddrnotavail listen_drops acceptq syn_retrans retrans connect_p99 connects_slow"
+PROCESS_CHARTS="tw_now conn open closes rst eaddrnotavail before_syn listen_drops acceptq syn_retrans retrans connect_p99 connects_slow"
 # A CSV of an earlier version, or of --by dest, has no column of the others.
 EARLIER_CHARTS="tw_now conn closes rst eaddrnotavail"
-DEST_CHARTS="$EARLIER_CHARTS retrans connect_p99 connects_slow ports_free runout_s"
+DEST_CHARTS="$EARLIER_CHARTS before_syn retrans connect_p99 connects_slow ports_free runout_s"
 # The columns an earlier version did not write (csv_col_optional), and
 # those of failed connects by cause, connect times, accept waits and
 # segments sent again (NEW_PATTERN).
-NEW_COLUMNS="open_in open_out listen_drops acceptq_peak acceptq_limit syn_retrans_out synack_retrans_in"
-NEW_PATTERN='^(connfail_(refused|timeout|unreach|abandoned)|(connect|accept_wait|handshake)_([0-9]+(us|ms|s)|over_50s|us)|retrans_(rto_)?(in|out)|segs_sent_(in|out))$'
+NEW_COLUMNS="eaddrinuse open_in open_out listen_drops acceptq_peak acceptq_limit syn_retrans_out synack_retrans_in"
+NEW_PATTERN='^(connfail_(refused|timeout|unreach|abandoned|enetunreach|ehostunreach|eacces|einval|eperm|other)|(connect|accept_wait|handshake)_([0-9]+(us|ms|s)|over_50s|us)|retrans_(rto_)?(in|out)|segs_sent_(in|out))$'
 # Limits of the real runs: bursts of connections 0.3 s apart.
 BURSTS=5
 PER_BURST=40
@@ -307,7 +307,9 @@ zero_charts() { # charts csv...
 			cols["closes"] = "fin_active_in fin_active_out fin_passive_in fin_passive_out " \
 				"rst_sent_in rst_sent_out rst_recv_in rst_recv_out timeout_in timeout_out"
 			cols["rst"] = "rst_sent_in rst_sent_out"
-			cols["eaddrnotavail"] = "eaddrnotavail"
+			cols["eaddrnotavail"] = "eaddrnotavail eaddrinuse"
+			cols["before_syn"] = "connfail_enetunreach connfail_ehostunreach connfail_eacces " \
+				"connfail_einval connfail_eperm connfail_other"
 			cols["listen_drops"] = "listen_drops"
 			cols["acceptq"] = "acceptq_peak acceptq_limit"
 			cols["syn_retrans"] = "syn_retrans_out synack_retrans_in"

@@ -110,7 +110,7 @@ function both(class) { return sprintf("%.0f", sum[class "_in"] + sum[class "_out
 END {
 	n = split("tw_in tw_out conn_in conn_out fin_active_in fin_active_out fin_passive_in " \
 		  "fin_passive_out rst_sent_in rst_sent_out rst_recv_in rst_recv_out eaddrnotavail " \
-		  "timeout_in timeout_out connfail_out untracked tw_rst", counters, " ")
+		  "eaddrinuse timeout_in timeout_out connfail_out untracked tw_rst", counters, " ")
 	for (i = 1; i <= n; i++)
 		printf "table %s %s %s\n", L, counters[i], total(counters[i])
 	peak = most(held)
@@ -129,7 +129,9 @@ END {
 			printf "table %s %s %s\n", L, counts[i], total(counts[i])
 	}
 	if (connects) {
-		n = split("connfail_refused connfail_timeout connfail_unreach connfail_abandoned", counts, " ")
+		n = split("connfail_refused connfail_timeout connfail_unreach connfail_abandoned " \
+			  "connfail_enetunreach connfail_ehostunreach connfail_eacces connfail_einval " \
+			  "connfail_eperm connfail_other", counts, " ")
 		for (i = 1; i <= n; i++)
 			printf "table %s %s %s\n", L, counts[i], total(counts[i])
 	}
@@ -154,6 +156,11 @@ END {
 	for (i = 1; i <= n; i++)
 		printf "chart %s %s %s\n", L, classes[i], both(classes[i])
 	printf "chart %s eaddrnotavail %s\n", L, total("eaddrnotavail")
+	n = split("eaddrinuse connfail_enetunreach connfail_ehostunreach connfail_eacces " \
+		  "connfail_einval connfail_eperm connfail_other", counts, " ")
+	for (i = 1; i <= n; i++)
+		if (counts[i] in col)
+			printf "chart %s %s %s\n", L, counts[i], total(counts[i])
 	if ("connect_10us" in col) {
 		all = 0
 		over = 0

@@ -35,6 +35,8 @@
  * connect_us: the per-destination CSV's last columns. */
 #define HEADER_CONNECT_NO_COMMA                                                              \
 	"connfail_refused,connfail_timeout,connfail_unreach,connfail_abandoned,"             \
+	"connfail_enetunreach,connfail_ehostunreach,connfail_eacces,connfail_einval,"        \
+	"connfail_eperm,connfail_other,"                                                     \
 	"connect_10us,connect_20us,connect_50us,connect_100us,connect_200us,"                \
 	"connect_500us,connect_1ms,connect_2ms,connect_5ms,connect_10ms,connect_20ms,"       \
 	"connect_50ms,connect_100ms,connect_200ms,connect_500ms,connect_1s,"                 \
@@ -45,16 +47,17 @@
 #define ZEROS_WAITS                                                                          \
 	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                                     \
 	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
-/* HEADER_CONNECT's 79 columns, all 0. */
-#define ZEROS_CONNECT "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_WAITS
+/* HEADER_CONNECT's 85 columns, all 0. */
+#define ZEROS_CONNECT                                                                        \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_WAITS
 /* The header tcptrace writes now: HEADER's columns with the optional ones
  * (open_in to handshake_us) before rst_sent_reasons. */
 #define HEADER_NOW                                                                           \
 	"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"             \
 	"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,rst_recv_out,"  \
-	"tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,connfail_out,untracked,"   \
-	"tw_rst,open_in,open_out,listen_drops,acceptq_peak,acceptq_limit,syn_retrans_out,"   \
-	"synack_retrans_in," HEADER_CONNECT "rst_sent_reasons\n"
+	"tw_in,tw_out,tw_now,eaddrnotavail,eaddrinuse,timeout_in,timeout_out,connfail_out,"  \
+	"untracked,tw_rst,open_in,open_out,listen_drops,acceptq_peak,acceptq_limit,"          \
+	"syn_retrans_out,synack_retrans_in," HEADER_CONNECT "rst_sent_reasons\n"
 #define DEST_HEADER                                                                          \
 	"time,elapsed_s,pid,comm,dest,conn_out,fin_active_out,fin_passive_out,rst_sent_out,"  \
 	"rst_recv_out,timeout_out,tw_out,tw_now,connfail_out,eaddrnotavail,ports_held,"       \
@@ -63,6 +66,8 @@
 #define T2 "2026-11-22T16:45:02.000Z"
 /* HEADER's 19 counters, conn_in to tw_rst, all 0. */
 #define ZEROS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+/* HEADER_NOW's 20 counters from conn_in to tw_rst (eaddrinuse among them), all 0. */
+#define ZEROS20 ZEROS ",0"
 /* HEADER_NOW's 7 columns after tw_rst, all 0. */
 #define ZEROS_NOW "0,0,0,0,0,0,0"
 

@@ -43,7 +43,7 @@
 /* A row of the current CSV with the listen queue, SYN and open connection
  * columns; the other counts 0. */
 #define QROW(t, e, pid, comm, open_in, open_out, drops, peak, limit, syn, synack)            \
-	t "," e "," pid "," comm "," ZEROS "," open_in "," open_out "," drops "," peak ","    \
+	t "," e "," pid "," comm "," ZEROS20 "," open_in "," open_out "," drops "," peak ","  \
 	limit "," syn "," synack "," ZEROS_CONNECT ",\n"
 
 /* The same with connects: the abandoned ones, and those established at
@@ -51,8 +51,8 @@
  * SYN. */
 #define QROWC(t, e, pid, comm, open_in, open_out, drops, peak, limit, syn, synack, abandoned,   \
 	      fast, slow)                                                                    \
-	t "," e "," pid "," comm "," ZEROS "," open_in "," open_out "," drops "," peak ","    \
-	limit "," syn "," synack ",0,0,0," abandoned ",0,0," fast                             \
+	t "," e "," pid "," comm "," ZEROS20 "," open_in "," open_out "," drops "," peak ","  \
+	limit "," syn "," synack ",0,0,0," abandoned ",0,0,0,0,0,0,0,0," fast                 \
 	",0,0,0,0,0,0,0,0,0,0,0,0,0," slow ",0,0,0,0,0,0," ZEROS_WAITS ",\n"
 
 /* haproxy with backlog 16 under ab: its queue full, ab's SYNs sent again. */
@@ -148,6 +148,7 @@ static void test_two_runs_default_vs_keepalive(void **state)
 		"rst_recv_in                 0        0.00            0        0.00         -\n"
 		"rst_recv_out                0        0.00            0        0.00         -\n"
 		"eaddrnotavail               0        0.00            0        0.00         -\n"
+		"eaddrinuse                n/a                      n/a\n"
 		"timeout_in                  0        0.00            0        0.00         -\n"
 		"timeout_out                 0        0.00            0        0.00         -\n"
 		"connfail_out                0        0.00            0        0.00         -\n"
@@ -227,6 +228,7 @@ static void test_three_runs_each_against_the_first(void **state)
 		"            0        0.00         -\n"
 		"eaddrnotavail               0        0.00            0        0.00         -"
 		"            0        0.00         -\n"
+		"eaddrinuse                n/a                      n/a                                n/a\n"
 		"timeout_in                  0        0.00            0        0.00         -"
 		"            0        0.00         -\n"
 		"timeout_out                 0        0.00            0        0.00         -"
@@ -602,6 +604,8 @@ static void test_csv_report(void **state)
 				  "rst_recv_out,B,keepalive.csv,0,0.000,,\n"
 				  "eaddrnotavail,A,default.csv,0,0.000,,\n"
 				  "eaddrnotavail,B,keepalive.csv,0,0.000,,\n"
+				  "eaddrinuse,A,default.csv,,,,\n"
+				  "eaddrinuse,B,keepalive.csv,,,,\n"
 				  "timeout_in,A,default.csv,0,0.000,,\n"
 				  "timeout_in,B,keepalive.csv,0,0.000,,\n"
 				  "timeout_out,A,default.csv,0,0.000,,\n"
@@ -682,6 +686,12 @@ static void test_listen_queues_and_open_connections_spelled_out(void **state)
 		"connfail_timeout            0        0.00            0        0.00         -\n"
 		"connfail_unreach            0        0.00            0        0.00         -\n"
 		"connfail_abandoned         50       25.00            0        0.00     0.00x\n"
+		"connfail_enetunreach        0        0.00            0        0.00         -\n"
+		"connfail_ehostunreach       0        0.00            0        0.00         -\n"
+		"connfail_eacces             0        0.00            0        0.00         -\n"
+		"connfail_einval             0        0.00            0        0.00         -\n"
+		"connfail_eperm              0        0.00            0        0.00         -\n"
+		"connfail_other              0        0.00            0        0.00         -\n"
 		"\n"
 		"other counters        A total        A /s      B total        B /s       B/A\n";
 	struct compare_run runs[2];
@@ -762,6 +772,12 @@ static void test_sections_spelled_out(void **state)
 		"connfail_timeout connfail_timeout column rate: 0 0\n"
 		"connfail_unreach connfail_unreach column rate: 0 0\n"
 		"connfail_abandoned connfail_abandoned column rate: 50 0\n"
+		"connfail_enetunreach connfail_enetunreach column rate: 0 0\n"
+		"connfail_ehostunreach connfail_ehostunreach column rate: 0 0\n"
+		"connfail_eacces connfail_eacces column rate: 0 0\n"
+		"connfail_einval connfail_einval column rate: 0 0\n"
+		"connfail_eperm connfail_eperm column rate: 0 0\n"
+		"connfail_other connfail_other column rate: 0 0\n"
 		"[other] other counters\n"
 		"conn_in conn_in column rate: 0 0\n"
 		"conn_out conn_out column rate: 0 0\n"
@@ -774,6 +790,7 @@ static void test_sections_spelled_out(void **state)
 		"rst_recv_in rst_recv_in column rate: 0 0\n"
 		"rst_recv_out rst_recv_out column rate: 0 0\n"
 		"eaddrnotavail eaddrnotavail column rate: 0 0\n"
+		"eaddrinuse eaddrinuse column rate: 0 0\n"
 		"timeout_in timeout_in column rate: 0 0\n"
 		"timeout_out timeout_out column rate: 0 0\n"
 		"connfail_out connfail_out column rate: 0 0\n"
@@ -851,8 +868,8 @@ static void test_sections_of_earlier_csvs(void **state)
 /* A current CSV's row of one process whose accepts waited: b1ms at most
  * 1 ms, b500ms at most 500 ms; the other counts 0. */
 #define AROW(pid, comm, b1ms, b500ms, us)                                                    \
-	T1 ",1.000," pid "," comm "," ZEROS ",0,0,0,0,0,0,0,"                                 \
-	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                              \
+	T1 ",1.000," pid "," comm "," ZEROS20 ",0,0,0,0,0,0,0,"                               \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                  \
 	"0,0,0,0,0,0," b1ms ",0,0,0,0,0,0,0," b500ms ",0,0,0,0,0,0,0," us ","                \
 	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
 
@@ -886,11 +903,11 @@ static void test_accept_queue_waits(void **state)
 
 /* A current CSV's row of one process whose connections to a lossy backend
  * sent data segments again (its out side); the other counts 0. */
-#define RROW(pid, comm, retrans, rto, sent)                                                  \
-	T1 ",1.000," pid "," comm "," ZEROS ",0,0,0,0,0,0,0,"                                 \
-	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                              \
-	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                                      \
-	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                                      \
+#define RROW(pid, comm, retrans, rto, sent)                                              \
+	T1 ",1.000," pid "," comm "," ZEROS20 "," ZEROS_NOW ","                                 \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                    \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                                        \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                                        \
 	"0," retrans ",0," rto ",0," sent ",\n"
 
 /* The segments sent again, side by side, when a run sent any; no section
@@ -1092,7 +1109,19 @@ static void test_csv_report_of_listen_queues(void **state)
 		"connfail_unreach,A,small.csv,0,0.000,,\n"
 		"connfail_unreach,B,large.csv,0,0.000,,\n"
 		"connfail_abandoned,A,small.csv,50,25.000,1.0000,\n"
-		"connfail_abandoned,B,large.csv,0,0.000,0.0000,\n";
+		"connfail_abandoned,B,large.csv,0,0.000,0.0000,\n"
+		"connfail_enetunreach,A,small.csv,0,0.000,,\n"
+		"connfail_enetunreach,B,large.csv,0,0.000,,\n"
+		"connfail_ehostunreach,A,small.csv,0,0.000,,\n"
+		"connfail_ehostunreach,B,large.csv,0,0.000,,\n"
+		"connfail_eacces,A,small.csv,0,0.000,,\n"
+		"connfail_eacces,B,large.csv,0,0.000,,\n"
+		"connfail_einval,A,small.csv,0,0.000,,\n"
+		"connfail_einval,B,large.csv,0,0.000,,\n"
+		"connfail_eperm,A,small.csv,0,0.000,,\n"
+		"connfail_eperm,B,large.csv,0,0.000,,\n"
+		"connfail_other,A,small.csv,0,0.000,,\n"
+		"connfail_other,B,large.csv,0,0.000,,\n";
 	struct compare_run runs[2];
 	const char *from, *to;
 	char *text;
@@ -1502,6 +1531,7 @@ static void test_cli_sample_files(void **state)
 		"rst_recv_in                 0        0.00            0        0.00         -\n"
 		"rst_recv_out                0        0.00            0        0.00         -\n"
 		"eaddrnotavail               0        0.00            0        0.00         -\n"
+		"eaddrinuse                n/a                      n/a\n"
 		"timeout_in                  0        0.00            0        0.00         -\n"
 		"timeout_out                 0        0.00            0        0.00         -\n"
 		"connfail_out                0        0.00            0        0.00         -\n"

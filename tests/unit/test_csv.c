@@ -15,7 +15,7 @@
 #include "output/csv.h"
 
 #define ISO_TIME "2026-11-22T16:45:01.000Z"
-#define ZERO_COUNTS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_CONNECT
+#define ZERO_COUNTS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_CONNECT
 
 struct capture {
 	FILE *f;
@@ -69,7 +69,7 @@ static void test_header(void **state)
 		capture_end(&c),
 		"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
 		"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,"
-		"rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,"
+		"rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,eaddrinuse,timeout_in,timeout_out,"
 		"connfail_out,untracked,tw_rst,open_in,open_out,listen_drops,acceptq_peak,"
 		"acceptq_limit,syn_retrans_out,synack_retrans_in," HEADER_CONNECT "rst_sent_reasons\n");
 	free(c.text);
@@ -106,6 +106,7 @@ static void test_row_puts_each_counter_in_its_column(void **state)
 	row.c.tw[TT_SIDE_OUT] = 12;
 	row.tw_now = 13;
 	row.c.eaddrnotavail = 14;
+	row.c.eaddrinuse = 100;
 	row.c.timeout[TT_SIDE_IN] = 15;
 	row.c.timeout[TT_SIDE_OUT] = 16;
 	row.c.connfail = 17;
@@ -121,28 +122,28 @@ static void test_row_puts_each_counter_in_its_column(void **state)
 	for (size_t i = 0; i < TT_CONNFAILS; i++)
 		row.c.connfail_by[i] = 27 + i;
 	for (size_t i = 0; i < TT_CONNECT_BUCKETS; i++)
-		row.t.connect_le[i] = 31 + i;
-	row.t.connect_us = 53;
+		row.t.connect_le[i] = 37 + i;
+	row.t.connect_us = 59;
 	for (size_t i = 0; i < TT_CONNECT_BUCKETS; i++)
-		row.t.acceptq_le[i] = 54 + i;
-	row.t.acceptq_us = 76;
+		row.t.acceptq_le[i] = 60 + i;
+	row.t.acceptq_us = 82;
 	for (size_t i = 0; i < TT_CONNECT_BUCKETS; i++)
-		row.t.handshake_le[i] = 77 + i;
-	row.t.handshake_us = 99;
-	row.c.retrans[TT_SIDE_IN] = 100;
-	row.c.retrans[TT_SIDE_OUT] = 101;
-	row.c.retrans_rto[TT_SIDE_IN] = 102;
-	row.c.retrans_rto[TT_SIDE_OUT] = 103;
-	row.c.segs_sent[TT_SIDE_IN] = 104;
-	row.c.segs_sent[TT_SIDE_OUT] = 105;
+		row.t.handshake_le[i] = 83 + i;
+	row.t.handshake_us = 105;
+	row.c.retrans[TT_SIDE_IN] = 106;
+	row.c.retrans[TT_SIDE_OUT] = 107;
+	row.c.retrans_rto[TT_SIDE_IN] = 108;
+	row.c.retrans_rto[TT_SIDE_OUT] = 109;
+	row.c.segs_sent[TT_SIDE_IN] = 110;
+	row.c.segs_sent[TT_SIDE_OUT] = 111;
 	text = row_text(&row, 2.5, NULL);
 	assert_string_equal(text, ISO_TIME ",2.500,7,nginx,"
-					   "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
+					   "1,2,3,4,5,6,7,8,9,10,11,12,13,14,100,15,16,17,"
 					   "18446744073709551615,19,20,21,22,23,24,25,26,27,28,29,30,31,"
 					   "32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,"
 					   "53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,"
 					   "77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,"
-					   "100,101,102,103,104,105,\n");
+					   "100,101,102,103,104,105,106,107,108,109,110,111,\n");
 	free(text);
 }
 
@@ -205,7 +206,7 @@ static void test_reasons_named_and_unnamed_in_slot_order(void **state)
 	row.reasons[TT_SIDE_IN][5] = 3;
 	row.reasons[TT_SIDE_IN][2] = 6;
 	text = row_text(&row, 1.0, &names);
-	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,10,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_CONNECT ","
+	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,10,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_CONNECT ","
 					   "NO_SOCKET=6;reason_5=3;OTHER=1\n");
 	free(text);
 }
@@ -251,7 +252,7 @@ static void test_reasons_of_both_sides_are_added(void **state)
 	row.reasons[TT_SIDE_IN][2] = 4;
 	row.reasons[TT_SIDE_OUT][2] = 3;
 	text = row_text(&row, 1.0, &names);
-	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,4,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_CONNECT ","
+	assert_string_equal(text, ISO_TIME ",1.000,8,envoy,0,0,0,0,0,0,4,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_CONNECT ","
 					   "NO_SOCKET=7\n");
 	free(text);
 }
@@ -303,10 +304,10 @@ static void test_rows_follow_the_header(void **state)
 		capture_end(&c),
 		"time,elapsed_s,pid,comm,conn_in,conn_out,fin_active_in,fin_active_out,"
 		"fin_passive_in,fin_passive_out,rst_sent_in,rst_sent_out,rst_recv_in,"
-		"rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,timeout_in,timeout_out,"
+		"rst_recv_out,tw_in,tw_out,tw_now,eaddrnotavail,eaddrinuse,timeout_in,timeout_out,"
 		"connfail_out,untracked,tw_rst,open_in,open_out,listen_drops,acceptq_peak,"
 		"acceptq_limit,syn_retrans_out,synack_retrans_in," HEADER_CONNECT "rst_sent_reasons\n"
-		ISO_TIME ",0.500,1,a,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_CONNECT ",\n"
+		ISO_TIME ",0.500,1,a,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_CONNECT ",\n"
 		ISO_TIME ",0.500,2,b," ZERO_COUNTS ",\n");
 	free(c.text);
 }
@@ -350,7 +351,7 @@ static void test_dest_header_and_row(void **state)
 		"ports_free,runout_s," HEADER_CONNECT_NO_COMMA ",retrans_out,retrans_rto_out,"
 		"segs_sent_out\n"
 		"2026-11-22T16:45:01.000Z,2.500,77,nginx,10.0.0.9:8081,5,4,0,0,0,1,4,9,2,3,100,7,1.2,"
-		"0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,5,0,0,0,0,0,5000000,40,3,900\n");
+		"0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,5,0,0,0,0,0,5000000,40,3,900\n");
 	free(c.text);
 }
 

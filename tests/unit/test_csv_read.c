@@ -248,12 +248,14 @@ static void test_row_columns_by_name(void **state)
 	size_t k;
 
 	(void)state;
-	parse_ok(HEADER_NOW T1 ",2.500,4242,haproxy,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
-			   "18446744073709551615,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,"
-			   "34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,"
-			   "54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,"
-			   "77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,"
-			   "100,101,102,103,104,105,TCP_STATE=7;NOT_SPECIFIED=1\n",
+	parse_ok(HEADER_NOW T1 ",2.500,4242,haproxy,"
+			   "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,18446744073709551615,"
+			   "20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,"
+			   "42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,"
+			   "64,65,66,67,68,69,70,71,72,73,74,75,76,77,78,79,80,81,82,83,84,85,"
+			   "86,87,88,89,90,91,92,93,94,95,96,97,98,99,100,101,102,103,104,105,"
+			   "106,107,108,109,110,111,112,"
+			   "TCP_STATE=7;NOT_SPECIFIED=1\n",
 		 &file);
 	assert_int_equal(file.n, 1);
 	row = &file.rows[0];
@@ -269,14 +271,16 @@ static void test_row_columns_by_name(void **state)
 	}
 	assert_true(row->v[TT_CSV_UNTRACKED] == UINT64_MAX);
 	assert_int_equal(row->v[TT_CSV_TW_NOW], 13);
-	assert_int_equal(row->v[TT_CSV_TW_RST], 19);
-	assert_int_equal(row->v[TT_CSV_OPEN_IN], 20);
-	assert_int_equal(row->v[TT_CSV_OPEN_OUT], 21);
-	assert_int_equal(row->v[TT_CSV_LISTEN_DROPS], 22);
-	assert_int_equal(row->v[TT_CSV_ACCEPTQ_PEAK], 23);
-	assert_int_equal(row->v[TT_CSV_ACCEPTQ_LIMIT], 24);
-	assert_int_equal(row->v[TT_CSV_SYN_RETRANS_OUT], 25);
-	assert_int_equal(row->v[TT_CSV_SYNACK_RETRANS_IN], 26);
+	assert_int_equal(row->v[TT_CSV_EADDRINUSE], 15);
+	assert_int_equal(row->v[TT_CSV_TW_RST], 20);
+	assert_int_equal(row->v[TT_CSV_OPEN_IN], 21);
+	assert_int_equal(row->v[TT_CSV_OPEN_OUT], 22);
+	assert_int_equal(row->v[TT_CSV_LISTEN_DROPS], 23);
+	assert_int_equal(row->v[TT_CSV_ACCEPTQ_PEAK], 24);
+	assert_int_equal(row->v[TT_CSV_ACCEPTQ_LIMIT], 25);
+	assert_int_equal(row->v[TT_CSV_SYN_RETRANS_OUT], 26);
+	assert_int_equal(row->v[TT_CSV_SYNACK_RETRANS_IN], 27);
+	assert_int_equal(row->v[TT_CSV_CONNFAIL_OTHER], 37);
 	csv_file_free(&file);
 }
 
@@ -335,7 +339,7 @@ static void test_optional_column_twice_is_refused(void **state)
 static void test_optional_column_that_is_not_a_number(void **state)
 {
 	static const char text[] =
-		HEADER_NOW T1 ",1.000,7,nginx," ZEROS ",0,0,0,-3,0,0,0," ZEROS_CONNECT ",\n";
+		HEADER_NOW T1 ",1.000,7,nginx," ZEROS20 ",0,0,0,-3,0,0,0," ZEROS_CONNECT ",\n";
 
 	(void)state;
 	expect_parse_error(text, strlen(text), 2, "field acceptq_peak: '-3' is not a number");
@@ -360,8 +364,9 @@ static void test_levels_and_optional_columns(void **state)
 		assert_non_null(tt_csv_col_names[k]);
 	}
 	assert_int_equal(levels, 5);
-	assert_int_equal(optional, 7 + TT_CONNFAILS + 3 * (TT_CONNECT_BUCKETS + 1) + 3 * TT_SIDES);
+	assert_int_equal(optional, 8 + TT_CONNFAILS + 3 * (TT_CONNECT_BUCKETS + 1) + 3 * TT_SIDES);
 	assert_false(csv_col_optional(TT_CSV_TW_RST));
+	assert_true(csv_col_optional(TT_CSV_EADDRINUSE));
 	assert_true(csv_col_optional(TT_CSV_OPEN_IN));
 	assert_true(csv_col_optional(TT_CSV_SYNACK_RETRANS_IN));
 	assert_true(csv_col_optional(TT_CSV_SEGS_SENT_OUT));

@@ -408,14 +408,17 @@ static void test_json_objects(void **state)
 		"\"somaxconn\":4096,\"shared_with\":[4243],\"doc\":\"share/doc/tcptrace-bpf/diagnosing.md#listen-queue-drops\"}\n"
 		"{\"finding\":\"no_free_port\",\"comm\":\"ab\",\"pid\":77,\"processes\":1,\"pids\":[77],"
 		"\"count\":3,"
-		"\"side\":\"out\",\"doc\":\"share/doc/tcptrace-bpf/diagnosing.md#port-exhaustion\"}\n"
+		"\"side\":\"out\",\"eaddrnotavail\":3,\"eaddrinuse\":0,"
+		"\"doc\":\"share/doc/tcptrace-bpf/diagnosing.md#port-exhaustion\"}\n"
 		"{\"finding\":\"rst_sent\",\"comm\":\"ab\",\"pid\":77,\"processes\":1,\"pids\":[77],"
 		"\"count\":2,"
 		"\"side\":\"out\",\"reasons\":{\"NO_SOCKET\":2},"
 		"\"doc\":\"share/doc/tcptrace-bpf/diagnosing.md#rsts-and-their-reasons\"}\n"
 		"{\"finding\":\"load_client\",\"comm\":\"ab\",\"pid\":77,\"processes\":1,"
 		"\"pids\":[77],\"count\":0,\"side\":\"out\",\"tried\":3,\"causes\":{\"refused\":0,"
-		"\"timeout\":0,\"unreach\":0,\"abandoned\":0},\"eaddrnotavail\":3,\"syn_retrans\":0,"
+		"\"timeout\":0,\"unreach\":0,\"abandoned\":0,\"enetunreach\":0,\"ehostunreach\":0,"
+		"\"eacces\":0,\"einval\":0,\"eperm\":0,\"other\":0},\"eaddrnotavail\":3,"
+		"\"eaddrinuse\":0,\"syn_retrans\":0,"
 		"\"connects\":0,\"connects_over_1s\":0,"
 		"\"doc\":\"share/doc/tcptrace-bpf/diagnosing.md#a-load-generators-own-figures\"}\n");
 	free(text);
@@ -477,6 +480,102 @@ static void test_failed_connects_by_destination(void **state)
 	assert_non_null(json);
 	assert_non_null(strstr(json, "{\"dest\":\"10.0.0.6:80\",\"refused\":0,\"timeout\":3,"
 				     "\"unreach\":0,\"abandoned\":2}"));
+	free(text);
+}
+
+/* Connects refused before any SYN are a finding of their own, by errno,
+ * apart from those that failed after theirs; with --by dest, by where
+ * they went, each destination with its errnos only. */
+static void test_connects_refused_before_any_syn(void **state)
+{
+	struct tt_row row = make_row(4242, "haproxy");
+	struct tt_dest_row d[3] = {
+		fail_dest(4242, 5, 80, TT_CONNFAIL_EACCES, 4),
+		fail_dest(4242, 6, 80, TT_CONNFAIL_ENETUNREACH, 7),
+		fail_dest(4242, 7, 80, TT_CONNFAIL_REFUSED, 2),
+	};
+	struct findings_input in = { .rows = &row, .n = 1, .dests = d, .n_dests = 3 };
+	struct tt_finding v[3];
+	char *text = NULL;
+	size_t len = 0, n;
+	FILE *f;
+
+	(void)state;
+	memcpy(d[0].comm, "haproxy", sizeof("haproxy"));
+	memcpy(d[1].comm, "haproxy", sizeof("haproxy"));
+	memcpy(d[2].comm, "haproxy", sizeof("haproxy"));
+	row.c.connfail = 2 + 4 + 7;
+	row.c.connfail_by[TT_CONNFAIL_REFUSED] = 2;
+	row.c.connfail_by[TT_CONNFAIL_EACCES] = 4;
+	row.c.connfail_by[TT_CONNFAIL_ENETUNREACH] = 7;
+	n = findings_collect(&in, v, 3);
+	/* It accepted nothing: a client whose connects did not connect, too. */
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0].kind, TT_FINDING_CONNECT_FAILED);
+	assert_int_equal(v[0].count, 2);
+	assert_int_equal(v[2].kind, TT_FINDING_LOAD_CLIENT);
+	assert_int_equal(v[2].client.tried, 13);
+	assert_int_equal(v[1].kind, TT_FINDING_BEFORE_SYN);
+	assert_int_equal(v[1].count, 11);
+	text = text_of(&v[1], 1, NULL);
+	assert_string_equal(
+		text,
+		"finding: haproxy 4242: 11 connect()s failed before any SYN left, refused by the "
+		"routes or a policy of its own host: 7 ENETUNREACH (no route to the destination's "
+		"network); 4 EACCES (a route of type prohibit, or an LSM). Toward 10.0.0.6:80: 7 "
+		"ENETUNREACH; 10.0.0.5:80: 4 EACCES. `ip route get ADDRESS` in its network namespace "
+		"shows the route connect() found: add the missing one, or remove the unreachable, "
+		"prohibit or blackhole one; without such a route, EPERM and EACCES come from a cgroup "
+		"BPF connect hook or an LSM (SELinux, AppArmor). haproxy counts each in its server's "
+		"econ. See man 8 tcptrace (FINDINGS) or "
+		"share/doc/tcptrace-bpf/diagnosing.md#connect-failures-before-any-syn\n");
+	free(text);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(findings_write_json(f, &v[1], 1, NULL), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, "{\"finding\":\"connect_failed_before_syn\",\"comm\":\"haproxy\","));
+	assert_non_null(strstr(text, ",\"causes\":{\"enetunreach\":7,\"ehostunreach\":0,\"eacces\":4,"
+				     "\"einval\":0,\"eperm\":0,\"other\":0},\"dests\":[{\"dest\":"
+				     "\"10.0.0.6:80\",\"enetunreach\":7,"));
+	assert_null(strstr(text, "refused"));
+	free(text);
+}
+
+/* bind() to port 0 that found no port: the port run-out finding, with
+ * bind()'s own knob; the TIME_WAIT that holds the ports with it. */
+static void test_bind_out_of_ports(void **state)
+{
+	struct tt_row row = make_row(31, "envoy");
+	struct findings_input in = { .rows = &row, .n = 1 };
+	struct tt_finding v[4];
+	char *text;
+	size_t n;
+
+	(void)state;
+	row.c.conn[TT_SIDE_OUT] = 8;
+	row.c.tw[TT_SIDE_OUT] = 8;
+	row.c.eaddrinuse = 5;
+	n = findings_collect(&in, v, 4);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0].kind, TT_FINDING_NO_PORT);
+	assert_int_equal(v[0].count, 5);
+	assert_int_equal(v[1].kind, TT_FINDING_TIMEWAIT);
+	/* It accepted nothing: 8 of the 13 connections it tried connected. */
+	assert_int_equal(v[2].kind, TT_FINDING_LOAD_CLIENT);
+	assert_int_equal(v[2].client.tried, 13);
+	assert_int_equal(v[2].client.bind_no_port, 5);
+	text = text_of(v, 1, NULL);
+	assert_string_equal(
+		text,
+		"finding: envoy 31: 5 bind()s to port 0 failed with EADDRINUSE, no local port free "
+		"for their address. Widen net.ipv4.ip_local_port_range, let connect() take over "
+		"TIME_WAIT ports (net.ipv4.tcp_tw_reuse=1), or keep connections open. A bind() "
+		"before connect() takes its port at bind(), one a socket whatever the destination, "
+		"and TIME_WAIT ports are not taken over there: set IP_BIND_ADDRESS_NO_PORT on the "
+		"socket before bind() (nginx's proxy_bind does), so that connect() picks the port and "
+		"shares it between destinations, or bind to more source addresses. See man 8 "
+		"tcptrace (FINDINGS) or share/doc/tcptrace-bpf/diagnosing.md#port-exhaustion\n");
 	free(text);
 }
 
@@ -545,6 +644,8 @@ int main(void)
 		cmocka_unit_test(test_rsts_with_what_their_reason_means),
 		cmocka_unit_test(test_json_objects),
 		cmocka_unit_test(test_failed_connects_by_destination),
+		cmocka_unit_test(test_connects_refused_before_any_syn),
+		cmocka_unit_test(test_bind_out_of_ports),
 		cmocka_unit_test(test_synack_retries_with_slow_handshakes),
 		cmocka_unit_test(test_room_for_fewer_than_found),
 	};

@@ -17,7 +17,9 @@
 /* The failed connects by cause and the connect latency buckets, all 0. */
 #define CONNECT_ZERO_FIELDS          \
 	",\"connfail_refused\":0,\"connfail_timeout\":0,\"connfail_unreach\":0" \
-	",\"connfail_abandoned\":0,\"connect_10us\":0,\"connect_20us\":0" \
+	",\"connfail_abandoned\":0,\"connfail_enetunreach\":0,\"connfail_ehostunreach\":0" \
+	",\"connfail_eacces\":0,\"connfail_einval\":0,\"connfail_eperm\":0" \
+	",\"connfail_other\":0,\"connect_10us\":0,\"connect_20us\":0" \
 	",\"connect_50us\":0,\"connect_100us\":0,\"connect_200us\":0" \
 	",\"connect_500us\":0,\"connect_1ms\":0,\"connect_2ms\":0" \
 	",\"connect_5ms\":0,\"connect_10ms\":0,\"connect_20ms\":0" \
@@ -49,7 +51,8 @@
 	"\"conn_in\":0,\"conn_out\":0,\"fin_active_in\":0,\"fin_active_out\":0,"             \
 	"\"fin_passive_in\":0,\"fin_passive_out\":0,\"rst_sent_in\":0,\"rst_sent_out\":0,"   \
 	"\"rst_recv_in\":0,\"rst_recv_out\":0,\"tw_in\":0,\"tw_out\":0,\"tw_now\":0,"         \
-	"\"eaddrnotavail\":0,\"timeout_in\":0,\"timeout_out\":0,\"connfail_out\":0,"         \
+	"\"eaddrnotavail\":0,\"eaddrinuse\":0,\"timeout_in\":0,\"timeout_out\":0,"           \
+	"\"connfail_out\":0,"                                                                \
 	"\"untracked\":0,\"tw_rst\":0,\"open_in\":0,\"open_out\":0,\"listen_drops\":0,"          \
 	"\"acceptq_peak\":0,\"acceptq_limit\":0,\"syn_retrans_out\":0,\"synack_retrans_in\":0" \
 	CONNECT_ZERO_FIELDS
@@ -186,6 +189,7 @@ static void test_row_puts_each_counter_in_its_field(void **state)
 	row.c.tw[TT_SIDE_OUT] = 12;
 	row.tw_now = 13;
 	row.c.eaddrnotavail = 14;
+	row.c.eaddrinuse = 27;
 	row.c.timeout[TT_SIDE_IN] = 15;
 	row.c.timeout[TT_SIDE_OUT] = 16;
 	row.c.connfail = 17;
@@ -204,7 +208,8 @@ static void test_row_puts_each_counter_in_its_field(void **state)
 		      "\"conn_in\":1,\"conn_out\":2,\"fin_active_in\":3,\"fin_active_out\":4,"
 		      "\"fin_passive_in\":5,\"fin_passive_out\":6,\"rst_sent_in\":7,"
 		      "\"rst_sent_out\":8,\"rst_recv_in\":9,\"rst_recv_out\":10,\"tw_in\":11,"
-		      "\"tw_out\":12,\"tw_now\":13,\"eaddrnotavail\":14,\"timeout_in\":15,"
+		      "\"tw_out\":12,\"tw_now\":13,\"eaddrnotavail\":14,\"eaddrinuse\":27,"
+		      "\"timeout_in\":15,"
 		      "\"timeout_out\":16,\"connfail_out\":17,\"untracked\":18,"
 		      "\"tw_rst\":18446744073709551615,\"open_in\":20,\"open_out\":21,"
 		      "\"listen_drops\":22,\"acceptq_peak\":23,\"acceptq_limit\":24,"
@@ -332,7 +337,9 @@ static void test_dest_row_spelled_out(void **state)
 				  "\"connfail_out\":9,\"eaddrnotavail\":10,\"ports_held\":11,"
 				  "\"ports_free\":12,\"runout_s\":13.2,\"connfail_refused\":9,"
 				  "\"connfail_timeout\":0,\"connfail_unreach\":0,\"connfail_abandoned\":0,"
-				  "\"connect_10us\":14,\"connect_20us\":0,\"connect_50us\":0,"
+				  "\"connfail_enetunreach\":0,\"connfail_ehostunreach\":0,"
+				  "\"connfail_eacces\":0,\"connfail_einval\":0,\"connfail_eperm\":0,"
+				  "\"connfail_other\":0,\"connect_10us\":14,\"connect_20us\":0,\"connect_50us\":0,"
 				  "\"connect_100us\":0,\"connect_200us\":0,\"connect_500us\":0,"
 				  "\"connect_1ms\":0,\"connect_2ms\":0,\"connect_5ms\":0,"
 				  "\"connect_10ms\":0,\"connect_20ms\":0,\"connect_50ms\":0,"

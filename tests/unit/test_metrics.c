@@ -99,24 +99,38 @@ static const char one_comm_text[] =
 	"answering a segment that arrived after the connection ended.\n"
 	"# TYPE tcptrace_timewait_rst_total counter\n"
 	"tcptrace_timewait_rst_total{comm=\"nginx\"} 0\n"
-	"# HELP tcptrace_connect_failed_total connect() attempts that got a local port but never "
-	"reached ESTABLISHED: refused, timed out, or closed while connecting.\n"
+	"# HELP tcptrace_connect_failed_total connect() attempts that never reached ESTABLISHED, "
+	"for another cause than no free local port: refused, timed out, closed while connecting, "
+	"or refused before any SYN.\n"
 	"# TYPE tcptrace_connect_failed_total counter\n"
 	"tcptrace_connect_failed_total{comm=\"nginx\"} 2\n"
 	"# HELP tcptrace_connect_failures_total The failed connect() attempts of "
-	"tcptrace_connect_failed_total by cause: refused (ECONNREFUSED: an RST answered the SYN), "
-	"timeout (ETIMEDOUT: its SYNs sent again ran out), unreach (another error: an ICMP "
-	"unreachable), abandoned (the process closed it first, as a proxy's connect timeout "
-	"does).\n"
+	"tcptrace_connect_failed_total by cause. After the SYN: refused (ECONNREFUSED: an RST "
+	"answered it), timeout (ETIMEDOUT: its SYNs sent again ran out), unreach (another error: "
+	"an ICMP unreachable), abandoned (the process closed it first, as a proxy's connect "
+	"timeout does). Before any SYN, connect()'s own errno: enetunreach (no route), "
+	"ehostunreach (an unreachable route), eacces (a prohibit route, an LSM), einval (a "
+	"blackhole route), eperm (a cgroup connect hook, an LSM), other.\n"
 	"# TYPE tcptrace_connect_failures_total counter\n"
 	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"refused\"} 2\n"
 	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"timeout\"} 0\n"
 	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"unreach\"} 0\n"
 	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"abandoned\"} 0\n"
+	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"enetunreach\"} 0\n"
+	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"ehostunreach\"} 0\n"
+	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"eacces\"} 0\n"
+	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"einval\"} 0\n"
+	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"eperm\"} 0\n"
+	"tcptrace_connect_failures_total{comm=\"nginx\",cause=\"other\"} 0\n"
 	"# HELP tcptrace_connect_eaddrnotavail_total connect() calls that failed with "
 	"EADDRNOTAVAIL because no local port was free.\n"
 	"# TYPE tcptrace_connect_eaddrnotavail_total counter\n"
 	"tcptrace_connect_eaddrnotavail_total{comm=\"nginx\"} 0\n"
+	"# HELP tcptrace_bind_eaddrinuse_total bind() calls to port 0 of TCP sockets that failed "
+	"with EADDRINUSE because no local port was free (a bind() to a port of its own is not "
+	"counted).\n"
+	"# TYPE tcptrace_bind_eaddrinuse_total counter\n"
+	"tcptrace_bind_eaddrinuse_total{comm=\"nginx\"} 0\n"
 	"# HELP tcptrace_untracked_sockets_total Sockets of the process name that were not "
 	"followed because the socket map was full (raise --max-sockets).\n"
 	"# TYPE tcptrace_untracked_sockets_total counter\n"
@@ -1106,6 +1120,9 @@ static void test_dest_series_per_name_and_destination(void **state)
 	rows[0].ports_free = 900;
 	rows[1].c.conn = 7;
 	rows[1].c.eaddrnotavail = 1;
+	rows[1].c.connfail = 3;
+	rows[1].c.connfail_by[TT_CONNFAIL_REFUSED] = 1;
+	rows[1].c.connfail_by[TT_CONNFAIL_EACCES] = 2;
 	rows[1].tw_now = 4;
 	rows[1].ports_free = 800; /* another namespace of the name: the fewest counts */
 	rows[2].c.fin_active = 6;
@@ -1134,6 +1151,13 @@ static void test_dest_series_per_name_and_destination(void **state)
 			  "dest=\"10.0.0.3:8081\"} 1000");
 	expect_line(text, "tcptrace_dest_segments_retransmitted_total{comm=\"haproxy\","
 			  "dest=\"10.0.0.2:8081\"} 0");
+	expect_line(text, "tcptrace_dest_connect_failed_total{comm=\"haproxy\",dest=\"10.0.0.2:8081\"} 3");
+	expect_line(text, "tcptrace_dest_connect_failures_total{comm=\"haproxy\",dest=\"10.0.0.2:8081\","
+			  "cause=\"refused\"} 1");
+	expect_line(text, "tcptrace_dest_connect_failures_total{comm=\"haproxy\",dest=\"10.0.0.2:8081\","
+			  "cause=\"eacces\"} 2");
+	expect_line(text, "tcptrace_dest_connect_failures_total{comm=\"haproxy\",dest=\"10.0.0.3:8081\","
+			  "cause=\"other\"} 0");
 	/* Gauges of the last interval, which had a row for 10.0.0.2 only. */
 	expect_line(text, "tcptrace_dest_timewait_sockets{comm=\"haproxy\",dest=\"10.0.0.2:8081\"} 3");
 	expect_line(text, "tcptrace_dest_timewait_sockets{comm=\"haproxy\",dest=\"10.0.0.3:8081\"} 0");

@@ -284,7 +284,7 @@ static void test_data_of_a_run_of_now_beside_an_earlier_one(void **state)
 
 	(void)state;
 	add_run(&r, "now.csv",
-		HEADER_NOW T1 ",1.000,20,nginx," ZEROS ",3,1,4,17,16,2,1," ZEROS_CONNECT ",\n");
+		HEADER_NOW T1 ",1.000,20,nginx," ZEROS20 ",3,1,4,17,16,2,1," ZEROS_CONNECT ",\n");
 	add_run(&r, "earlier.csv", KEEPALIVE_CSV);
 	page = page_of(&r);
 	data = line_of(page, "<script id=\"tt-data\"");
@@ -293,10 +293,15 @@ static void test_data_of_a_run_of_now_beside_an_earlier_one(void **state)
 	assert_non_null(strstr(data, "\"tw_now\":[0],\"open_in\":[3],\"open_out\":[1],"
 				     "\"listen_drops\":[4],\"acceptq_peak\":[17],\"acceptq_limit\":[16],"
 				     "\"syn_retrans_out\":[2],\"synack_retrans_in\":[1],\"retrans_in\":[0],"
-			     "\"retrans_out\":[0],\"retrans_rto\":[0],\"connects\":[0],"
-				     "\"connects_over_1s\":[0],\"connect_p99_us\":[0]}"));
+				     "\"retrans_out\":[0],\"retrans_rto\":[0],\"connects\":[0],"
+				     "\"connects_over_1s\":[0],\"connect_p99_us\":[0],"
+				     "\"connfail_enetunreach\":[0],\"connfail_ehostunreach\":[0],"
+				     "\"connfail_eacces\":[0],\"connfail_einval\":[0],"
+				     "\"connfail_eperm\":[0],\"connfail_other\":[0]}"));
 	assert_true(strstr(data, "\"open_in\"") < b);
 	assert_null(strstr(b, "\"open_in\""));
+	assert_null(strstr(b, "\"eaddrinuse\""));
+	assert_null(strstr(b, "\"connfail_eacces\""));
 	assert_null(strstr(b, "\"acceptq_peak\""));
 	free(page);
 	runs_free(&r);
@@ -329,7 +334,7 @@ static void test_totals_are_compares_sections(void **state)
 
 	(void)state;
 	add_run(&r, "now.csv",
-		HEADER_NOW T1 ",1.000,20,nginx," ZEROS ",3,1,4,17,16,2,1," ZEROS_CONNECT ",\n");
+		HEADER_NOW T1 ",1.000,20,nginx," ZEROS20 ",3,1,4,17,16,2,1," ZEROS_CONNECT ",\n");
 	add_run(&r, "earlier.csv", KEEPALIVE_CSV);
 	page = page_of(&r);
 	assert_non_null(page);

@@ -20,8 +20,11 @@
 	"                     listen queue   retries\n"                                          \
 	"    PID COMM      drops  peak limit  synack\n"
 #define CONNECT_FAILURE_HEADER                                                            \
-	"                  retries             connect failed\n"                                \
-	"    PID COMM          syn refused timeout unreach abandon noport\n"
+	"                  retries             connect failed              bind\n"              \
+	"    PID COMM          syn refused timeout unreach abandon noport  inuse\n"
+#define BEFORE_SYN_HEADER                                                                 \
+	"                         connect failed before any SYN\n"                              \
+	"    PID COMM      enetunr ehostunr eacces einval eperm other\n"
 
 /* Output of one table_write_* call, captured in memory. */
 struct capture {
@@ -325,9 +328,10 @@ static struct tt_row overflowing_row(void)
 	row.c.syn_retrans = 3;
 	row.c.synack_retrans = 4;
 	row.c.connfail = 5 + 6 + 7 + 8;
-	for (size_t i = 0; i < TT_CONNFAILS; i++)
+	for (size_t i = 0; i < TT_CONNFAIL_BEFORE_SYN; i++)
 		row.c.connfail_by[i] = 5 + i;
 	row.c.eaddrnotavail = 9;
+	row.c.eaddrinuse = 2;
 	return row;
 }
 
@@ -369,8 +373,44 @@ static void test_connect_failure_block_puts_each_count_in_its_column(void **stat
 	table_write_connect_failure_header(c.f);
 	table_write_connect_failure_row(c.f, &row);
 	assert_string_equal(capture_end(&c), CONNECT_FAILURE_HEADER
-			    "   4242 haproxy         3       5       6       7       8      9\n");
+			    "   4242 haproxy         3       5       6       7       8      9      2\n");
 	free(c.text);
+}
+
+/* A connect() refused before its SYN is in a block of its own, by errno,
+ * and in no cell of the connect failures block. */
+static void test_before_syn_block_puts_each_errno_in_its_column(void **state)
+{
+	struct tt_row row = overflowing_row();
+	struct capture c;
+
+	(void)state;
+	assert_false(table_row_has_failures_before_syn(&row));
+	memset(&row.c, 0, sizeof(row.c));
+	for (size_t i = TT_CONNFAIL_BEFORE_SYN; i < TT_CONNFAILS; i++)
+		row.c.connfail_by[i] = 11 + i - TT_CONNFAIL_BEFORE_SYN;
+	row.c.connfail = 11 + 12 + 13 + 14 + 15 + 16;
+	assert_true(table_row_has_failures_before_syn(&row));
+	assert_false(table_row_has_connect_failures(&row));
+	capture_start(&c);
+	table_write_before_syn_header(c.f);
+	table_write_before_syn_row(c.f, &row);
+	assert_string_equal(capture_end(&c), BEFORE_SYN_HEADER
+			    "   4242 haproxy        11       12     13     14    15    16\n");
+	free(c.text);
+}
+
+/* bind()'s EADDRINUSE alone puts a row in the connect failures block. */
+static void test_bind_eaddrinuse_alone_is_a_connect_failure(void **state)
+{
+	struct tt_row row;
+
+	(void)state;
+	memset(&row, 0, sizeof(row));
+	assert_false(table_row_has_connect_failures(&row));
+	row.c.eaddrinuse = 1;
+	assert_true(table_row_has_connect_failures(&row));
+	assert_false(table_row_has_failures_before_syn(&row));
 }
 
 /* Counts of five characters, the most format_count gives, stay under
@@ -388,15 +428,22 @@ static void test_failure_blocks_fit_80_columns(void **state)
 	row.c.syn_retrans = 99999;
 	row.c.connfail_by[TT_CONNFAIL_ABANDONED] = 1000000;
 	row.c.eaddrnotavail = UINT64_MAX;
+	row.c.eaddrinuse = 99999;
+	for (size_t i = TT_CONNFAIL_BEFORE_SYN; i < TT_CONNFAILS; i++)
+		row.c.connfail_by[i] = UINT64_MAX - i;
 	capture_start(&c);
 	table_write_queue_failure_header(c.f);
 	table_write_queue_failure_row(c.f, &row, false);
 	table_write_connect_failure_header(c.f);
 	table_write_connect_failure_row(c.f, &row);
+	table_write_before_syn_header(c.f);
+	table_write_before_syn_row(c.f, &row);
 	text = capture_end(&c);
 	assert_string_equal(text, QUEUE_FAILURE_HEADER
 			    "4194304 haproxy    123M    17    16   99999\n" CONNECT_FAILURE_HEADER
-			    "4194304 haproxy     99999       5       6       7    1.0M    18E\n");
+			    "4194304 haproxy     99999       5       6       7    1.0M    18E  99999\n"
+			    BEFORE_SYN_HEADER
+			    "4194304 haproxy       18E      18E    18E    18E   18E   18E\n");
 	for (line = text; *line; line = strchr(line, '\n') + 1)
 		assert_in_range(strcspn(line, "\n"), 1, 80);
 	free(c.text);
@@ -610,6 +657,8 @@ int main(void)
 		cmocka_unit_test(test_queue_failure_block_puts_each_count_in_its_column),
 		cmocka_unit_test(test_queue_failure_block_run_queue_in_the_summary),
 		cmocka_unit_test(test_connect_failure_block_puts_each_count_in_its_column),
+		cmocka_unit_test(test_before_syn_block_puts_each_errno_in_its_column),
+		cmocka_unit_test(test_bind_eaddrinuse_alone_is_a_connect_failure),
 		cmocka_unit_test(test_failure_blocks_fit_80_columns),
 		cmocka_unit_test(test_which_rows_have_queue_failures),
 		cmocka_unit_test(test_which_rows_have_connect_failures),

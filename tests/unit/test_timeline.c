@@ -151,12 +151,12 @@ static void test_processes_of_one_name_add_up(void **state)
  * workers' queues are as deep, the deeper limit's row first. */
 #define QUEUES                                                                               \
 	HEADER_NOW                                                                           \
-	T1 ",1.000,30,nginx," ZEROS ",5,0,2,3,4,0,1," ZEROS_CONNECT ",\n" \
-	T1 ",1.000,31,nginx," ZEROS ",6,0,1,5,8,0,0," ZEROS_CONNECT ",\n" \
-	T1 ",1.000,32,haproxy," ZEROS ",1,7,0,0,0,3,0," ZEROS_CONNECT ",\n" \
-	T2 ",2.000,31,nginx," ZEROS ",2,0,0,4,16,0,0," ZEROS_CONNECT ",\n" \
-	T2 ",2.000,30,nginx," ZEROS ",2,0,0,4,4,0,0," ZEROS_CONNECT ",\n" \
-	T2 ",2.000,32,haproxy," ZEROS ",0,9,0,0,0,2,0," ZEROS_CONNECT ",\n"
+	T1 ",1.000,30,nginx," ZEROS20 ",5,0,2,3,4,0,1," ZEROS_CONNECT ",\n" \
+	T1 ",1.000,31,nginx," ZEROS20 ",6,0,1,5,8,0,0," ZEROS_CONNECT ",\n" \
+	T1 ",1.000,32,haproxy," ZEROS20 ",1,7,0,0,0,3,0," ZEROS_CONNECT ",\n" \
+	T2 ",2.000,31,nginx," ZEROS20 ",2,0,0,4,16,0,0," ZEROS_CONNECT ",\n" \
+	T2 ",2.000,30,nginx," ZEROS20 ",2,0,0,4,4,0,0," ZEROS_CONNECT ",\n" \
+	T2 ",2.000,32,haproxy," ZEROS20 ",0,9,0,0,0,2,0," ZEROS_CONNECT ",\n"
 
 static void test_open_connections_and_listen_queues(void **state)
 {
@@ -229,7 +229,10 @@ static void test_json_of_a_run_of_now(void **state)
 				     "\"acceptq_limit\":[8,16],\"syn_retrans_out\":[3,2],"
 				     "\"synack_retrans_in\":[1,0],\"retrans_in\":[0,0],\"retrans_out\":[0,0],"
 				     "\"retrans_rto\":[0,0],\"connects\":[0,0],"
-				     "\"connects_over_1s\":[0,0],\"connect_p99_us\":[0,0]},"
+				     "\"connects_over_1s\":[0,0],\"connect_p99_us\":[0,0],"
+				     "\"connfail_enetunreach\":[0,0],\"connfail_ehostunreach\":[0,0],"
+				     "\"connfail_eacces\":[0,0],\"connfail_einval\":[0,0],"
+				     "\"connfail_eperm\":[0,0],\"connfail_other\":[0,0]},"
 				     "\"rst_sent_reasons\":{},\"names\":[{\"name\":\"haproxy\","));
 	assert_non_null(strstr(json, "{\"name\":\"nginx\",\"series\":{"));
 	assert_non_null(strstr(json, "\"tw_now\":[0,0],\"open_in\":[11,4],\"open_out\":[0,0],"
@@ -237,7 +240,10 @@ static void test_json_of_a_run_of_now(void **state)
 				     "\"acceptq_limit\":[8,16],\"syn_retrans_out\":[0,0],"
 				     "\"synack_retrans_in\":[1,0],\"retrans_in\":[0,0],\"retrans_out\":[0,0],"
 				     "\"retrans_rto\":[0,0],\"connects\":[0,0],"
-				     "\"connects_over_1s\":[0,0],\"connect_p99_us\":[0,0]},"
+				     "\"connects_over_1s\":[0,0],\"connect_p99_us\":[0,0],"
+				     "\"connfail_enetunreach\":[0,0],\"connfail_ehostunreach\":[0,0],"
+				     "\"connfail_eacces\":[0,0],\"connfail_einval\":[0,0],"
+				     "\"connfail_eperm\":[0,0],\"connfail_other\":[0,0]},"
 				     "\"rst_sent_reasons\":{}}],\"dests\":[]}"));
 	free(json);
 	done(&p);
@@ -249,11 +255,11 @@ static void test_connects_from_the_buckets(void **state)
 {
 	/* 98 at most 50 us and 2 at most 2 s; then 5 at most 100 us. */
 	static const char text[] =
-		HEADER_NOW T1 ",1.000,7,ab," ZEROS ",0,0,0,0,0,0,0,0,0,0,0,0,0,98,0,0,0,0,0,0,0,0,0,0,0,0,"
+		HEADER_NOW T1 ",1.000,7,ab," ZEROS20 ",0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,98,0,0,0,0,0,0,0,0,0,0,0,0,"
 		"0,2,0,0,0,0,0,0," ZEROS_WAITS ",\n"
-		T2 ",2.000,7,ab," ZEROS ",0,0,0,0,0,0,0,0,0,0,0,0,0,0,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+		T2 ",2.000,7,ab," ZEROS20 ",0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
 		"0,0,0,0," ZEROS_WAITS ",\n"
-		T2 ",2.000,8,nginx," ZEROS ",0,0,0,0,0,0,0," ZEROS_CONNECT ",\n";
+		T2 ",2.000,8,nginx," ZEROS20 ",0,0,0,0,0,0,0," ZEROS_CONNECT ",\n";
 	struct parsed p;
 	char *json;
 
@@ -262,10 +268,41 @@ static void test_connects_from_the_buckets(void **state)
 	assert_true(p.tl.has[TL_CONNECTS] && p.tl.has[TL_CONNECT_P99_US]);
 	json = json_of(&p.tl);
 	assert_non_null(strstr(json, "\"connects\":[100,5],\"connects_over_1s\":[2,0],"
-				     "\"connect_p99_us\":[2000000,100]},"));
+				     "\"connect_p99_us\":[2000000,100],"));
 	assert_non_null(strstr(json, "{\"name\":\"nginx\",\"series\":{"));
 	assert_non_null(strstr(json, "\"connects\":[0,0],\"connects_over_1s\":[0,0],"
-				     "\"connect_p99_us\":[0,0]},\"rst_sent_reasons\":{}}],"));
+				     "\"connect_p99_us\":[0,0],"));
+	free(json);
+	done(&p);
+}
+
+/* bind()'s EADDRINUSE and the connects refused before any SYN, by errno:
+ * a series each, per interval, over every process and per name. */
+static void test_bind_and_before_syn_failures(void **state)
+{
+	/* ab: 3 EADDRINUSE, then 2 EACCES; nginx: 1 ENETUNREACH. */
+	static const char text[] =
+		HEADER_NOW T1 ",1.000,7,ab,0,0,0,0,0,0,0,0,0,0,0,0,0,0,3,0,0,0,0,0,0,0,0,0,0,0,0,"
+		"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_WAITS ",\n"
+		T2 ",2.000,7,ab,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2,0,0,0,0,0,0,0,0,0,"
+		"0,0,0,0,0,0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_WAITS ",\n"
+		T2 ",2.000,8,nginx,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,"
+		"0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0," ZEROS_WAITS ",\n";
+	struct parsed p;
+	char *json;
+
+	(void)state;
+	build(&p, text);
+	assert_true(p.tl.has[TL_EADDRINUSE] && p.tl.has[TL_CONNFAIL_OTHER]);
+	json = json_of(&p.tl);
+	assert_non_null(strstr(json, "\"eaddrnotavail\":[0,0],\"eaddrinuse\":[3,0],\"tw_now\":[0,0],"));
+	assert_non_null(strstr(json, "\"connfail_enetunreach\":[0,1],\"connfail_ehostunreach\":[0,0],"
+				     "\"connfail_eacces\":[0,2],\"connfail_einval\":[0,0],"
+				     "\"connfail_eperm\":[0,0],\"connfail_other\":[0,0]},"
+				     "\"rst_sent_reasons\":{},\"names\":[{\"name\":\"ab\","));
+	assert_non_null(strstr(json, "{\"name\":\"nginx\",\"series\":{"));
+	assert_non_null(strstr(json, "\"connfail_enetunreach\":[0,1],\"connfail_ehostunreach\":[0,0],"
+				     "\"connfail_eacces\":[0,0],"));
 	free(json);
 	done(&p);
 }
@@ -274,12 +311,12 @@ static void test_connects_from_the_buckets(void **state)
  * timeout, both sides added. */
 static void test_segments_sent_again_per_interval(void **state)
 {
-	/* The 27 columns of failed connects and connect times, then the 46 of
+	/* The 33 columns of failed connects and connect times, then the 46 of
 	 * accept waits and handshakes, all 0; then retrans_in, retrans_out,
 	 * retrans_rto_in, retrans_rto_out, segs_sent_in, segs_sent_out. */
 #define NO_WAITS                                                                        \
-	ZEROS ",0,0,0,0,0,0,0,"                                                         \
-	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                        \
+	ZEROS20 "," ZEROS_NOW ","                                                       \
+	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"            \
 	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"                                \
 	"0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
 	static const char text[] =
@@ -460,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_json_of_a_run_of_now),
 		cmocka_unit_test(test_connects_from_the_buckets),
 		cmocka_unit_test(test_segments_sent_again_per_interval),
+		cmocka_unit_test(test_bind_and_before_syn_failures),
 		cmocka_unit_test(test_json_of_a_per_process_run),
 		cmocka_unit_test(test_destinations_fewest_ports_and_shortest_runout),
 		cmocka_unit_test(test_json_of_a_per_destination_run),

@@ -189,6 +189,10 @@ int startup_go_live(struct session *s)
 	 * for this line finds tcptrace as it stays. */
 	if (o->listen_addr.set)
 		fprintf(stderr, "tcptrace: serving http://%s/metrics\n", exporter_address(&s->exp));
+	if (tracer_syscall_hooks_missing(&s->t))
+		fprintf(stderr, "tcptrace: connect()s refused before their SYN and bind()s that found "
+				"no free port are not counted: %s\n",
+			tracer_syscall_hooks_missing(&s->t));
 	fprintf(stderr, "tcptrace: tracing %s%s%s, %llu existing sockets found, %s; %s\n",
 		o->n_targets ? "the named processes" : "every process",
 		scope_is_set(&s->scope) ? " in " : "", s->scope.label,

@@ -19,7 +19,8 @@
 #define TT_COL_LATER 0x2 /* CSVs of earlier versions lack it */
 #define TT_COL_SECONDS 0x4 /* a destination row's: seconds, one decimal */
 
-/* Connects that got a local port and failed, by cause (enum tt_connfail). */
+/* Failed connects by cause (enum tt_connfail): after their SYN, then
+ * refused before it, by connect()'s errno. */
 #define TT_CONNFAIL_COLUMNS(X, of)                                                        \
 	X(CONNFAIL_REFUSED, "connfail_refused", TT_COL_LATER,                             \
 	  (of).connfail_by[TT_CONNFAIL_REFUSED], "tcptrace_connect_failures_total",       \
@@ -32,7 +33,25 @@
 	  "cause=\"unreach\"")                                                            \
 	X(CONNFAIL_ABANDONED, "connfail_abandoned", TT_COL_LATER,                         \
 	  (of).connfail_by[TT_CONNFAIL_ABANDONED], "tcptrace_connect_failures_total",     \
-	  "cause=\"abandoned\"")
+	  "cause=\"abandoned\"")                                                          \
+	X(CONNFAIL_ENETUNREACH, "connfail_enetunreach", TT_COL_LATER,                     \
+	  (of).connfail_by[TT_CONNFAIL_ENETUNREACH], "tcptrace_connect_failures_total",   \
+	  "cause=\"enetunreach\"")                                                        \
+	X(CONNFAIL_EHOSTUNREACH, "connfail_ehostunreach", TT_COL_LATER,                   \
+	  (of).connfail_by[TT_CONNFAIL_EHOSTUNREACH], "tcptrace_connect_failures_total",  \
+	  "cause=\"ehostunreach\"")                                                       \
+	X(CONNFAIL_EACCES, "connfail_eacces", TT_COL_LATER,                               \
+	  (of).connfail_by[TT_CONNFAIL_EACCES], "tcptrace_connect_failures_total",        \
+	  "cause=\"eacces\"")                                                             \
+	X(CONNFAIL_EINVAL, "connfail_einval", TT_COL_LATER,                               \
+	  (of).connfail_by[TT_CONNFAIL_EINVAL], "tcptrace_connect_failures_total",        \
+	  "cause=\"einval\"")                                                             \
+	X(CONNFAIL_EPERM, "connfail_eperm", TT_COL_LATER,                                 \
+	  (of).connfail_by[TT_CONNFAIL_EPERM], "tcptrace_connect_failures_total",         \
+	  "cause=\"eperm\"")                                                              \
+	X(CONNFAIL_OTHER, "connfail_other", TT_COL_LATER,                                 \
+	  (of).connfail_by[TT_CONNFAIL_OTHER], "tcptrace_connect_failures_total",         \
+	  "cause=\"other\"")
 
 /* Connects established, by latency: connect_B counts those above the bound
  * before B and at most B (common/connect_time.h); in /metrics, the
@@ -169,6 +188,8 @@
 	  "tcptrace_timewait_sockets", "")                                                        \
 	X(EADDRNOTAVAIL, "eaddrnotavail", TT_COL_COUNT, r->c.eaddrnotavail,                       \
 	  "tcptrace_connect_eaddrnotavail_total", "")                                             \
+	X(EADDRINUSE, "eaddrinuse", TT_COL_COUNT | TT_COL_LATER, r->c.eaddrinuse,                \
+	  "tcptrace_bind_eaddrinuse_total", "")                                                   \
 	X(TIMEOUT_IN, "timeout_in", TT_COL_COUNT, r->c.timeout[TT_SIDE_IN],                      \
 	  "tcptrace_connections_closed_total", "side=\"in\",how=\"timeout\"")                     \
 	X(TIMEOUT_OUT, "timeout_out", TT_COL_COUNT, r->c.timeout[TT_SIDE_OUT],                    \

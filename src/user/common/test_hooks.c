@@ -16,6 +16,7 @@ const struct tt_test_hooks *tt_test_hooks(void)
 		hooks.skip_program = getenv("TCPTRACE_TEST_SKIP_PROGRAM");
 		hooks.selfcheck_late_ms = getenv("TCPTRACE_TEST_SELFCHECK_LATE_MS");
 		hooks.listeners_late_ms = getenv("TCPTRACE_TEST_LISTENERS_LATE_MS");
+		hooks.args_kept = getenv("TCPTRACE_TEST_ARGS_KEPT") != NULL;
 		read = true;
 	}
 	return &hooks;

@@ -23,6 +23,9 @@ struct tt_test_hooks {
 	/* TCPTRACE_TEST_LISTENERS_LATE_MS=N: each look at the listeners waits
 	 * N ms between their dump and the read of their extra drops. */
 	const char *listeners_late_ms;
+	/* TCPTRACE_TEST_ARGS_KEPT: the syscall hooks keep connect()'s and
+	 * bind()'s arguments at their entry, as before Linux 5.15. */
+	bool args_kept;
 };
 
 /* Read from the environment at the first call. */

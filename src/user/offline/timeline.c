@@ -18,6 +18,7 @@ const char *const timeline_series_names[TL_SERIES] = {
 	[TL_RST_RECV] = "rst_recv",
 	[TL_TIMEOUT] = "timeout",
 	[TL_EADDRNOTAVAIL] = "eaddrnotavail",
+	[TL_EADDRINUSE] = "eaddrinuse",
 	[TL_TW_NOW] = "tw_now",
 	[TL_OPEN_IN] = "open_in",
 	[TL_OPEN_OUT] = "open_out",
@@ -32,6 +33,12 @@ const char *const timeline_series_names[TL_SERIES] = {
 	[TL_CONNECTS] = "connects",
 	[TL_CONNECTS_OVER_1S] = "connects_over_1s",
 	[TL_CONNECT_P99_US] = "connect_p99_us",
+	[TL_CONNFAIL_ENETUNREACH] = "connfail_enetunreach",
+	[TL_CONNFAIL_EHOSTUNREACH] = "connfail_ehostunreach",
+	[TL_CONNFAIL_EACCES] = "connfail_eacces",
+	[TL_CONNFAIL_EINVAL] = "connfail_einval",
+	[TL_CONNFAIL_EPERM] = "connfail_eperm",
+	[TL_CONNFAIL_OTHER] = "connfail_other",
 };
 
 /* The CSV columns each series adds up: both sides of a close class. The
@@ -45,6 +52,7 @@ static const enum tt_csv_col series_cols[TL_SERIES][2] = {
 	[TL_RST_RECV] = { TT_CSV_RST_RECV_IN, TT_CSV_RST_RECV_OUT },
 	[TL_TIMEOUT] = { TT_CSV_TIMEOUT_IN, TT_CSV_TIMEOUT_OUT },
 	[TL_EADDRNOTAVAIL] = { TT_CSV_EADDRNOTAVAIL, TT_CSV_COLS },
+	[TL_EADDRINUSE] = { TT_CSV_EADDRINUSE, TT_CSV_COLS },
 	[TL_TW_NOW] = { TT_CSV_TW_NOW, TT_CSV_COLS },
 	[TL_OPEN_IN] = { TT_CSV_OPEN_IN, TT_CSV_COLS },
 	[TL_OPEN_OUT] = { TT_CSV_OPEN_OUT, TT_CSV_COLS },
@@ -60,6 +68,12 @@ static const enum tt_csv_col series_cols[TL_SERIES][2] = {
 	[TL_CONNECTS] = { TT_CSV_CONNECT_0, TT_CSV_COLS },
 	[TL_CONNECTS_OVER_1S] = { TT_CSV_CONNECT_0, TT_CSV_COLS },
 	[TL_CONNECT_P99_US] = { TT_CSV_CONNECT_0, TT_CSV_COLS },
+	[TL_CONNFAIL_ENETUNREACH] = { TT_CSV_CONNFAIL_ENETUNREACH, TT_CSV_COLS },
+	[TL_CONNFAIL_EHOSTUNREACH] = { TT_CSV_CONNFAIL_EHOSTUNREACH, TT_CSV_COLS },
+	[TL_CONNFAIL_EACCES] = { TT_CSV_CONNFAIL_EACCES, TT_CSV_COLS },
+	[TL_CONNFAIL_EINVAL] = { TT_CSV_CONNFAIL_EINVAL, TT_CSV_COLS },
+	[TL_CONNFAIL_EPERM] = { TT_CSV_CONNFAIL_EPERM, TT_CSV_COLS },
+	[TL_CONNFAIL_OTHER] = { TT_CSV_CONNFAIL_OTHER, TT_CSV_COLS },
 };
 
 static bool from_buckets(size_t s)

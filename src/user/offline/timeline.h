@@ -30,6 +30,7 @@ enum timeline_series {
 	TL_RST_RECV,
 	TL_TIMEOUT,
 	TL_EADDRNOTAVAIL,
+	TL_EADDRINUSE, /* per process only */
 	TL_TW_NOW,
 	TL_OPEN_IN,
 	TL_OPEN_OUT,
@@ -46,6 +47,13 @@ enum timeline_series {
 	/* A level: the bound, in microseconds, of the bucket of the interval's
 	 * p99 over the group's connects; 0 when it had none. */
 	TL_CONNECT_P99_US,
+	/* connect()s refused before any SYN, by errno */
+	TL_CONNFAIL_ENETUNREACH,
+	TL_CONNFAIL_EHOSTUNREACH,
+	TL_CONNFAIL_EACCES,
+	TL_CONNFAIL_EINVAL,
+	TL_CONNFAIL_EPERM,
+	TL_CONNFAIL_OTHER,
 	TL_SERIES,
 };
 

@@ -19,8 +19,9 @@ enum tt_finding_kind {
 	TT_FINDING_LISTEN_DROPS,    /* a listener dropped connection attempts */
 	TT_FINDING_SYN_RETRIES,     /* connect()s whose SYN was sent again */
 	TT_FINDING_SYNACK_RETRIES,  /* listeners whose SYN-ACK was sent again */
-	TT_FINDING_NO_PORT,         /* connect() found no free local port */
+	TT_FINDING_NO_PORT,         /* connect() or bind() found no free local port */
 	TT_FINDING_CONNECT_FAILED,  /* connect() got a port but no connection */
+	TT_FINDING_BEFORE_SYN,      /* connect() refused before any SYN */
 	TT_FINDING_TIMEWAIT,        /* TIME_WAIT left on one side */
 	TT_FINDING_RSTS,            /* connections ended by an RST it sent, on one side */
 	TT_FINDING_RETRANS,         /* data segments sent again, on one side */
@@ -62,9 +63,12 @@ struct tt_finding {
 	uint64_t ports_free, ports_held;          /* --by dest */
 	double runout_s;
 	uint64_t reasons[TT_REASON_SLOTS];        /* TT_FINDING_RSTS, by reason */
-	uint64_t causes[TT_CONNFAILS];            /* TT_FINDING_CONNECT_FAILED, by cause */
-	/* TT_FINDING_CONNECT_FAILED with --by dest: the destinations with the
-	 * most failed connects, over every process of the name, most first. */
+	uint64_t eaddrnotavail, eaddrinuse;       /* TT_FINDING_NO_PORT: its count's parts */
+	/* TT_FINDING_CONNECT_FAILED (causes before TT_CONNFAIL_BEFORE_SYN) and
+	 * TT_FINDING_BEFORE_SYN (the others): its count by cause. */
+	uint64_t causes[TT_CONNFAILS];
+	/* With --by dest: the destinations with the most of those failed
+	 * connects, over every process of the name, most first. */
 	struct tt_finding_dest fail_dests[TT_FINDING_DESTS];
 	size_t n_fail_dests;
 	/* TT_FINDING_SYN_RETRIES: its connects' latency buckets, and the

@@ -123,7 +123,8 @@ bool findings_load_client_of(const struct tt_proc_counters *c,
 	memset(out, 0, sizeof(*out));
 	out->connected = c->conn[TT_SIDE_OUT];
 	out->no_port = c->eaddrnotavail;
-	out->tried = out->connected + c->connfail + c->eaddrnotavail;
+	out->bind_no_port = c->eaddrinuse;
+	out->tried = out->connected + c->connfail + c->eaddrnotavail + c->eaddrinuse;
 	memcpy(out->causes, c->connfail_by, sizeof(out->causes));
 	out->syn_retrans = c->syn_retrans;
 	out->timed = tt_connect_count(le);
@@ -140,6 +141,12 @@ void findings_load_write_client(FILE *f, const struct tt_client_facts *v)
 		[TT_CONNFAIL_TIMEOUT] = "timed out",
 		[TT_CONNFAIL_UNREACH] = "unreachable",
 		[TT_CONNFAIL_ABANDONED] = "abandoned, unanswered when it closed them",
+		[TT_CONNFAIL_ENETUNREACH] = "refused before their SYN with ENETUNREACH",
+		[TT_CONNFAIL_EHOSTUNREACH] = "refused before their SYN with EHOSTUNREACH",
+		[TT_CONNFAIL_EACCES] = "refused before their SYN with EACCES",
+		[TT_CONNFAIL_EINVAL] = "refused before their SYN with EINVAL",
+		[TT_CONNFAIL_EPERM] = "refused before their SYN with EPERM",
+		[TT_CONNFAIL_OTHER] = "refused before their SYN with another errno",
 	};
 	bool unconnected = v->tried > v->connected;
 	const char *sep = " (";
@@ -157,6 +164,9 @@ void findings_load_write_client(FILE *f, const struct tt_client_facts *v)
 		}
 		if (v->no_port)
 			fprintf(f, "%s%" PRIu64 " with no local port free", sep, v->no_port);
+		if (v->bind_no_port)
+			fprintf(f, "%s%" PRIu64 " with no local port free at bind()", sep,
+				v->bind_no_port);
 		fputc(')', f);
 	}
 	if (v->slow) {
@@ -183,15 +193,18 @@ void findings_load_write_client(FILE *f, const struct tt_client_facts *v)
 
 void findings_load_json_client(FILE *f, const struct tt_client_facts *v)
 {
-	static const char *const cause[TT_CONNFAILS] = { "refused", "timeout", "unreach",
-							 "abandoned" };
+	static const char *const cause[TT_CONNFAILS] = {
+		"refused",      "timeout", "unreach", "abandoned", "enetunreach",
+		"ehostunreach", "eacces",  "einval",  "eperm",     "other",
+	};
 
 	fprintf(f, ",\"tried\":%" PRIu64 ",\"causes\":{", v->tried);
 	for (size_t c = 0; c < TT_CONNFAILS; c++)
 		fprintf(f, "%s\"%s\":%" PRIu64, c ? "," : "", cause[c], v->causes[c]);
-	fprintf(f, "},\"eaddrnotavail\":%" PRIu64 ",\"syn_retrans\":%" PRIu64
-		   ",\"connects\":%" PRIu64 ",\"connects_over_1s\":%" PRIu64,
-		v->no_port, v->syn_retrans, v->timed, v->slow);
+	fprintf(f, "},\"eaddrnotavail\":%" PRIu64 ",\"eaddrinuse\":%" PRIu64
+		   ",\"syn_retrans\":%" PRIu64 ",\"connects\":%" PRIu64
+		   ",\"connects_over_1s\":%" PRIu64,
+		v->no_port, v->bind_no_port, v->syn_retrans, v->timed, v->slow);
 	if (v->timed)
 		fprintf(f, ",\"connect_p99_us\":%" PRIu64 ",\"connect_max_us\":%" PRIu64,
 			tt_connect_bound_us((size_t)v->p99), tt_connect_bound_us((size_t)v->worst));

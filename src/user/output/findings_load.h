@@ -57,9 +57,10 @@ void findings_load_json_retrans(FILE *f, const struct tt_retrans_facts *r);
 /* A client (it accepted nothing) and its connects over the run. */
 struct tt_client_facts {
 	uint64_t connected; /* conn_out */
-	uint64_t tried;     /* connected, failed after a port (by cause), no port */
+	uint64_t tried;     /* connected, failed (by cause, before or after the SYN), no port */
 	uint64_t causes[TT_CONNFAILS];
-	uint64_t no_port;
+	uint64_t no_port;      /* connect()'s EADDRNOTAVAIL */
+	uint64_t bind_no_port; /* bind()'s EADDRINUSE at port 0 */
 	uint64_t syn_retrans;
 	uint64_t timed, slow; /* connects timed, and of them over 1 s */
 	int p99, worst;       /* their buckets (common/connect_time.h) */

@@ -80,15 +80,21 @@ static const struct {
 	  "RSTs sent by the process name's timewait sockets, answering a segment that arrived "
 	  "after the connection ended." },
 	{ "tcptrace_connect_failed_total", "counter",
-	  "connect() attempts that got a local port but never reached ESTABLISHED: refused, "
-	  "timed out, or closed while connecting." },
+	  "connect() attempts that never reached ESTABLISHED, for another cause than no free "
+	  "local port: refused, timed out, closed while connecting, or refused before any SYN." },
 	{ "tcptrace_connect_failures_total", "counter",
-	  "The failed connect() attempts of tcptrace_connect_failed_total by cause: refused "
-	  "(ECONNREFUSED: an RST answered the SYN), timeout (ETIMEDOUT: its SYNs sent again ran "
-	  "out), unreach (another error: an ICMP unreachable), abandoned (the process closed it "
-	  "first, as a proxy's connect timeout does)." },
+	  "The failed connect() attempts of tcptrace_connect_failed_total by cause. After the "
+	  "SYN: refused (ECONNREFUSED: an RST answered it), timeout (ETIMEDOUT: its SYNs sent "
+	  "again ran out), unreach (another error: an ICMP unreachable), abandoned (the process "
+	  "closed it first, as a proxy's connect timeout does). Before any SYN, connect()'s own "
+	  "errno: enetunreach (no route), ehostunreach (an unreachable route), eacces (a "
+	  "prohibit route, an LSM), einval (a blackhole route), eperm (a cgroup connect hook, an "
+	  "LSM), other." },
 	{ "tcptrace_connect_eaddrnotavail_total", "counter",
 	  "connect() calls that failed with EADDRNOTAVAIL because no local port was free." },
+	{ "tcptrace_bind_eaddrinuse_total", "counter",
+	  "bind() calls to port 0 of TCP sockets that failed with EADDRINUSE because no local "
+	  "port was free (a bind() to a port of its own is not counted)." },
 	{ "tcptrace_untracked_sockets_total", "counter",
 	  "Sockets of the process name that were not followed because the socket map was full "
 	  "(raise --max-sockets)." },
@@ -355,6 +361,15 @@ static void per_dest(FILE *f, const struct tt_metrics *m, enum metrics_format fm
 	}
 }
 
+/* The cause label of each enum tt_connfail, from the column table. */
+static const char *const connfail_labels[] = {
+#define TT_CAUSE_LABEL(id, name, flags, value, metric, labels) labels,
+	TT_CONNFAIL_COLUMNS(TT_CAUSE_LABEL, unused)
+#undef TT_CAUSE_LABEL
+};
+_Static_assert(sizeof(connfail_labels) / sizeof(connfail_labels[0]) == TT_CONNFAILS,
+	       "a cause label per enum tt_connfail");
+
 /* --by dest: the out side of each process name per destination, and the
  * local ports still free toward it. */
 static void dest_families(FILE *f, const struct tt_metrics *m, enum metrics_format fmt)
@@ -392,8 +407,18 @@ static void dest_families(FILE *f, const struct tt_metrics *m, enum metrics_form
 		 "Timewait sockets left behind by connections to the destination (--by dest).");
 	per_dest(f, m, fmt, "tcptrace_dest_connect_failed_total",
 		 offsetof(struct tt_dest_counters, connfail),
-		 "connect() attempts to the destination that got a local port but never reached "
-		 "ESTABLISHED (--by dest).");
+		 "connect() attempts to the destination that never reached ESTABLISHED, for another "
+		 "cause than no free local port (--by dest).");
+	name = "tcptrace_dest_connect_failures_total";
+	family(f, fmt, name, "counter",
+	       "The failed connect() attempts of tcptrace_dest_connect_failed_total by cause, as "
+	       "in tcptrace_connect_failures_total (--by dest).");
+	for (size_t i = 0; (s = nth_dest(m, i)); i++)
+		for (size_t c = 0; c < TT_CONNFAILS; c++) {
+			dest_labels(f, name, s);
+			fprintf(f, ",%s} %llu\n", connfail_labels[c],
+				(unsigned long long)s->c.connfail_by[c]);
+		}
 	per_dest(f, m, fmt, "tcptrace_dest_connect_eaddrnotavail_total",
 		 offsetof(struct tt_dest_counters, eaddrnotavail),
 		 "connect() calls to the destination that failed with EADDRNOTAVAIL (--by dest).");

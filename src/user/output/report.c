@@ -101,12 +101,18 @@ static bool has_connect_failures(const struct tt_row *row, bool run)
 	return table_row_has_connect_failures(row);
 }
 
-static const struct row_block queue_failures = { table_row_has_queue_failures,
-						 table_write_queue_failure_header,
-						 table_write_queue_failure_row };
-static const struct row_block connect_failures = { has_connect_failures,
-						   table_write_connect_failure_header,
-						   connect_failure_row };
+static void before_syn_row(FILE *f, const struct tt_row *row, bool run)
+{
+	(void)run;
+	table_write_before_syn_row(f, row);
+}
+
+static bool has_failures_before_syn(const struct tt_row *row, bool run)
+{
+	(void)run;
+	return table_row_has_failures_before_syn(row);
+}
+
 static void retrans_row(FILE *f, const struct tt_row *row, bool run)
 {
 	(void)run;
@@ -119,6 +125,15 @@ static bool has_retrans(const struct tt_row *row, bool run)
 	return table_row_has_retrans(row);
 }
 
+static const struct row_block queue_failures = { table_row_has_queue_failures,
+						 table_write_queue_failure_header,
+						 table_write_queue_failure_row };
+static const struct row_block connect_failures = { has_connect_failures,
+						   table_write_connect_failure_header,
+						   connect_failure_row };
+static const struct row_block failures_before_syn = { has_failures_before_syn,
+						      table_write_before_syn_header,
+						      before_syn_row };
 static const struct row_block retransmits = { has_retrans, table_write_retrans_header,
 					      retrans_row };
 static const struct row_block latencies = { table_row_has_latency, table_write_latency_header,
@@ -200,6 +215,7 @@ int report_interval(struct report *r, const struct tt_row *rows, size_t n,
 					table_write_row(r->table, &rows[i]);
 			write_block(r->table, &queue_failures, rows, n, false);
 			write_block(r->table, &connect_failures, rows, n, false);
+			write_block(r->table, &failures_before_syn, rows, n, false);
 			write_block(r->table, &retransmits, rows, n, false);
 			write_block(r->table, &latencies, rows, n, false);
 			write_block(r->table, &accept_waits, rows, n, false);
@@ -233,6 +249,7 @@ void report_summary(FILE *f, const struct tt_row *rows, size_t n, double elapsed
 			table_write_row(f, &rows[i]);
 	write_block(f, &queue_failures, rows, n, true);
 	write_block(f, &connect_failures, rows, n, true);
+	write_block(f, &failures_before_syn, rows, n, true);
 	write_block(f, &retransmits, rows, n, true);
 	write_block(f, &latencies, rows, n, true);
 	write_block(f, &accept_waits, rows, n, true);

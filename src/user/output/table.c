@@ -31,9 +31,11 @@ static const char *const cell_names[CELLS] = {
 	"in", "out", "now", "actv", "pasv", "sent", "recv", "in", "out", "now",
 };
 
-/* The failures, in two blocks, each at most 80 columns: a listener's (its
- * queue, its SYN-ACKs sent again) and a connecting process's (its SYNs sent
- * again, its connect()s that failed, by cause). A cell is as wide as its
+/* The failures, in three blocks, each at most 80 columns: a listener's (its
+ * queue, its SYN-ACKs sent again), a connecting process's (its SYNs sent
+ * again, its connect()s that failed after their SYN, by cause, and those
+ * that found no port, with its bind()s that found none), and its
+ * connect()s refused before any SYN, by errno. A cell is as wide as its
  * name or its group's needs, at least CELL_WIDTH. */
 struct cell {
 	const char *name;
@@ -52,11 +54,12 @@ static const struct cell queue_failure_cells[] = {
 static const struct group connect_failure_groups[] = {
 	{ "retries", 0, 0 },
 	{ "connect failed", 1, 5 },
+	{ "bind", 6, 6 },
 };
 
 static const struct cell connect_failure_cells[] = {
-	{ "syn", 8 },	  { "refused", 8 }, { "timeout", 8 },
-	{ "unreach", 8 }, { "abandon", 8 }, { "noport", 7 },
+	{ "syn", 8 },	  { "refused", 8 }, { "timeout", 8 }, { "unreach", 8 },
+	{ "abandon", 8 }, { "noport", 7 },  { "inuse", 7 },
 };
 
 /* Data segments sent again, under the failures: by side, those after a
@@ -70,6 +73,20 @@ static const struct group retrans_groups[] = {
 static const struct cell retrans_cells[] = {
 	{ "in", 6 }, { "out", 6 }, { "rto", 6 }, { "sent", 9 }, { "share", 7 },
 };
+
+static const struct group before_syn_groups[] = {
+	{ "connect failed before any SYN", 0, 5 },
+};
+
+/* By the errno connect() returned, enum tt_connfail's order. */
+static const struct cell before_syn_cells[] = {
+	{ "enetunr", 8 }, { "ehostunr", 9 }, { "eacces", 7 },
+	{ "einval", 7 },  { "eperm", 6 },    { "other", 6 },
+};
+
+_Static_assert(sizeof(before_syn_cells) / sizeof(before_syn_cells[0]) ==
+		       TT_CONNFAILS - TT_CONNFAIL_BEFORE_SYN,
+	       "a cell per cause before the SYN");
 
 /* A block of waits under the rows, from one kind of a row's buckets
  * (struct tt_proc_times): its two group names, the name of its count above
@@ -215,15 +232,34 @@ bool table_row_has_queue_failures(const struct tt_row *row, bool run)
 	return row->listen_drops || row->c.synack_retrans || (limit && 2 * peak > limit);
 }
 
+/* Connects that failed after their SYN: the causes before TT_CONNFAIL_BEFORE_SYN. */
+static uint64_t failed_after_syn(const struct tt_proc_counters *c)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < TT_CONNFAIL_BEFORE_SYN; i++)
+		n += c->connfail_by[i];
+	return n;
+}
+
 bool table_row_has_connect_failures(const struct tt_row *row)
 {
 	const struct tt_proc_counters *c = &row->c;
 
-	return c->syn_retrans || c->connfail || c->eaddrnotavail;
+	return c->syn_retrans || failed_after_syn(c) || c->eaddrnotavail || c->eaddrinuse;
+}
+
+bool table_row_has_failures_before_syn(const struct tt_row *row)
+{
+	for (size_t i = TT_CONNFAIL_BEFORE_SYN; i < TT_CONNFAILS; i++)
+		if (row->c.connfail_by[i])
+			return true;
+	return false;
 }
 
 #define QUEUE_FAILURE_CELLS (sizeof(queue_failure_cells) / sizeof(queue_failure_cells[0]))
 #define CONNECT_FAILURE_CELLS (sizeof(connect_failure_cells) / sizeof(connect_failure_cells[0]))
+#define BEFORE_SYN_CELLS (sizeof(before_syn_cells) / sizeof(before_syn_cells[0]))
 
 /* A failures block's two header lines, each name right-aligned in its cell. */
 static void write_cells_header(FILE *f, const struct group *g, size_t n_groups,
@@ -281,6 +317,7 @@ void table_write_connect_failure_row(FILE *f, const struct tt_row *row)
 		c->connfail_by[TT_CONNFAIL_UNREACH],
 		c->connfail_by[TT_CONNFAIL_ABANDONED],
 		c->eaddrnotavail,
+		c->eaddrinuse,
 	};
 
 	write_sized_cells(f, row, connect_failure_cells, v, CONNECT_FAILURE_CELLS);
@@ -333,6 +370,21 @@ void table_write_retrans_row(FILE *f, const struct tt_row *row)
 	}
 	format_share(buf, sizeof(buf), again, sent);
 	fprintf(f, " %*s\n", retrans_cells[RETRANS_CELLS - 1].width - 1, buf);
+}
+
+void table_write_before_syn_header(FILE *f)
+{
+	write_cells_header(f, before_syn_groups, sizeof(before_syn_groups) / sizeof(before_syn_groups[0]),
+			   before_syn_cells, BEFORE_SYN_CELLS);
+}
+
+void table_write_before_syn_row(FILE *f, const struct tt_row *row)
+{
+	uint64_t v[BEFORE_SYN_CELLS];
+
+	for (size_t i = 0; i < BEFORE_SYN_CELLS; i++)
+		v[i] = row->c.connfail_by[TT_CONNFAIL_BEFORE_SYN + i];
+	write_sized_cells(f, row, before_syn_cells, v, BEFORE_SYN_CELLS);
 }
 
 static const __u64 *waits_of(const struct tt_row *row, const struct wait_block *b)

@@ -17,19 +17,24 @@ void format_count(char *buf, size_t len, uint64_t v);
 void table_write_header(FILE *f, const char *label);
 void table_write_row(FILE *f, const struct tt_row *row);
 
-/* The failures, under the rows, in two blocks. A listener's: connection
+/* The failures, under the rows, in three blocks. A listener's: connection
  * attempts its listeners dropped and their queue, SYN-ACKs they sent again;
  * a row is in it when one is not zero or its accept queue got more than
  * half full (run: the queue since tracing began, the summary's, not the
  * interval's). A connecting process's: SYNs of its connect()s sent again,
- * its connect()s that failed, by cause, and those that found no local port;
- * a row is in it when one is not zero. */
+ * its connect()s that failed after their SYN, by cause, those that found
+ * no local port, and its bind()s to port 0 that found none; a row is in
+ * it when one is not zero. Its connect()s refused before any SYN, by
+ * errno; a row is in it when one is not zero. */
 bool table_row_has_queue_failures(const struct tt_row *row, bool run);
 void table_write_queue_failure_header(FILE *f);
 void table_write_queue_failure_row(FILE *f, const struct tt_row *row, bool run);
 bool table_row_has_connect_failures(const struct tt_row *row);
 void table_write_connect_failure_header(FILE *f);
 void table_write_connect_failure_row(FILE *f, const struct tt_row *row);
+bool table_row_has_failures_before_syn(const struct tt_row *row);
+void table_write_before_syn_header(FILE *f);
+void table_write_before_syn_row(FILE *f, const struct tt_row *row);
 
 /* The segments block, under the failures: data segments sent again, by
  * side, those of them sent after a retransmission timeout, the data

@@ -167,10 +167,11 @@ static const char *const counter_names[] = {
 	"conn_in", "conn_out", "fin_active_in", "fin_active_out", "fin_passive_in",
 	"fin_passive_out", "rst_sent_in", "rst_sent_out", "rst_recv_in", "rst_recv_out",
 	"timeout_in", "timeout_out", "tw_in", "tw_out", "connfail_out", "eaddrnotavail",
-	"untracked", "tw_rst", "syn_retrans_out", "synack_retrans_in", "opened_in",
+	"eaddrinuse", "untracked", "tw_rst", "syn_retrans_out", "synack_retrans_in", "opened_in",
 	"opened_out", "open_ended_in", "open_ended_out", "connfail_refused", "connfail_timeout",
-	"connfail_unreach", "connfail_abandoned", "retrans_in", "retrans_out", "retrans_rto_in",
-	"retrans_rto_out", "segs_sent_in", "segs_sent_out",
+	"connfail_unreach", "connfail_abandoned", "connfail_enetunreach", "connfail_ehostunreach",
+	"connfail_eacces", "connfail_einval", "connfail_eperm", "connfail_other", "retrans_in",
+	"retrans_out", "retrans_rto_in", "retrans_rto_out", "segs_sent_in", "segs_sent_out",
 };
 _Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==
 		       sizeof(struct tt_proc_counters) / sizeof(__u64),

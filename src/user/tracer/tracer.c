@@ -333,6 +333,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 				   "tcptrace supports 5.10 to 5.16 and 6.1 or later");
 	}
 	at_accept = acceptors_probe(ids[KT_INET_CSK_ACCEPT]);
+	syscall_hooks_probe(&t->syscalls);
 	/* For the tests: the counting filter, as before 5.12. */
 	t->cookies_mark = !tt_test_hooks()->no_cookies &&
 			  cookies_probe(ids[KT_TRACE_SET_STATE]);
@@ -377,6 +378,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	bpf_program__set_autoload(skel->progs.handle_task_rename, skel->rodata->trace_comms);
 	/* fexit/inet_csk_accept where it loads, else the read hook. */
 	acceptors_configure(&t->acceptors, skel, at_accept);
+	syscall_hooks_configure(&t->syscalls, skel);
 
 	/* The socket table's buckets: see sock_table in socks.bpf.h. */
 	skel->rodata->sock_buckets = cfg->max_sockets;
@@ -531,7 +533,7 @@ int tracer_attach(struct tracer *t)
 			if (!bpf_program__autoload(prog) || is_twin(prog) != twins ||
 			    (prog == t->skel->progs.handle_kfree_skb && !t->listen_drops_exact) ||
 			    bpf_program__expected_attach_type(prog) == BPF_TRACE_ITER ||
-			    acceptors_own(&t->acceptors, prog) ||
+			    acceptors_own(&t->acceptors, prog) || syscall_hooks_own(t->skel, prog) ||
 			    (skip && !strcmp(skip, bpf_program__name(prog))))
 				continue;
 			if (t->n_links == sizeof(t->links) / sizeof(t->links[0]))
@@ -543,6 +545,8 @@ int tracer_attach(struct tracer *t)
 			t->links[t->n_links++] = link;
 		}
 	}
+	/* Without them tcptrace carries on, and says so. */
+	syscall_hooks_attach(&t->syscalls, t->skel);
 	return 0;
 }
 
@@ -554,6 +558,11 @@ int tracer_watch(struct tracer *t)
 const char *tracer_acceptors(const struct tracer *t)
 {
 	return acceptors_way_text(&t->acceptors);
+}
+
+const char *tracer_syscall_hooks_missing(const struct tracer *t)
+{
+	return syscall_hooks_missing(&t->syscalls);
 }
 
 bool tracer_times_accepts(const struct tracer *t)
@@ -705,6 +714,7 @@ void tracer_close(struct tracer *t)
 		close(t->fill.fd);
 	t->fill.made = false;
 	acceptors_close(&t->acceptors);
+	syscall_hooks_close(&t->syscalls);
 	while (t->n_links)
 		bpf_link__destroy(t->links[--t->n_links]);
 	listeners_close(&t->listeners);

@@ -18,6 +18,7 @@
 #include "tracer/listeners.h"
 #include "tracer/namespaces.h"
 #include "tracer/slots.h"
+#include "tracer/syscall_hooks.h"
 #include "tracer/timewait.h"
 #include "tracer/verifier_log.h"
 
@@ -69,9 +70,9 @@ struct slot_fill {
 struct tracer {
 	struct tracer_config cfg;
 	struct tcptrace_bpf *skel;
-	struct bpf_link *links[16];
+	struct bpf_link *links[24];
 	size_t n_links;
-	struct tracer_prog_stats prog_stats[24]; /* --verbose: one per loaded program */
+	struct tracer_prog_stats prog_stats[32]; /* --verbose: one per loaded program */
 	size_t n_prog_stats;
 	bool reasons_available; /* tcp_send_reset carries enum sk_rst_reason */
 	bool listen_drops_exact; /* drops that were no connection attempt are told apart */
@@ -85,6 +86,7 @@ struct tracer {
 	struct timewait tw;
 	struct listeners listeners;
 	struct acceptors acceptors; /* how the process that accepted a connection is named */
+	struct syscall_hooks syscalls; /* connect()'s and bind()'s own results */
 	const uint32_t *selected; /* PIDs named by --pid, shown every interval */
 	size_t n_selected;
 	char (*selected_comms)[TT_COMM_LEN]; /* their names, kept once read */
@@ -107,6 +109,9 @@ int tracer_attach(struct tracer *t);
 int tracer_watch(struct tracer *t);
 /* How acceptors are named on this kernel, for the start-up line. */
 const char *tracer_acceptors(const struct tracer *t);
+/* NULL when the syscall hooks of connect() and bind() are attached, else
+ * why not, for the start-up line. */
+const char *tracer_syscall_hooks_missing(const struct tracer *t);
 /* Whether accept() is traced, and with it each connection's wait in its
  * listener's queue (the accept_wait columns). */
 bool tracer_times_accepts(const struct tracer *t);

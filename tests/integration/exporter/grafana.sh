@@ -99,16 +99,19 @@ expect_variable() { # name values
 # One name does everything the dashboard draws: a server closes first
 # (TIME_WAIT in), one resets (RST, TCP_STATE), a client runs out of its 10
 # local ports toward one destination (TIME_WAIT out, EADDRNOTAVAIL, no port
-# free), one is refused (a connect() never established, a NO_SOCKET RST in
-# no process row), and a slow server with a backlog of 2 gets two bursts of
+# free), and one binding port 0 then finds every port held (EADDRINUSE), one
+# is refused (a connect() never established, a NO_SOCKET RST in no process
+# row), one is refused before its SYN by a prohibit route (EACCES), and a
+# slow server with a backlog of 2 gets two bursts of
 # connects at once (SYN cookies off: its full queue drops SYNs, which go
 # again) and holds them, its clients too, while the dashboard is asked
 # (connections open). An idle process of the name is there from the start,
 # so every series of the name starts at 0; tcptrace opens the namespace
 # through it at start-up, and reads the listeners in it.
 case_grafana_dashboard() {
-	local s=$SCENARIO_NAME mport t0 i n1=20 n2=15 n3=10 n4=14 n5=3 n6=4 tw missing
-	local q="comm=\"$s\"" target dests="127.0.0.1:8080 127.0.0.1:8081 127.0.0.1:8082 127.0.0.1:8083 127.0.0.1:8084"
+	local s=$SCENARIO_NAME mport t0 i n1=20 n2=15 n3=10 n4=14 n5=3 n6=4 n7=2 n8=3 tw missing
+	local q="comm=\"$s\"" target
+	local dests="10.78.2.1:80 127.0.0.1:8080 127.0.0.1:8081 127.0.0.1:8082 127.0.0.1:8083 127.0.0.1:8084"
 	local srv6 c6=() held
 	[ -r "$DASHBOARD" ] || { log "missing $DASHBOARD"; return 1; }
 	jq -e . "$DASHBOARD" >/dev/null || { log "$DASHBOARD is not JSON"; return 1; }
@@ -126,7 +129,7 @@ case_grafana_dashboard() {
 	expect_eq "dashboard: panels without gridPos" 0 "$(jq '[.panels[] | select(.gridPos.w == null)] | length' "$DASHBOARD")"
 	t0=$(date +%s)
 	ns_new "net.ipv4.ip_local_port_range=40000 40009" net.ipv4.tcp_tw_reuse=0 \
-		net.ipv4.tcp_syncookies=0 || return 1
+		net.ipv4.tcp_syncookies=0 && in_ns ip route add prohibit 10.78.2.0/24 || return 1
 	mkdir -p "$WORK/idle" && cp "$(command -v sleep)" "$WORK/idle/$s"
 	in_ns "$WORK/idle/$s" 300 &
 	local idle=$!
@@ -154,8 +157,13 @@ case_grafana_dashboard() {
 	in_ns "$SCENARIO" client --addr 127.0.0.1 --port 8082 --count "$n4" --mode exhaust \
 		>"$WORK/c3.out" 2>&1 || { log "client 3: $(cat "$WORK/c3.out")"; return 1; }
 	wait "$SRV" || { log "server 3 failed"; return 1; }
+	# Every port of the range is held by client 3's TIME_WAIT: bind() finds none.
+	in_ns "$SCENARIO" client --addr 127.0.0.1 --port 8083 --count "$n8" --mode connects --bind-port 0 \
+		>"$WORK/c8.out" 2>&1 || { log "client 8: $(cat "$WORK/c8.out")"; return 1; }
 	in_ns "$SCENARIO" client --addr 127.0.0.1 --port 8083 --count "$n5" --mode refused \
 		>"$WORK/c4.out" 2>&1 || { log "client 4: $(cat "$WORK/c4.out")"; return 1; }
+	in_ns "$SCENARIO" client --addr 10.78.2.1 --port 80 --count "$n7" --mode connects \
+		>"$WORK/c7.out" 2>&1 || { log "client 7: $(cat "$WORK/c7.out")"; return 1; }
 	server_start 127.0.0.1 8084 $((2 * n6)) hold --backlog 2 --accept-delay 150 --keep-listening \
 		|| return 1
 	srv6=$SRV
@@ -188,6 +196,9 @@ case_grafana_dashboard() {
 
 	expect_eq "scenario: the exhausting client's own counts" "connected=$n3 eaddrnotavail=$((n4 - n3))" \
 		"connected=$(field "$WORK/c3.out" connected) eaddrnotavail=$(field "$WORK/c3.out" eaddrnotavail)"
+	expect_eq "scenario: port 0's binds all refused, the prohibit route's connects all" \
+		"eaddrinuse=$n8 eacces=$n7" \
+		"eaddrinuse=$(field "$WORK/c8.out" eaddrinuse) eacces=$(field "$WORK/c7.out" eacces)"
 	local conn_in=$((n1 + n2 + n3 + 2 * n6)) conn_out=$(( $(field "$WORK/c1.out" connected) +
 		$(field "$WORK/c2.out" connected) + $(field "$WORK/c3.out" connected) + 2 * n6 ))
 	expect_eq "scenario: connections in = TcpPassiveOpens" "$conn_in" "$(nstat_of TcpPassiveOpens)"
@@ -257,7 +268,8 @@ case_grafana_dashboard() {
 	expect_panel "Open connections, by process name and side" A \
 		"$c,side=in $(established_of "$srv6")" "$c,side=out $open_out"
 
-	expect_panel "connect() failed with EADDRNOTAVAIL" A "$c $((n4 - n3))"
+	expect_panel "Local ports run out: connect() EADDRNOTAVAIL, bind() EADDRINUSE" A "$c $((n4 - n3))"
+	expect_panel "Local ports run out: connect() EADDRNOTAVAIL, bind() EADDRINUSE" B "$c $n8"
 	# The exhausting client's ports stay held by its timewait sockets, as
 	# many as ss still shows toward 8082: all of them, unless an RST ended
 	# one early (a late segment of a busy machine; once in a fresh run).
@@ -282,19 +294,24 @@ case_grafana_dashboard() {
 	expect_panel "RSTs sent per second, by side and reason" A "reason=TCP_STATE,side=in *"
 	expect_panel "TIME_WAIT sockets held, by instance" A "$in $tw"
 	expect_panel "TIME_WAIT left per second, by side" A "side=in $n1" "side=out $n3"
-	expect_panel "connect() failures per second" A " $(field "$WORK/c3.out" eaddrnotavail)"
-	expect_panel "connect() failures per second" B "cause=abandoned 0" \
-		"cause=refused $(field "$WORK/c4.out" refused)" "cause=timeout 0" "cause=unreach 0"
+	expect_panel "connect() and bind() failures per second" A " $(field "$WORK/c3.out" eaddrnotavail)"
+	expect_panel "connect() and bind() failures per second" B "cause=abandoned 0" \
+		"cause=refused $(field "$WORK/c4.out" refused)" "cause=timeout 0" "cause=unreach 0" \
+		"cause=enetunreach 0" "cause=ehostunreach 0" "cause=eacces $(field "$WORK/c7.out" eacces)" \
+		"cause=einval 0" "cause=eperm 0" "cause=other 0"
+	expect_panel "connect() and bind() failures per second" C " $(field "$WORK/c8.out" eaddrinuse)"
 	expect_panel "RSTs from TIME_WAIT sockets, and sockets not followed, per second" A " 0"
 	expect_panel "RSTs from TIME_WAIT sockets, and sockets not followed, per second" B " 0"
 
 	d="$c,dest=127.0.0.1"
+	local p="$c,dest=10.78.2.1:80"
 	expect_panel "Local ports free per destination" A "$d:8080,$in 10" "$d:8081,$in 10" \
-		"$d:8082,$in $free82" "$d:8083,$in 10" "$d:8084,$in $((10 - 2 * n6))"
+		"$d:8082,$in $free82" "$d:8083,$in 10" "$d:8084,$in $((10 - 2 * n6))" "$p,$in 10"
 	expect_panel "TIME_WAIT sockets held per destination" A "$d:8080 $(tw_count dport 8080)" \
-		"$d:8081 $(tw_count dport 8081)" "$d:8082 $(tw_count dport 8082)" "$d:8083 0" "$d:8084 0"
+		"$d:8081 $(tw_count dport 8081)" "$d:8082 $(tw_count dport 8082)" "$d:8083 0" "$d:8084 0" \
+		"$p 0"
 	expect_panel "New connections per second per destination" A "$d:8080 *" "$d:8081 *" \
-		"$d:8082 *" "$d:8083 0" "$d:8084 *"
+		"$d:8082 *" "$d:8083 0" "$d:8084 *" "$p 0"
 	expect_panel "EADDRNOTAVAIL per second per destination" A "$d:8080 0" "$d:8081 0" \
 		"$d:8082 *" "$d:8083 0" "$d:8084 0"
 	panel_again=()
@@ -312,13 +329,18 @@ case_grafana_dashboard() {
 		"$(prom_query "sum(tcptrace_dest_segments_retransmitted_total{$q})")"
 	expect_panel "Data segments sent again per second per destination" A "${panel_again[@]}"
 	expect_panel "Share of the data segments sent again per destination" A "${panel_share[@]}"
+		"$d:8082 *" "$d:8083 0" "$d:8084 0" "$p 0"
+	# Only the causes a destination has had: the refused ones, and the
+	# prohibit route's EACCES.
+	expect_panel "connect() failures per second per destination, by cause" A \
+		"cause=refused,$d:8083 *" "cause=eacces,$p *"
 
 	expect_panel "Events lost per second" A "$in *"
 	expect_panel "Label overflow per second" A "$in 0"
 	expect_panel "Label overflow per second" B "$in 0"
 	expect_panel "Label overflow per second" C "$in 0"
 	expect_panel "Names with series, and the limit" A "$in 1"
-	expect_panel "Names with series, and the limit" B "$in 5"
+	expect_panel "Names with series, and the limit" B "$in 6"
 	expect_panel "Names with series, and the limit" C "$in 256"
 	# Listeners that closed between two snapshots, having queued nothing
 	# tcptrace saw, have no series: how many of the first four had one

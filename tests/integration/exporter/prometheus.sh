@@ -106,7 +106,7 @@ case_prometheus_scrape() {
 		"$(prom_query "tcptrace_timewait_sockets{$q}")"
 	local family
 	for family in connections connections_closed rst_sent timewait timewait_rst connect_failed \
-		connect_failures connect_eaddrnotavail untracked_sockets; do
+		connect_failures connect_eaddrnotavail bind_eaddrinuse untracked_sockets; do
 		expect_eq "no counter went back: tcptrace_${family}_total (resets)" 0 \
 			"$(prom_query "sum(resets(tcptrace_${family}_total{$q}[5m]))")"
 	done
@@ -152,12 +152,12 @@ case_prometheus_scrape() {
 			"$(prom_query "tcptrace_timewait_total{$q,side=\"$side\"}")"
 	done
 	for metric in connect_failed:connfail_out connect_eaddrnotavail:eaddrnotavail \
-		untracked_sockets:untracked timewait_rst:tw_rst; do
+		bind_eaddrinuse:eaddrinuse untracked_sockets:untracked timewait_rst:tw_rst; do
 		expect_eq "Prometheus = CSV: ${metric#*:}" "$(comm_sum "$csv" "$s" "${metric#*:}")" \
 			"$(prom_query "tcptrace_${metric%%:*}_total{$q}")"
 	done
 	local cause
-	for cause in refused timeout unreach abandoned; do
+	for cause in refused timeout unreach abandoned enetunreach ehostunreach eacces einval eperm other; do
 		expect_eq "Prometheus = CSV: connfail_$cause" "$(comm_sum "$csv" "$s" "connfail_$cause")" \
 			"$(prom_query "tcptrace_connect_failures_total{$q,cause=\"$cause\"}")"
 	done

@@ -273,38 +273,101 @@ static double seconds_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* connects: each connect() by itself, non-blocking, given --give-up ms;
- * counted by the error it ended with, as connect() would return it, or as
- * abandoned when this client gave up first. A connected one is closed at
- * once. */
+/* --bind-port: the socket bound to that port of its family's wildcard
+ * address. 0, or the errno of bind(). */
+static int bind_first(const struct config *cfg, int fd)
+{
+	struct sockaddr_storage local = { .ss_family = cfg->addr.ss_family };
+
+	if (local.ss_family == AF_INET)
+		((struct sockaddr_in *)&local)->sin_port = htons((unsigned short)cfg->bind_port);
+	else
+		((struct sockaddr_in6 *)&local)->sin6_port = htons((unsigned short)cfg->bind_port);
+	return bind(fd, (const struct sockaddr *)&local, cfg->addr_len) ? errno : 0;
+}
+
+/* connect()'s own error, counted by its errno: non-blocking, one that came
+ * before any SYN. False for another errno. */
+static bool count_at_once(int err, struct client_counts *cc)
+{
+	long *n = err == ENETUNREACH  ? &cc->enetunreach :
+		  err == EHOSTUNREACH ? &cc->ehostunreach :
+		  err == EACCES	      ? &cc->eacces :
+		  err == EINVAL	      ? &cc->einval :
+		  err == EPERM	      ? &cc->eperm :
+					NULL;
+
+	if (n)
+		(*n)++;
+	return n != NULL;
+}
+
+/* A non-blocking connect() under way, given --give-up ms: its result, as
+ * SO_ERROR gives it or (--ask-again) connect() asked again; -1 when this
+ * client gave up first. */
+static int connect_result(const struct config *cfg, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t len = sizeof(int);
+	int err = 0, r;
+
+	do
+		r = poll(&p, 1, (int)cfg->give_up_ms);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return -1;
+	if (!cfg->ask_again) {
+		getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		return err;
+	}
+	if (!connect(fd, (const struct sockaddr *)&cfg->addr, cfg->addr_len) || errno == EISCONN)
+		return 0;
+	return errno;
+}
+
+/* connects: each connect() by itself, non-blocking (unless --blocking),
+ * given --give-up ms; counted by the error it ended with, as connect()
+ * would return it, or as abandoned when this client gave up first. A
+ * connected one is closed at once. */
 static void client_connects(const struct config *cfg, struct client_counts *cc)
 {
 	for (long i = 0; i < cfg->count; i++) {
-		int fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		int fd = socket(cfg->addr.ss_family,
+				SOCK_STREAM | SOCK_CLOEXEC | (cfg->blocking ? 0 : SOCK_NONBLOCK), 0);
 		struct tcp_info info = { 0 };
-		socklen_t len = sizeof(int);
+		socklen_t len;
 		struct timespec t0;
-		int err = 0, r;
+		int err = 0;
 
 		if (fd < 0) {
 			note_error("connect %ld: socket: %s", i, strerror(errno));
 			cc->other_errors++;
 			continue;
 		}
+		if (cfg->bind_port >= 0 && (err = bind_first(cfg, fd))) {
+			if (err == EADDRINUSE)
+				cc->eaddrinuse++;
+			else {
+				note_error("connect %ld: bind: %s", i, strerror(err));
+				cc->other_errors++;
+			}
+			close(fd);
+			continue;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (connect(fd, (const struct sockaddr *)&cfg->addr, cfg->addr_len) && errno != EINPROGRESS)
+		if (connect(fd, (const struct sockaddr *)&cfg->addr, cfg->addr_len) && errno != EINPROGRESS) {
 			err = errno;
-		else {
-			do
-				r = poll(&p, 1, (int)cfg->give_up_ms);
-			while (r < 0 && errno == EINTR);
-			if (r == 0) {
+			if (count_at_once(err, cc)) {
+				close(fd);
+				continue;
+			}
+		} else if (!cfg->blocking) {
+			err = connect_result(cfg, fd);
+			if (err < 0) {
 				cc->abandoned++;
 				close(fd);
 				continue;
 			}
-			getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
 		}
 		if (!err) {
 			cc->connected++;
@@ -345,7 +408,8 @@ static bool client_as_expected(const struct config *cfg, const struct client_cou
 		return cc->connected + cc->refused + cc->timed_out == n;
 	case MODE_CONNECTS:
 		return cc->connected + cc->refused + cc->etimedout + cc->unreachable + cc->abandoned +
-			       cc->eaddrnotavail ==
+			       cc->eaddrnotavail + cc->enetunreach + cc->ehostunreach + cc->eacces +
+			       cc->einval + cc->eperm + cc->eaddrinuse ==
 		       n;
 	case MODE_LINGER0_SERVER:
 	case MODE_UNREAD_SERVER:
@@ -411,10 +475,12 @@ int run_client(const struct config *cfg)
 
 	printf("role=client mode=%s connected=%ld eaddrnotavail=%ld refused=%ld rst_seen=%ld other_errors=%ld "
 	       "timed_out=%ld requests=%ld etimedout=%ld unreachable=%ld abandoned=%ld slow=%ld "
-	       "syn_again=%ld segs_out=%ld retrans=%ld pid=%d\n",
+	       "syn_again=%ld segs_out=%ld retrans=%ld enetunreach=%ld ehostunreach=%ld "
+	       "eacces=%ld einval=%ld eperm=%ld eaddrinuse=%ld pid=%d\n",
 	       mode_names[cfg->mode], cc.connected, cc.eaddrnotavail, cc.refused, cc.rst_seen,
 	       cc.other_errors, cc.timed_out, cc.requests, cc.etimedout, cc.unreachable,
-	       cc.abandoned, cc.slow, cc.syn_again, cc.segs_out, cc.retrans, (int)getpid());
+	       cc.abandoned, cc.slow, cc.syn_again, cc.segs_out, cc.retrans, cc.enetunreach,
+	       cc.ehostunreach, cc.eacces, cc.einval, cc.eperm, cc.eaddrinuse, (int)getpid());
 	fflush(stdout);
 	if (client_as_expected(cfg, &cc))
 		return 0;

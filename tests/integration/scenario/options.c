@@ -33,7 +33,8 @@ static void usage(FILE *out)
 		"                          [--bytes B]\n"
 		"       tt-scenario client --addr ADDR --port PORT --count N --mode MODE [--hold FILE] [--name NAME]\n"
 		"                          [--fastopen] [--wait SECONDS] [--preopen K] [--requests R]\n"
-		"                          [--give-up MS] [--bytes B]\n"
+		"                          [--give-up MS] [--bytes B] [--bind-port PORT] [--blocking]\n"
+		"                          [--ask-again]\n"
 		"modes: fin-server halfclose-server fin-client linger0-server unread-server linger0-client\n"
 		"       halfclose-linger0-server linger2-server keepalive (--bytes B: each ping and\n"
 		"       pong carries B bytes more, the same on both sides)\n"
@@ -41,7 +42,9 @@ static void usage(FILE *out)
 		"       listener on SIGUSR1), exhaust refused burst (client only; burst: COUNT\n"
 		"       connects at once, each given --wait seconds; with --hold, kept\n"
 		"       open once all are connected, until SIGUSR1; connects: COUNT connects one\n"
-		"       after another, each closed once it ends, or after --give-up MS)\n");
+		"       after another, each closed once it ends, or after --give-up MS; bound\n"
+		"       to PORT of the wildcard address first with --bind-port, blocking with\n"
+		"       --blocking, the result asked of connect() again with --ask-again)\n");
 }
 
 static bool parse_long(const char *s, long min, long max, long *out)
@@ -101,6 +104,9 @@ int parse_args(int argc, char **argv, struct config *cfg)
 		{ "requests", required_argument, NULL, 'R' },
 		{ "give-up", required_argument, NULL, 'G' },
 		{ "bytes", required_argument, NULL, 'B' },
+		{ "bind-port", required_argument, NULL, 'I' },
+		{ "blocking", no_argument, NULL, 'L' },
+		{ "ask-again", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -128,6 +134,7 @@ int parse_args(int argc, char **argv, struct config *cfg)
 	cfg->count = -1;
 	cfg->backlog = LISTEN_BACKLOG;
 	cfg->wait_s = 5;
+	cfg->bind_port = -1;
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -222,6 +229,18 @@ int parse_args(int argc, char **argv, struct config *cfg)
 				return 2;
 			}
 			break;
+		case 'I':
+			if (!parse_long(optarg, 0, 65535, &cfg->bind_port)) {
+				fprintf(stderr, "tt-scenario: invalid --bind-port '%s' (0..65535)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'L':
+			cfg->blocking = true;
+			break;
+		case 'A':
+			cfg->ask_again = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -286,6 +305,16 @@ int parse_args(int argc, char **argv, struct config *cfg)
 	}
 	if (cfg->give_up_ms && cfg->mode != MODE_CONNECTS) {
 		fprintf(stderr, "tt-scenario: --give-up is for mode connects\n");
+		return 2;
+	}
+	if ((cfg->bind_port >= 0 || cfg->blocking || cfg->ask_again) && cfg->mode != MODE_CONNECTS) {
+		fprintf(stderr, "tt-scenario: --bind-port, --blocking and --ask-again are for mode "
+				"connects\n");
+		return 2;
+	}
+	if (cfg->blocking && (cfg->ask_again || cfg->give_up_ms)) {
+		fprintf(stderr, "tt-scenario: --blocking waits for connect() itself: no --ask-again "
+				"or --give-up\n");
 		return 2;
 	}
 	if (!cfg->give_up_ms)

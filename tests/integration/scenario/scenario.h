@@ -80,6 +80,9 @@ struct config {
 	long requests; /* keepalive: round trips per connection */
 	long bytes;    /* keepalive --bytes: payload after each ping and pong */
 	long give_up_ms; /* connects: how long a connect is given before close() */
+	long bind_port;  /* connects --bind-port: bound to the wildcard address first; -1: not */
+	bool blocking;   /* connects --blocking: connect() waits for the result */
+	bool ask_again;  /* connects --ask-again: the result asked of connect() again */
 };
 
 struct server_counts {
@@ -104,6 +107,9 @@ struct client_counts {
 	long segs_out, retrans; /* keepalive: tcp_sent_counts() of its connections, summed */
 	/* connects: by how each connect ended */
 	long etimedout, unreachable, abandoned;
+	/* connects: errors connect() returned itself (non-blocking: before any
+	 * SYN), and bind()'s EADDRINUSE (--bind-port) */
+	long enetunreach, ehostunreach, eacces, einval, eperm, eaddrinuse;
 	long slow;      /* connected after more than a second, by the client's clock */
 	long syn_again; /* connected after a SYN sent again (TCP_INFO) */
 };

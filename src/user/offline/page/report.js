@@ -30,6 +30,8 @@
 	const DASHES = [[], [8, 4], [2, 3], [12, 4, 2, 4], [16, 6]];
 	const RUN_GREY = '#3d444d';
 	const CLASSES = ['fin_active', 'fin_passive', 'rst_sent', 'rst_recv', 'timeout'];
+	const BEFORE_SYN = ['connfail_enetunreach', 'connfail_ehostunreach', 'connfail_eacces',
+		'connfail_einval', 'connfail_eperm', 'connfail_other'];
 	const FEW_POINTS = 30;
 	const MAX_NAMES_AT_FIRST = 4;
 
@@ -147,9 +149,18 @@
 			series: rstSeries,
 		},
 		{
-			id: 'eaddrnotavail', title: 'connect() failures for want of a local port, per second', y: 'EADDRNOTAVAIL / s',
-			what: 'eaddrnotavail: connect() found no free local port (nginx logs error 99).',
-			series: seriesOf('eaddrnotavail'),
+			id: 'eaddrnotavail', title: 'Failures for want of a local port, per second, by syscall', y: 'failures / s',
+			keyName: 'syscall',
+			what: 'eaddrnotavail: connect() found no free local port (nginx logs error 99); eaddrinuse: bind() to port 0 found none.',
+			order: ['eaddrnotavail', 'eaddrinuse'],
+			series: seriesOf('eaddrnotavail', 'eaddrinuse'),
+		},
+		{
+			id: 'before_syn', title: 'connect()s refused before any SYN, per second, by errno', y: 'failures / s',
+			keyName: 'errno',
+			what: "connfail_enetunreach (no route), connfail_ehostunreach (an unreachable route), connfail_eacces (a prohibit route, an LSM), connfail_einval (a blackhole route), connfail_eperm (a cgroup connect hook, an LSM), connfail_other: connect() returned the error before its socket sent a SYN.",
+			order: BEFORE_SYN,
+			series: seriesOf(...BEFORE_SYN),
 		},
 		{
 			id: 'listen_drops', title: 'Connection attempts dropped by a full listen queue, per second', y: 'drops / s',
