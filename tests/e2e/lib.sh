@@ -133,7 +133,8 @@ expect_findings() {
 			got="$got retrans_$side=$(finding_count retrans "$role" "$side")"
 		done
 		want="$want syn=$(sum "$role" syn_retrans_out) synack=$(sum "$role" synack_retrans_in)"
-		want="$want connfail=$(sum "$role" connfail_out) noport=$(sum "$role" eaddrnotavail)"
+		want="$want connfail=$(sum "$role" connfail_out)"
+		want="$want noport=$(($(sum "$role" eaddrnotavail) + $(sum "$role" eaddrinuse)))"
 		got="$got syn=$(finding_count syn_retries "$role") synack=$(finding_count synack_retries "$role")"
 		got="$got connfail=$(finding_count connect_failed "$role") noport=$(finding_count no_free_port "$role")"
 		expect_eq "$role's findings = its CSV sums:" "${want# }" "${got# }"
@@ -142,7 +143,7 @@ expect_findings() {
 	# connections it had, of the connects it tried.
 	local tried connected
 	connected=$(sum load conn_out)
-	tried=$((connected + $(sum load connfail_out) + $(sum load eaddrnotavail)))
+	tried=$((connected + $(sum load connfail_out) + $(sum load eaddrnotavail) + $(sum load eaddrinuse)))
 	want="0 of "
 	[ "$(sum load conn_in)" -eq 0 ] && { [ "$tried" -gt "$connected" ] || [ "$(slow_connects load)" -gt 0 ]; } &&
 		want="$connected of $tried"
