@@ -18,7 +18,10 @@
 #   bpftrace      bench/count-tcp-tracepoints.bt (counts into maps)
 # against four targets: haproxy in front of nginx, and nginx alone, loaded by
 # ab with a new connection per request, and the same two with kept-alive
-# connections (ab -k; haproxy pools its upstream connections). Every run gets a fresh network
+# connections (ab -k; haproxy pools its upstream connections); and, asked
+# for, pileup: bench/pileup.sh, timewait sockets piled up while tcptrace
+# (and the base build) traces their owners, its own CPU against how many
+# are held (no ab, no BPF statistics). Every run gets a fresh network
 # namespace with its own servers, so no TIME_WAIT is left from the run before.
 # Per run it records ab's req/s, the tracer's CPU time (utime+stime from
 # /proc/PID/stat) and peak RSS (VmHWM) over the load window, and the run_cnt
@@ -52,6 +55,7 @@ CONCURRENCY=50
 TARGETS=haproxy,nginx,haproxy-keepalive,nginx-keepalive
 VARIANTS=none,tcptrace,tcptrace-haproxy,tcptrace-all,floor,tcpstates,bpftrace
 OUT=$BENCH/results
+PILEUP_TARGET=${PILEUP_TARGET:-175000} # timewait sockets the pileup target piles up
 LOAD_TIMEOUT=120 # seconds one ab run may take at most
 SETTLE=1         # seconds between a tracer being loaded and the load starting
 BPF_STATS=1      # 0: leave kernel.bpf_stats_enabled alone (--no-bpf-stats)
@@ -75,7 +79,8 @@ usage: $0 [--quick] [-r ROUNDS] [-n REQUESTS] [-k REQUESTS] [-c CONCURRENCY]
   -k REQUESTS   requests per run of a keepalive target (default $KA_REQUESTS)
   -c N          ab concurrency (default $CONCURRENCY)
   --targets     from haproxy (haproxy in front of nginx), nginx, haproxy-keepalive,
-                nginx-keepalive (default: all four)
+                nginx-keepalive (default: all four), pileup (timewait sockets
+                held: tcptrace's and tcptrace-base's CPU, PILEUP_TARGET of them)
   --variants    from none,tcptrace,tcptrace-haproxy,tcptrace-all,tcptrace-nested,
                 tcptrace-base,tcptrace-base-haproxy,floor,tcpstates,bpftrace
                 (default: all but tcptrace-nested and the base ones)
@@ -114,7 +119,7 @@ parse_args() {
 	done
 	local t v
 	for t in ${TARGETS//,/ }; do
-		case $t in haproxy|nginx|haproxy-keepalive|nginx-keepalive) ;;
+		case $t in haproxy|nginx|haproxy-keepalive|nginx-keepalive|pileup) ;;
 		*) log "bench: unknown target $t"; usage ;; esac
 	done
 	for v in ${VARIANTS//,/ }; do
@@ -122,7 +127,8 @@ parse_args() {
 			tcptrace-base-haproxy|floor|tcpstates|bpftrace) ;;
 		*) log "bench: unknown variant $v"; usage ;; esac
 	done
-	[[ ,$VARIANTS, == *,none,* ]] || fail "--variants must include none: ratios are taken against it"
+	[[ ,$VARIANTS, == *,none,* || ,$TARGETS, == ,pileup, ]] ||
+		fail "--variants must include none: ratios are taken against it"
 	[ "$CONCURRENCY" -le "$REQUESTS" ] && [ "$CONCURRENCY" -le "$KA_REQUESTS" ] ||
 		fail "-c must not exceed -n nor -k"
 }
@@ -250,7 +256,10 @@ target_port() { [[ $1 == haproxy* ]] && echo 8080 || echo 8081; }
 keepalive_target() { [[ $1 == *-keepalive ]]; }
 requests_of() { keepalive_target "$1" && echo "$KA_REQUESTS" || echo "$REQUESTS"; }
 # A variant that traces the proxy alone has nothing to trace without it.
-runs_on() { [[ $2 != *-haproxy ]] || [[ $1 == haproxy* ]]; } # target variant
+runs_on() { # target variant
+	[[ $1 != pileup ]] || [[ $2 == tcptrace || $2 == tcptrace-base ]] || return 1
+	[[ $2 != *-haproxy ]] || [[ $1 == haproxy* ]]
+}
 
 # The ids of the BPF programs a process holds open, one a line. bpftool's
 # "pids" column needs BPF iterators, which this kernel refuses.
@@ -356,10 +365,68 @@ ab_field() { awk -v k="$1" 'index($0, k) == 1 { sub(/^[^:]*:[ \t]*/, ""); print 
 ROUNDS_HEADER=round,target,variant,order,requests,concurrency,complete,failed,non_2xx,ab_time_s,req_per_s,ratio_to_none,load_wall_s,tracer_cpu_s,cpu_s_per_s,vmhwm_kb,bpf_progs,bpf_run_cnt,bpf_run_time_ns,events_per_s,events_per_request,ns_per_event,other_tracing_progs,bpf_ns_per_request
 PROGS_HEADER=round,target,variant,prog_id,prog_type,prog_name,run_cnt,run_time_ns,ns_per_event
 
+# One run of the pileup target: bench/pileup.sh's figures into
+# PILEUP_CSV, its samples (held, CPU ticks, seconds) into PILEUP_SAMPLES.
+run_pileup() {
+	local round=$1 variant=$2 tracer=$TCPTRACE out line
+	[ "$variant" = tcptrace-base ] && tracer=$TCPTRACE_BASE
+	out=$("$BENCH/pileup.sh" "$tracer" "$RUN/samples" --target "$PILEUP_TARGET")
+	line=$(head -1 <<<"$out")
+	log "round $round/$ROUNDS  pileup            $variant  $line"
+	# What the tracer said of events it lost or could not count.
+	tail -n +2 <<<"$out" | while read -r said; do log "$said"; done
+	awk -v r="$round" -v v="$variant" '{ print r "," v "," $0 }' "$RUN/samples" >>"$PILEUP_SAMPLES"
+	rm -f "$RUN/samples"
+	echo "$round,$variant,$(tr ' ' '\n' <<<"$line" | cut -d= -f2 | paste -sd,)" >>"$PILEUP_CSV"
+}
+
+# The pileup target's table: per variant, the median CPU while the
+# timewait sockets are held, and its CPU per second by how many were held
+# as they piled up, all rounds together.
+summarize_pileup() {
+	local hz
+	hz=$(getconf CLK_TCK)
+	echo
+	echo "Pile-up of timewait sockets ($PILEUP_TARGET), the tracer's CPU while they are held, median over the rounds:"
+	awk -F, '
+		function median(list,    a, n, i, j, x) {
+			n = split(list, a, " ")
+			for (i = 2; i <= n; i++) {
+				x = a[i] + 0
+				for (j = i - 1; j >= 1 && a[j] + 0 > x; j--) a[j + 1] = a[j]
+				a[j + 1] = x
+			}
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		NR > 1 { k = $2; n[k]++; c[k] = c[k] " " $5; h[k] = h[k] " " $3; m[k] += $8
+			ok[k] += ($8 == 1 && $6 == $7) }
+		END {
+			for (k in n)
+				printf "  %-14s held %d  cpu %.4f s/s  tw_now = ss in %d of %d rounds checked (%d)\n",
+					k, median(h[k]), median(c[k]), ok[k], m[k], n[k]
+		}' "$PILEUP_CSV"
+	echo "  and as they piled up, cpu s/s by timewait sockets held (all rounds):"
+	awk -F, -v hz="$hz" '
+		$5 == 1 { b = int($3 / 25000) * 25; t[$2, b] += $4; s[$2, b] += $5; v[$2] = 1 }
+		END {
+			for (x in v) {
+				line = sprintf("  %-14s", x)
+				for (b = 0; b <= 300; b += 25)
+					if ((x, b) in t) line = line sprintf(" %dk+ %.3f", b, t[x, b] / hz / s[x, b])
+				print line
+			}
+		}' "$PILEUP_SAMPLES"
+	echo "Pile-up runs: $PILEUP_CSV"
+}
+
 # One run: fresh namespace and servers, the tracer, the load, and the
 # counters read just before and just after the load.
 run_one() {
 	local round=$1 target=$2 variant=$3 order=$4
+	if [ "$target" = pileup ]; then
+		run_pileup "$round" "$variant"
+		return
+	fi
 	local ids=() t0 t1 ticks0=0 ticks1=0 hwm="" rc others
 	local clk_tck
 	clk_tck=$(getconf CLK_TCK)
@@ -588,6 +655,10 @@ main() {
 	ROUNDS_CSV=$OUT/$stamp-rounds.csv
 	SUMMARY_CSV=$OUT/$stamp-summary.csv
 	PROGS_CSV=$OUT/$stamp-progs.csv
+	PILEUP_CSV=$OUT/$stamp-pileup.csv
+	PILEUP_SAMPLES=$OUT/$stamp-pileup-samples.csv
+	echo "round,variant,held,made_in_s,cpu_s_per_s,tw_now,ss,tw_now_checked,held_after" >"$PILEUP_CSV"
+	: >"$PILEUP_SAMPLES"
 	echo "$ROUNDS_HEADER" >"$ROUNDS_CSV" || fail "cannot write $ROUNDS_CSV"
 	echo "$PROGS_HEADER" >"$PROGS_CSV" || fail "cannot write $PROGS_CSV"
 
@@ -616,6 +687,7 @@ main() {
 	REQUESTS=$(( saved / 5 > CONCURRENCY ? saved / 5 : CONCURRENCY ))
 	KA_REQUESTS=$(( saved_ka / 5 > CONCURRENCY ? saved_ka / 5 : CONCURRENCY ))
 	for target in "${targets[@]}"; do
+		[ "$target" = pileup ] && continue
 		start_servers "$target"
 		run_load "$target" >/dev/null
 		stop_namespace
@@ -634,7 +706,8 @@ main() {
 		done
 	done
 	log "bench: $ROUNDS rounds took $((SECONDS - start)) s"
-	summarize
+	[[ ,$TARGETS, == *,pileup,* ]] && summarize_pileup
+	[[ ,$TARGETS, == ,pileup, ]] || summarize
 }
 
 main "$@"
