@@ -23,6 +23,8 @@ done
 
 run_case "server closes first: TIME_WAIT on the server" case_server_closes_first
 run_case "client closes first: TIME_WAIT on the client" case_client_closes_first
+run_case "--netns, the processes gone before the first snapshot: tw_now = ss" \
+	case_netns_processes_gone_between_snapshots
 run_case "a connection made the moment tracing starts is counted" case_counted_from_the_tracing_line
 run_case "IPv6: server closes first" case_ipv6_server_closes_first
 run_case "SO_LINGER 0 abort: RST sent, reason shown" case_linger0_server

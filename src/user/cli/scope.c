@@ -170,6 +170,7 @@ static int resolve_netns(struct tt_scope *s, const char *netns, char *err, size_
 		return tt_error(err, errlen, "invalid --netns '%s': not a network namespace "
 					     "(a /run/netns/NAME file or a PID)", netns);
 	s->netns = (uint32_t)st.st_ino;
+	snprintf(s->netns_path, sizeof(s->netns_path), "%s", path);
 	return 0;
 }
 

@@ -20,6 +20,7 @@ struct tt_scope {
 	char cgroup[PATH_MAX];      /* its path as given or resolved */
 	char cgroup_rel[PATH_MAX];  /* as /proc/PID/cgroup's "0::" line has it */
 	uint32_t netns;             /* the namespace's inode, 0 for none */
+	char netns_path[PATH_MAX];  /* the file that names it */
 	char label[PATH_MAX + 16];  /* "cgroup PATH", "unit NAME", "netns X", joined */
 };
 

@@ -68,6 +68,7 @@ static void tracer_config_of(struct session *s)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->scope_cgroup_fd = s->scope.cgroup_fd;
 	cfg->scope_netns = s->scope.netns;
+	cfg->scope_netns_path = s->scope.netns_path;
 	for (size_t i = 0; i < o->n_targets; i++) {
 		const struct tt_target *target = &o->targets[i];
 

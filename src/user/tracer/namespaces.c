@@ -73,6 +73,17 @@ struct tt_netns *namespaces_of_pid(struct namespaces *s, uint32_t pid)
 	return &s->ns[s->n++];
 }
 
+struct tt_netns *namespaces_of_path(struct namespaces *s, const char *path, uint32_t inum)
+{
+	size_t i = namespaces_index(s, inum);
+
+	if (i < TT_MAX_NETNS)
+		return &s->ns[i];
+	if (s->n == TT_MAX_NETNS || netns_open_path(path, inum, &s->ns[s->n]))
+		return NULL;
+	return &s->ns[s->n++];
+}
+
 size_t namespaces_index(const struct namespaces *s, uint32_t inum)
 {
 	for (size_t i = 0; i < s->n; i++)

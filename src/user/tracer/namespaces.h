@@ -33,6 +33,11 @@ struct namespaces {
  * process is gone, the namespace cannot be opened, or TT_MAX_NETNS are. */
 struct tt_netns *namespaces_of_pid(struct namespaces *s, uint32_t pid);
 
+/* The namespace with inode inum that path names, opened if it is new: a
+ * namespace whose processes all come and go between two snapshots is
+ * listed all the same. NULL when it cannot be opened. */
+struct tt_netns *namespaces_of_path(struct namespaces *s, const char *path, uint32_t inum);
+
 /* The index in s->ns of the namespace with inode inum, or TT_MAX_NETNS. */
 size_t namespaces_index(const struct namespaces *s, uint32_t inum);
 

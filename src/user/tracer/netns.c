@@ -44,15 +44,14 @@ static bool in_own_namespace(uint32_t inum)
 	return stat("/proc/self/ns/net", &st) == 0 && (uint32_t)st.st_ino == inum;
 }
 
-int netns_enter(uint32_t pid, uint32_t inum, int *back)
+/* Enter the network namespace (inum) that path names. */
+static int enter_path(const char *path, uint32_t inum, int *back)
 {
-	char path[64];
 	int self, target, err = 0;
 
 	*back = -1;
-	if (pid == 0 || in_own_namespace(inum))
+	if (in_own_namespace(inum))
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
 	target = open(path, O_RDONLY | O_CLOEXEC);
 	if (target < 0)
 		return -errno;
@@ -69,6 +68,17 @@ int netns_enter(uint32_t pid, uint32_t inum, int *back)
 	return err;
 }
 
+int netns_enter(uint32_t pid, uint32_t inum, int *back)
+{
+	char path[64];
+
+	*back = -1;
+	if (pid == 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
+	return enter_path(path, inum, back);
+}
+
 int netns_leave(int back)
 {
 	int err = 0;
@@ -82,16 +92,11 @@ int netns_leave(int back)
 	return err;
 }
 
-int netns_open(uint32_t pid, uint32_t inum, struct tt_netns *ns)
+/* The files of the namespace after enter() went into it. */
+static int open_entered(int err, int back, struct tt_netns *ns)
 {
-	int back, err, left;
+	int left;
 
-	memset(ns, 0, sizeof(*ns));
-	ns->inum = inum;
-	ns->diag_fd = -1;
-	for (int i = 0; i < TT_SYSCTLS; i++)
-		ns->sysctl_fd[i] = -1;
-	err = netns_enter(pid, inum, &back);
 	if (err)
 		return err;
 	err = open_here(ns);
@@ -101,6 +106,33 @@ int netns_open(uint32_t pid, uint32_t inum, struct tt_netns *ns)
 	if (err)
 		netns_close(ns);
 	return err;
+}
+
+static void netns_init(struct tt_netns *ns, uint32_t inum)
+{
+	memset(ns, 0, sizeof(*ns));
+	ns->inum = inum;
+	ns->diag_fd = -1;
+	for (int i = 0; i < TT_SYSCTLS; i++)
+		ns->sysctl_fd[i] = -1;
+}
+
+int netns_open(uint32_t pid, uint32_t inum, struct tt_netns *ns)
+{
+	int back, err;
+
+	netns_init(ns, inum);
+	err = netns_enter(pid, inum, &back);
+	return open_entered(err, back, ns);
+}
+
+int netns_open_path(const char *path, uint32_t inum, struct tt_netns *ns)
+{
+	int back, err;
+
+	netns_init(ns, inum);
+	err = enter_path(path, inum, &back);
+	return open_entered(err, back, ns);
 }
 
 int netns_read_sysctl(const struct tt_netns *ns, enum tt_netns_sysctl which, char *buf,

@@ -26,6 +26,8 @@ struct tt_netns {
 /* Open the files of pid's network namespace (0: our own). Returns 0, or
  * -errno when even the diag socket could not be had. */
 int netns_open(uint32_t pid, uint32_t inum, struct tt_netns *ns);
+/* The same for the namespace a file names (/run/netns/NAME, /proc/PID/ns/net). */
+int netns_open_path(const char *path, uint32_t inum, struct tt_netns *ns);
 
 /* Enter pid's network namespace (inum) for as long as opening something
  * there takes; nothing to do when it is ours. *back is what netns_leave

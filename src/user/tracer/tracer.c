@@ -493,6 +493,10 @@ int tracer_seed(struct tracer *t, const uint32_t *pids, size_t n_pids, bool all,
 {
 	struct seed_open open = {};
 
+	/* Its timewait sockets are listed even when no process of it lives
+	 * at a snapshot. */
+	if (t->cfg.scope_netns)
+		namespaces_of_path(&t->netns, t->cfg.scope_netns_path, t->cfg.scope_netns);
 	t->seeded = seed_sockets(t->skel, &t->netns, pids, n_pids, all, hidden, n_hidden, &open);
 	for (size_t i = 0; i < open.n; i++) {
 		uint32_t slot = slots_of_tgid(&t->slots, open.v[i].tgid);

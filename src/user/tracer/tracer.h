@@ -33,6 +33,7 @@ struct tracer_config {
 	size_t n_comms;                   /* neither: every process */
 	int scope_cgroup_fd;              /* --cgroup, --unit: -1 for none */
 	uint32_t scope_netns;             /* --netns: its inode, 0 for none */
+	const char *scope_netns_path;     /* --netns: the file that names it */
 	uint32_t max_sockets;
 	uint32_t max_procs;
 	bool by_dest;      /* --by dest: destination rows in each snapshot */

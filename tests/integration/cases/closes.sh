@@ -30,6 +30,27 @@ case_client_closes_first() {
 	expect_eq "server tw_now" 0 "$(csv_last "$csv" "$SRV" tw_now)"
 }
 
+# --netns: a server and its client that start and end within one interval,
+# so that no snapshot finds a process of the namespace alive; the client's
+# timewait sockets are still listed (the namespace is opened from --netns),
+# tw_now = ss at the last snapshot.
+case_netns_processes_gone_between_snapshots() {
+	ns_new || return 1
+	local csv=$WORK/t.csv
+	tracer_start "$csv" --netns "/run/netns/$NS" -p "$SCENARIO_NAME" -i 30 || return 1
+	server_start 127.0.0.1 "$PORT" "$N" fin-client || return 1
+	ip netns exec "$NS" "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$N" \
+		--mode fin-client >"$WORK/client.out" 2>&1 &
+	CLI=$!
+	wait "$CLI" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	expect_eq "no snapshot yet: the CSV has no row" 0 "$(tail -n +2 "$csv" | wc -l)"
+	tracer_stop || return 1
+	expect_eq "client tw_out = TcpExtTW" "$(nstat_of TcpExtTW)" "$(csv_sum "$csv" "$CLI" tw_out)"
+	expect_eq "client tw_now = ss timewait towards the server port, the processes gone" \
+		"$(tw_count dport "$PORT")" "$(csv_last "$csv" "$CLI" tw_now)"
+}
+
 case_ipv6_server_closes_first() {
 	ns_new && run_pair ::1 fin-server || return 1
 	local csv=$WORK/t.csv
