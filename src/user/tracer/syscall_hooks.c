@@ -66,11 +66,13 @@ static int read_id(const char *tracefs, const char *tracepoint)
 	return id > 0 ? id : -EINVAL;
 }
 
-/* Every id under a tracefs mount: 0, or the first -errno. */
-static int read_ids(const char *tracefs, int ids[SYSCALL_HOOKS])
+/* Every id under a tracefs mount: 0, or the first -errno, the hook that
+ * failed in *failed. */
+static int read_ids(const char *tracefs, int ids[SYSCALL_HOOKS], int *failed)
 {
 	for (int k = 0; k < SYSCALL_HOOKS; k++) {
 		ids[k] = read_id(tracefs, tracepoints[k]);
+		*failed = k;
 		if (ids[k] < 0)
 			return ids[k];
 	}
@@ -83,7 +85,7 @@ static int read_ids(const char *tracefs, int ids[SYSCALL_HOOKS])
  * step that failed in *step. */
 static int read_ids_privately(int ids[SYSCALL_HOOKS], const char **step)
 {
-	int pipe_fds[2], got[SYSCALL_HOOKS + 2] = { -EIO, 0 }, status;
+	int pipe_fds[2], got[SYSCALL_HOOKS + 2] = { -EIO, 0 }, status, failed;
 	pid_t pid;
 	ssize_t n;
 
@@ -108,7 +110,7 @@ static int read_ids_privately(int ids[SYSCALL_HOOKS], const char **step)
 		else if (mount("nodev", TRACEFS, "tracefs", 0, NULL))
 			out[0] = -errno, out[1] = 3;
 		else
-			out[0] = read_ids(TRACEFS, out + 2), out[1] = 4;
+			out[0] = read_ids(TRACEFS, out + 2, &failed), out[1] = 4;
 		_exit(write(pipe_fds[1], out, sizeof(out)) == (ssize_t)sizeof(out) ? 0 : 1);
 	}
 	close(pipe_fds[1]);
@@ -141,12 +143,12 @@ static int read_ids_privately(int ids[SYSCALL_HOOKS], const char **step)
 void syscall_hooks_probe(struct syscall_hooks *h)
 {
 	const char *step;
-	int err;
+	int err, failed;
 
 	memset(h, 0, sizeof(*h));
-	err = read_ids(TRACEFS, h->ids);
+	err = read_ids(TRACEFS, h->ids, &failed);
 	if (err == -ENOENT)
-		err = read_ids(TRACEFS_IN_DEBUGFS, h->ids);
+		err = read_ids(TRACEFS_IN_DEBUGFS, h->ids, &failed);
 	if (err == -ENOENT) {
 		err = read_ids_privately(h->ids, &step);
 		if (err)
@@ -155,7 +157,7 @@ void syscall_hooks_probe(struct syscall_hooks *h)
 				 "namespace of its own (%s: %s)", step, strerror(-err));
 	} else if (err) {
 		snprintf(h->why, sizeof(h->why), "cannot read the id of syscalls/%s: %s",
-			 tracepoints[SYSCALL_HOOK_CONNECT_ENTER], strerror(-err));
+			 tracepoints[failed], strerror(-err));
 	}
 	h->found = !err;
 	h->args_kept = tt_test_hooks()->args_kept ||
