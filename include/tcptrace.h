@@ -202,6 +202,7 @@ enum tt_sock_flags {
 				     * ends, a child's queueing until accept() */
 	TT_SK_SEED_RACE = 1 << 14,  /* followed while the seeds were written, or with a
 				     * cookie already: a seed may name it too (drop_seed) */
+	TT_SK_RETRANS_SEEN = 1 << 15, /* sent data again: retrans_seen holds how much */
 };
 
 /* tt_sock.accepted */

@@ -62,6 +62,7 @@ short|integration|TCP Fast Open, RST received in SYN_RECV
 short|integration|TCP Fast Open, listener closed with children in SYN_RECV
 short|integration|timewait sockets awaiting the peer's FIN keep their owner
 short|integration|without CAP_SYS_ADMIN: another namespace said, its own read
+short|integration|data segments sent again --by dest: each destination's = its client's, the finding names the lossy one
 short|integration|clean exit: count, duration, signals, closed stdout, traced process gone, SIGKILL
 short|e2e|L4 nginx stream, ab: the backend's FIN passed on, TIME_WAIT where each hop accepted
 short|e2e|listen queue: haproxy maxconn 20 backlog 16, ab -c 300: drops = ListenDrops, SYN retries

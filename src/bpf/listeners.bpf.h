@@ -366,8 +366,10 @@ static __always_inline void listener_on_synack_retrans(const struct sock *sk,
 	} else {
 		struct tt_sock *s = sock_find_or_adopt(sk);
 
-		if (s)
+		if (s) {
+			retrans_seen_synack(sk, s);
 			c = sock_counters(s);
+		}
 	}
 	if (c)
 		tt_bump(&c->synack_retrans);

@@ -32,5 +32,8 @@ const volatile __u32 slots_per_cpu = TT_DEFAULT_MAX_PROCS;
 const volatile bool cookie_marks_followed = false;
 /* --max-sockets: the socket table's buckets (socks.bpf.h). */
 const volatile __u32 sock_buckets = TT_DEFAULT_MAX_SOCKETS;
+/* Tests only: the retransmit hook ignores every Nth event, as a kernel
+ * that ran no program for it (retrans.bpf.h). */
+const volatile __u32 test_retrans_skip_every = 0;
 
 #endif /* TT_SETTINGS_BPF_H */

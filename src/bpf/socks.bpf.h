@@ -9,6 +9,7 @@
 #include "settings.bpf.h"
 #include "procs.bpf.h"
 #include "tt_sock_hash.h"
+#include "retrans_seen.bpf.h"
 
 /* Seeds not yet adopted: while zero, unknown sockets cost one lookup less.
  * User space counts a seed here before it writes it. */
@@ -442,6 +443,8 @@ __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 static __always_inline struct tt_sock *sock_track_sk(const struct sock *sk, __u32 tgid, __u32 slot,
 					     __u8 side, __u16 flags)
 {
+	struct tt_sock *s;
+
 	/* A seed's cookie is made by the scan's dump before the seed is
 	 * written: a socket followed after the seeds were all written, with
 	 * no cookie until now, has no seed (see sock_drop_seed). */
@@ -450,8 +453,12 @@ static __always_inline struct tt_sock *sock_track_sk(const struct sock *sk, __u3
 	/* The cookie before the entry: whoever finds the entry sees it. */
 	if (cookie_marks_followed)
 		bpf_get_socket_cookie((void *)sk);
-	return sock_entry_at(sock_track(tt_addr_of(sk), tgid, slot,
-				   side | sock_backlog_flag(sk) | (__u32)flags << 16));
+	s = sock_entry_at(sock_track(tt_addr_of(sk), tgid, slot,
+				     side | sock_backlog_flag(sk) | (__u32)flags << 16));
+	/* A connect()'s socket has sent nothing yet. */
+	if (s && side == TT_SIDE_IN)
+		retrans_seen_join(sk, s);
+	return s;
 }
 
 /* A socket that existed before start-up, known to user space by its
@@ -547,8 +554,14 @@ static __always_inline __u32 sock_index_or_adopt(const struct sock *sk)
 	key = tt_addr_of(sk);
 	if (sock_filter_may_hold(key))
 		entry = sock_index_of_key(key);
-	if (entry == TT_NO_ENTRY && seeds_pending && cookie)
+	if (entry == TT_NO_ENTRY && seeds_pending && cookie) {
+		struct tt_sock *s;
+
 		entry = sock_adopt_seed(key, cookie, sock_backlog_flag(sk));
+		s = sock_entry_at(entry);
+		if (s)
+			retrans_seen_join(sk, s);
+	}
 	return entry;
 }
 

@@ -39,8 +39,10 @@ static __always_inline void conn_finish(const struct sock *sk, struct net *net, 
 	__u8 side = s->side & 1;
 
 	sock_open_ends(s);
-	if (!(s->flags & TT_SK_ESTABLISHED))
+	if (!(s->flags & TT_SK_ESTABLISHED)) {
+		retrans_seen_drop(sk, s);
 		return;
+	}
 	c = sock_counters(s);
 	if (!c)
 		return;
@@ -50,7 +52,7 @@ static __always_inline void conn_finish(const struct sock *sk, struct net *net, 
 		if (d)
 			tt_bump(&d->conn);
 	}
-	retrans_count_sent(sk, c, d, side);
+	retrans_count_sent(sk, s, c, d, side);
 	/* An RST we send wins: on data arriving after shutdown the kernel
 	 * runs its RST-received path and then sends the RST itself. */
 	if (s->flags & TT_SK_RST_SENT) {
@@ -93,6 +95,7 @@ static __always_inline void conn_count_syn_retrans(const struct sock *sk, struct
 
 	if (!n)
 		return;
+	retrans_seen_set(sk, s, n);
 	c = sock_counters(s);
 	if (c)
 		__sync_fetch_and_add(&c->syn_retrans, n);

@@ -47,6 +47,8 @@ run_case "--by dest: per destination, port headroom from the namespace's range" 
 run_case "data segments sent again, the server's lost: each side's = its own tcp_info, both = TcpRetransSegs - TCPSynRetrans" \
 	case_retrans_server_side
 run_case "data segments sent again, the client's lost: on its side out, the server's its own" case_retrans_client_side
+run_case "data segments sent again, a third of their events unseen: counted from the socket's own count" \
+	case_retrans_events_unseen
 run_case "data segments sent again --by dest: each destination's = its client's, the finding names the lossy one" \
 	case_retrans_by_dest
 run_case "wrk against haproxy at maxconn: the load_client finding = wrk's connections, TCPSynRetrans" \

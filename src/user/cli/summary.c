@@ -68,6 +68,10 @@ void summary_print(struct tracer *t, struct report *rep, const struct tt_snapsho
 	if (tracer_ends_unseen(t))
 		fprintf(stderr, "tcptrace: %llu connections' ends not counted: no program ran for "
 				"their sockets' destruction\n", (unsigned long long)tracer_ends_unseen(t));
+	if (tracer_retrans_late(t))
+		fprintf(stderr, "tcptrace: %llu data segments sent again were counted late, from their "
+				"socket's own count: no program ran for their events\n",
+			(unsigned long long)tracer_retrans_late(t));
 	unattached = tracer_read_hook_failures(t, &attach_error);
 	if (unattached)
 		fprintf(stderr, "tcptrace: the read hook could not be attached %llu times (%s): "

@@ -26,6 +26,9 @@ struct tt_test_hooks {
 	/* TCPTRACE_TEST_ARGS_KEPT: the syscall hooks keep connect()'s and
 	 * bind()'s arguments at their entry, as before Linux 5.15. */
 	bool args_kept;
+	/* TCPTRACE_TEST_RETRANS_SKIP_EVERY=N: the retransmit hook ignores
+	 * every Nth event, as if the kernel had run no program for it. */
+	const char *retrans_skip_every;
 };
 
 /* Read from the environment at the first call. */

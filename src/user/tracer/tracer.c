@@ -362,6 +362,9 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	skel->rodata->scope_netns = cfg->scope_netns;
 	skel->rodata->by_dest = cfg->by_dest;
 	skel->rodata->by_cgroup = cfg->by_cgroup;
+	if (tt_test_hooks()->retrans_skip_every)
+		skel->rodata->test_retrans_skip_every =
+			(__u32)strtoul(tt_test_hooks()->retrans_skip_every, NULL, 10);
 	bpf_program__set_autoload(skel->progs.handle_send_reset, t->reasons_available);
 	bpf_program__set_autoload(skel->progs.handle_send_reset_noreason, !t->reasons_available);
 	bpf_program__set_autoload(skel->progs.handle_retransmit_skb, retrans_err);
@@ -624,6 +627,11 @@ void tracer_test_detach(struct tracer *t, const char *name)
 uint64_t tracer_ends_unseen(const struct tracer *t)
 {
 	return __atomic_load_n(&t->skel->bss->ends_unseen, __ATOMIC_RELAXED);
+}
+
+uint64_t tracer_retrans_late(const struct tracer *t)
+{
+	return __atomic_load_n(&t->skel->bss->retrans_late, __ATOMIC_RELAXED);
 }
 
 /* Each entry with where it is: its bucket, its home's, and whether its

@@ -136,6 +136,9 @@ void tracer_test_detach(struct tracer *t, const char *name);
 /* Connections whose socket's destruction no program ran for, found when a
  * new socket took the address. */
 uint64_t tracer_ends_unseen(const struct tracer *t);
+/* Segments sent again whose event no program handled, counted from the
+ * socket's own count at its next one or at the connection's end. */
+uint64_t tracer_retrans_late(const struct tracer *t);
 /* Every entry still in the socket table, a line each (tests: a connection
  * whose end went uncounted). */
 void tracer_print_sockets_left(struct tracer *t, FILE *f);

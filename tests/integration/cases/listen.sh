@@ -159,6 +159,11 @@ case_handshakes_synack_again() {
 		"$(field "$WORK/client.out" connected) $(field "$WORK/server.out" accepted) $(field "$WORK/client.out" ended)"
 	expect_eq "the server sent SYN-ACKs again" 1 "$(($(csv_sum "$csv" "$SRV" synack_retrans_in) > 0))"
 	expect_eq "the server found handshakes over 1 s (tcp_info)" 1 "$(($(field "$WORK/server.out" slow_handshakes) > 0))"
+	# A SYN-ACK sent again is in the child's own count (total_retrans),
+	# and is not data.
+	expect_eq "data segments sent again, both ends = TcpRetransSegs - TCPSynRetrans" \
+		"$(($(nstat_of TcpRetransSegs) - $(nstat_of TcpExtTCPSynRetrans)))" \
+		"$(($(csv_sum "$csv" "$SRV" retrans_in) + $(csv_sum "$csv" "$CLI" retrans_out)))"
 	expect_listen_queue_counts "$csv" 4 "$CLI"
 }
 

@@ -139,6 +139,32 @@ case_retrans_client_side() {
 	expect_segs_sent "$(field "$WORK/server.out" pid)" "$(field "$WORK/client.out" pid)"
 }
 
+# Events no program ran for: the hook ignores one in three (a test hook),
+# as the kernel does when it skips a program. What they left uncounted
+# comes back from the socket's own count (tcp_sock.total_retrans) at its
+# next event or at the connection's end, per process and per destination,
+# and tcptrace says how much at exit.
+case_retrans_events_unseen() {
+	local csv=$WORK/t.csv n=8 cli late
+	retrans_ns || return 1
+	loss_at_input "tcp dport $PORT" || return 1
+	server_start 127.0.0.1 "$PORT" "$n" keepalive --requests "$RETRANS_REQUESTS" \
+		--bytes "$RETRANS_BYTES" || return 1
+	TCPTRACE_TEST_RETRANS_SKIP_EVERY=3 tracer_start "$csv" -p "$SCENARIO_NAME" || return 1
+	retrans_client "$PORT" "$n" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	tracer_stop || return 1
+	retrans_truth
+	cli=$(field "$WORK/client.out" pid)
+	expect_eq "client's retrans_out = its connections' own tcpi_total_retrans" \
+		"$(field "$WORK/client.out" retrans)" "$(csv_sum "$csv" "$cli" retrans_out)"
+	expect_eq "both ends' = TcpRetransSegs - TCPSynRetrans" "$AGAIN" \
+		"$(($(csv_sum "$csv" "$cli" retrans_out) + $(field "$WORK/server.out" retrans)))"
+	late=$(sed -n 's/^tcptrace: \([0-9]*\) data segments sent again were counted late.*/\1/p' \
+		"$WORK/tracer.err")
+	expect_eq "tcptrace says it counted some late" 1 "$((${late:-0} > 0))"
+}
+
 # --by dest: one client per server, the path to one server lossy. Each
 # destination's row has its client's own count; the lossy one's is nearly
 # all the kernel's, and the finding names it first.
