@@ -19,7 +19,9 @@
 # namespace) at the lowest CPU priority (nice 19), for the first lane
 # leaves a CPU idle most of the time; then the kernel matrix (its guests
 # share nothing with the host's suites); then the Debian package (its own
-# root and namespace). The make test of one lane could not go below the
+# root and namespace); then the unit tests, the installed files and the
+# fuzzers (at nice 19: they run for a time, not a count), which run
+# nothing by name either. The make test of one lane could not go below the
 # CPU time of the whole (about 1,000 CPU-seconds on 2 CPUs): the second
 # lane's suites take the CPU the first leaves idle. Their output is kept in
 # build/test-logs/NAME.log and printed after the suite of the first lane
@@ -118,6 +120,9 @@ second_lane() {
 	lane_suite kernels 0 "$make" --no-print-directory kernel-test
 	await "$rooter"
 	lane_suite package 0 tests/package/run.sh
+	lane_suite unit 0 tests/run-unit.sh build/test_*
+	lane_suite install 0 tests/run-install.sh
+	lane_suite fuzz 19 "$make" --no-print-directory fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 }
 
 # A process and all its descendants back at nice 0, parents first, so that
@@ -166,13 +171,14 @@ trap 'kill "$fetcher" "$rooter" "${alongside_pids[@]}" 2>/dev/null' EXIT
 
 if [ "${ALONGSIDE:-1}" != 0 ]; then
 	second_lane &
-	alongside_pids=($! $! $!)
-	alongside_names=(checks kernels package)
+	alongside_pids=($! $! $! $! $! $!)
+	alongside_names=(checks kernels package unit install fuzz)
+else
+	suite unit tests/run-unit.sh build/test_*
+	suite checks tests/run-checks.sh
+	suite install tests/run-install.sh
+	suite fuzz "$make" --no-print-directory "${jobflag[@]}" fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 fi
-suite unit tests/run-unit.sh build/test_*
-[ "${ALONGSIDE:-1}" != 0 ] || suite checks tests/run-checks.sh
-suite install tests/run-install.sh
-suite fuzz "$make" --no-print-directory "${jobflag[@]}" fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 suite scenario tests/integration/check-scenario.sh
 suite integration tests/integration/run.sh
 [ "${ALONGSIDE:-1}" != 0 ] || suite kernels "$make" --no-print-directory kernel-test

@@ -158,14 +158,14 @@ case_process_slots_recycled() {
 	local slots=16 clients=48 count=5 i out pid got drops good=0 bad=()
 	ns_new || return 1
 	server_start 127.0.0.1 "$PORT" $((clients * count)) fin-server || return 1
-	tracer_start "$WORK/t.csv" --max-procs "$slots" -p "$SCENARIO_NAME" || return 1
+	tracer_start "$WORK/t.csv" --max-procs "$slots" -p "$SCENARIO_NAME" -i 0.1 || return 1
 	: >"$WORK/client.pids"
 	for i in $(seq "$clients"); do
 		out=$WORK/client.$i.out
 		in_ns "$SCENARIO" client --addr 127.0.0.1 --port "$PORT" --count "$count" --mode fin-server \
 			>"$out" 2>&1 || { log "client $i failed: $(cat "$out")"; return 1; }
 		field "$out" pid >>"$WORK/client.pids"
-		sleep 0.5 # two and a half intervals: the gone slot is seen, then given back
+		sleep 0.25 # two and a half intervals: the gone slot is seen, then given back
 	done
 	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
 	tracer_stop || return 1
