@@ -53,8 +53,15 @@ static void sleep_until(struct exporter *exp, struct command *cmd, uint64_t dead
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		now_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-		if (now_ns >= deadline_ns)
+		if (now_ns >= deadline_ns) {
+			/* Behind (a snapshot took longer than the interval): the
+			 * signals blocked outside a wait still get in, or a Ctrl-C
+			 * would wait until tcptrace caught up, which under a pile-up
+			 * it may never do. */
+			left = (struct timespec){ 0 };
+			ppoll(NULL, 0, &left, &wait_mask);
 			return;
+		}
 		left.tv_sec = (time_t)((deadline_ns - now_ns) / 1000000000ull);
 		left.tv_nsec = (long)((deadline_ns - now_ns) % 1000000000ull);
 		if (ppoll(NULL, 0, &left, &wait_mask) < 0 && errno != EINTR)
