@@ -17,6 +17,8 @@ LOSS_ONE_IN=20
 # RETRANS_REQUESTS round trips.
 RETRANS_BYTES=300000
 RETRANS_REQUESTS=3
+# Connections of a case of one server.
+RETRANS_CONNS=8
 
 # A drop rule at the namespace's input for the data segments (SYNs, and
 # the short segments that carry no data, pass) that match MATCH.
@@ -44,6 +46,21 @@ retrans_ns() {
 retrans_client() { # port count [output]
 	in_ns "$SCENARIO" client --addr 127.0.0.1 --port "$1" --count "$2" --mode keepalive \
 		--requests "$RETRANS_REQUESTS" --bytes "$RETRANS_BYTES" >"${3:-$WORK/client.out}" 2>&1
+}
+
+# One server and its client over a lossy namespace, traced by tcptrace
+# with ARGS: the lossy namespace, the server, tcptrace, the client and both
+# ends' exits, tcptrace stopped.
+retrans_run() { # nft-match [tcptrace args...]
+	local n=$RETRANS_CONNS
+	retrans_ns || return 1
+	loss_at_input "$1" || return 1
+	server_start 127.0.0.1 "$PORT" "$n" keepalive --requests "$RETRANS_REQUESTS" \
+		--bytes "$RETRANS_BYTES" || return 1
+	tracer_start "$WORK/t.csv" -p "$SCENARIO_NAME" "${@:2}" || return 1
+	retrans_client "$PORT" "$n" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
+	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
+	tracer_stop
 }
 
 # The kernel's data segments sent again in the namespace, and those it
@@ -101,15 +118,8 @@ expect_two_sides() { # lossy-end lossy-side other-end other-side (ends: server, 
 
 # The server's data segments lost: its side in sends them again.
 case_retrans_server_side() {
-	local csv=$WORK/t.csv n=8 srv cli
-	retrans_ns || return 1
-	loss_at_input "tcp sport $PORT" || return 1
-	server_start 127.0.0.1 "$PORT" "$n" keepalive --requests "$RETRANS_REQUESTS" \
-		--bytes "$RETRANS_BYTES" || return 1
-	tracer_start "$csv" -p "$SCENARIO_NAME" --json "$WORK/t.json" || return 1
-	retrans_client "$PORT" "$n" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
-	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
-	tracer_stop || return 1
+	local csv=$WORK/t.csv n=$RETRANS_CONNS srv cli
+	retrans_run "tcp sport $PORT" --json "$WORK/t.json" || return 1
 	srv=$(field "$WORK/server.out" pid)
 	cli=$(field "$WORK/client.out" pid)
 	expect_eq "scenario: round trips, both ends" "$((n * RETRANS_REQUESTS)) $((n * RETRANS_REQUESTS))" \
@@ -128,15 +138,7 @@ case_retrans_server_side() {
 
 # The client's data segments lost: its side out, toward the server.
 case_retrans_client_side() {
-	local csv=$WORK/t.csv n=8
-	retrans_ns || return 1
-	loss_at_input "tcp dport $PORT" || return 1
-	server_start 127.0.0.1 "$PORT" "$n" keepalive --requests "$RETRANS_REQUESTS" \
-		--bytes "$RETRANS_BYTES" || return 1
-	tracer_start "$csv" -p "$SCENARIO_NAME" || return 1
-	retrans_client "$PORT" "$n" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
-	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
-	tracer_stop || return 1
+	retrans_run "tcp dport $PORT" || return 1
 	retrans_truth
 	expect_two_sides client out server in
 	expect_segs_sent "$(field "$WORK/server.out" pid)" "$(field "$WORK/client.out" pid)"
@@ -148,15 +150,8 @@ case_retrans_client_side() {
 # next event or at the connection's end, per process and per destination,
 # and tcptrace says how much at exit.
 case_retrans_events_unseen() {
-	local csv=$WORK/t.csv n=8 cli late
-	retrans_ns || return 1
-	loss_at_input "tcp dport $PORT" || return 1
-	server_start 127.0.0.1 "$PORT" "$n" keepalive --requests "$RETRANS_REQUESTS" \
-		--bytes "$RETRANS_BYTES" || return 1
-	TCPTRACE_TEST_RETRANS_SKIP_EVERY=3 tracer_start "$csv" -p "$SCENARIO_NAME" || return 1
-	retrans_client "$PORT" "$n" || { log "client failed: $(cat "$WORK/client.out")"; return 1; }
-	wait "$SRV" || { log "server failed: $(cat "$WORK/server.out")"; return 1; }
-	tracer_stop || return 1
+	local csv=$WORK/t.csv cli late
+	TCPTRACE_TEST_RETRANS_SKIP_EVERY=3 retrans_run "tcp dport $PORT" || return 1
 	retrans_truth
 	cli=$(field "$WORK/client.out" pid)
 	expect_eq "client's retrans_out = its connections' own tcpi_total_retrans" \
