@@ -55,12 +55,21 @@ struct http_server {
 	struct http_client clients[HTTP_MAX_CLIENTS];
 };
 
+/* Tests only (http_server_test_clock_ahead): how far the servers' clock
+ * is ahead of CLOCK_MONOTONIC. */
+static uint64_t clock_ahead_ns;
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + clock_ahead_ns;
+}
+
+void http_server_test_clock_ahead(uint64_t ns)
+{
+	clock_ahead_ns = ns;
 }
 
 /* RFC 9110 token characters, for methods and header names. */

@@ -94,6 +94,10 @@ const char *http_server_address(const struct http_server *s);
  * between its look at the flags and the wait. */
 int http_server_run(struct http_server *s, uint64_t deadline_ns, const sigset_t *wait_mask);
 
+/* Tests only: the servers' clock set ns ahead of CLOCK_MONOTONIC (0 in
+ * normal use), so that a test reaches a timeout without waiting for it. */
+void http_server_test_clock_ahead(uint64_t ns);
+
 /* Close the listener and every client; s may be NULL. */
 void http_server_close(struct http_server *s);
 
