@@ -17,6 +17,7 @@ set -u
 export LC_ALL=C
 
 BENCH=$(cd "$(dirname "$0")" && pwd)
+MEDIAN_AWK=$(cat "$BENCH/median.awk")
 TOP=$(cd "$BENCH/.." && pwd)
 HOOKCOST=${HOOKCOST:-$TOP/build/hookcost}
 NGINX_CONF=$TOP/tools/scenarios/nginx-backend.conf
@@ -118,16 +119,7 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 
 # Median ns/run per program, and the same less the empty program's.
-awk '
-	function median(list,    a, n, i, j, x) {
-		n = split(list, a, " ")
-		for (i = 2; i <= n; i++) {
-			x = a[i] + 0
-			for (j = i - 1; j >= 1 && a[j] + 0 > x; j--) a[j + 1] = a[j]
-			a[j + 1] = x
-		}
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+awk "$MEDIAN_AWK"'
 	$3 > 0 {
 		if (!($1 in ns)) order[++n] = $1
 		x = $4 / $3

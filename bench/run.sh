@@ -37,6 +37,7 @@ set -u
 export LC_ALL=C
 
 BENCH=$(cd "$(dirname "$0")" && pwd)
+MEDIAN_AWK=$(cat "$BENCH/median.awk")
 TOP=$(cd "$BENCH/.." && pwd)
 TCPTRACE=${TCPTRACE:-$TOP/tcptrace}
 TCPTRACE_BASE=${TCPTRACE_BASE:-}
@@ -388,16 +389,7 @@ summarize_pileup() {
 	hz=$(getconf CLK_TCK)
 	echo
 	echo "Pile-up of timewait sockets ($PILEUP_TARGET), the tracer's CPU while they are held, median over the rounds:"
-	awk -F, '
-		function median(list,    a, n, i, j, x) {
-			n = split(list, a, " ")
-			for (i = 2; i <= n; i++) {
-				x = a[i] + 0
-				for (j = i - 1; j >= 1 && a[j] + 0 > x; j--) a[j + 1] = a[j]
-				a[j + 1] = x
-			}
-			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
+	awk -F, "$MEDIAN_AWK"'
 		NR > 1 { k = $2; n[k]++; c[k] = c[k] " " $5; h[k] = h[k] " " $3; m[k] += $8
 			ok[k] += ($8 == 1 && $6 == $7) }
 		END {
@@ -519,17 +511,7 @@ summarize() {
 		{ b = base[$1 "," $2]; $12 = (b > 0 && $11 != "") ? sprintf("%.4f", $11 / b) : ""; print }
 	' "$ROUNDS_CSV" "$ROUNDS_CSV" >"$RUN/rounds.csv" && cat "$RUN/rounds.csv" >"$ROUNDS_CSV"
 
-	awk -F, -v targets="$TARGETS" -v variants="$VARIANTS" '
-		function median(list,    a, n, i, j, x) {
-			n = split(list, a, " ")
-			for (i = 2; i <= n; i++) {
-				x = a[i] + 0
-				for (j = i - 1; j >= 1 && a[j] + 0 > x; j--) a[j + 1] = a[j]
-				a[j + 1] = x
-			}
-			if (n == 0) return ""
-			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
+	awk -F, -v targets="$TARGETS" -v variants="$VARIANTS" "$MEDIAN_AWK"'
 		function add(k, f, v) { if (v != "") L[k, f] = L[k, f] " " v }
 		function fmt(f, k, name) { return L[k, name] == "" ? "" : sprintf(f, median(L[k, name])) }
 		FNR == 1 { next }
