@@ -240,16 +240,16 @@ static void add_timewait(struct tracer *t, struct assembly *a)
 		if (row)
 			row->c.tw_rst += t->tw.rsts[i].count;
 	}
+	for (size_t slot = 0; slot < r.n_slots; slot++) {
+		struct tt_row *row = r.held_by_slot[slot] ? row_of_slot(t, a, (uint32_t)slot) : NULL;
+
+		if (row)
+			row->tw_now += r.held_by_slot[slot];
+	}
 	for (size_t i = 0; i < r.n_held; i++) {
 		struct tt_row *row = row_of_slot(t, a, r.held[i].slot);
-		struct tt_dest_row *dest;
+		struct tt_dest_row *dest = row ? dest_row_of(a->snap, row, &r.held[i].flow) : NULL;
 
-		if (!row)
-			continue;
-		row->tw_now++;
-		if (!t->cfg.by_dest || r.held[i].side != TT_SIDE_OUT)
-			continue;
-		dest = dest_row_of(a->snap, row, &r.held[i].flow);
 		if (dest)
 			dest->tw_now++;
 	}

@@ -50,7 +50,14 @@ static uint64_t *count_of(struct tw_count **v, size_t *n, uint32_t id, uint16_t 
 	return &grown[(*n)++].count;
 }
 
-/* One record of tw_records: an owner goes into the table; an RST to its
+/* A namespace's families, as bits of want[] and listed[]. */
+static unsigned int family_bit(uint16_t family)
+{
+	return family == AF_INET6 ? 2 : 1;
+}
+
+/* One record of tw_records: an owner goes into the table, and its
+ * namespace and family are listed from this reading on; an RST to its
  * owner's count, or, for a timewait socket whose owner is not known, to
  * the other RSTs of its namespace, as the BPF side counts an RST of no
  * followed socket. */
@@ -65,17 +72,21 @@ static int on_record(void *ctx, void *data, size_t size)
 		return 0;
 	if (r->kind == TT_TW_OWNER) {
 		struct tw_owner o = {
-			.key = r->key, .stamp = r->stamp, .slot = r->slot, .side = r->side
+			.flow = r->key.flow, .snd_nxt = r->key.snd_nxt, .stamp = r->stamp,
+			.slot = r->slot, .side = r->side
 		};
+		size_t i = tw->nss ? namespaces_index(tw->nss, o.flow.netns) : TT_MAX_NETNS;
 
 		if (tw_table_put(&tw->owners, &o))
 			tw->unrecorded++;
+		else if (i < TT_MAX_NETNS)
+			tw->families[i] |= family_bit(o.flow.family);
 		return 0;
 	}
 	if (r->kind != TT_TW_RST)
 		return 0;
-	owner = tw_table_get(&tw->owners, &r->key);
-	if (owner)
+	owner = tw_table_get(&tw->owners, &r->key.flow);
+	if (owner && owner->snd_nxt == r->key.snd_nxt)
 		count = count_of(&tw->rsts, &tw->n_rsts, owner->slot, 0);
 	else
 		count = count_of(&tw->other_rsts, &tw->n_other_rsts, r->key.flow.netns, r->reason);
@@ -105,13 +116,7 @@ void timewait_close(struct timewait *tw)
 	tw->n_rsts = tw->n_other_rsts = 0;
 }
 
-static bool has_ended(const struct tw_owner *o, void *ctx)
-{
-	(void)ctx;
-	return o->ended;
-}
-
-static bool owned_by(const struct tw_owner *o, void *ctx)
+static bool owned_by(struct tw_owner *o, void *ctx)
 {
 	return o->slot == *(const uint32_t *)ctx;
 }
@@ -154,11 +159,6 @@ struct listed_tw {
 	struct tt_flow_key key;
 	bool time_wait; /* substate TIME_WAIT, not FIN_WAIT2 (no FIN from the peer yet) */
 };
-
-static int cmp_listed(const void *a, const void *b)
-{
-	return memcmp(a, b, sizeof(struct tt_flow_key));
-}
 
 /* The listing under way: the timewait sockets of every namespace listed,
  * and with --by dest the sockets of the one being listed. */
@@ -220,12 +220,6 @@ static void add_socket(const struct tt_diag_sock *sock, void *opaque)
 	s->socks[s->n++] = *sock;
 }
 
-/* Bits of a namespace's families in want[] and listed[]. */
-static unsigned int family_bit(uint16_t family)
-{
-	return family == AF_INET6 ? 2 : 1;
-}
-
 /* Lists the timewait sockets of namespace i for the families in bits not
  * listed yet; with every_socket, every socket of both families at once. */
 static void list_namespace(struct namespaces *nss, size_t i, unsigned int bits, bool every_socket,
@@ -260,21 +254,24 @@ static void list_namespace(struct namespaces *nss, size_t i, unsigned int bits, 
 		listed[i] |= 2;
 }
 
-/* An owner in the table, and the index of its namespace. */
-struct tw_entry {
-	struct tw_owner *owner;
-	size_t ns;
-};
-
-static int cmp_entry_flow(const void *a, const void *b)
+/* One more timewait socket in TIME_WAIT for the owner o: its process's
+ * count, and with every_socket its flow, for the `out` side's
+ * destinations. */
+static void add_held(struct tw_reading *r, const struct tw_owner *o, bool every_socket)
 {
-	const struct tw_entry *x = a, *y = b;
+	if (o->slot >= r->n_slots) {
+		size_t n = o->slot + 64;
+		uint32_t *v = realloc(r->held_by_slot, n * sizeof(*v));
 
-	return memcmp(&x->owner->key.flow, &y->owner->key.flow, sizeof(struct tt_flow_key));
-}
-
-static void add_held(struct tw_reading *r, const struct tw_owner *o)
-{
+		if (!v)
+			return;
+		memset(v + r->n_slots, 0, (n - r->n_slots) * sizeof(*v));
+		r->held_by_slot = v;
+		r->n_slots = n;
+	}
+	r->held_by_slot[o->slot]++;
+	if (!every_socket || o->side != TT_SIDE_OUT)
+		return;
 	if (r->n_held == r->cap_held) {
 		size_t cap = r->cap_held ? r->cap_held * 2 : 256;
 		struct tw_held *v = realloc(r->held, cap * sizeof(*v));
@@ -284,9 +281,7 @@ static void add_held(struct tw_reading *r, const struct tw_owner *o)
 		r->held = v;
 		r->cap_held = cap;
 	}
-	r->held[r->n_held++] = (struct tw_held){
-		.slot = o->slot, .side = o->side, .flow = o->key.flow
-	};
+	r->held[r->n_held++] = (struct tw_held){ .slot = o->slot, .flow = o->flow };
 }
 
 /* A timewait socket lasts 60 s (more only while its peer keeps sending
@@ -294,85 +289,79 @@ static void add_held(struct tw_reading *r, const struct tw_owner *o)
  * ten minutes. */
 #define TT_TW_UNLISTED_MS (10ull * 60 * 1000)
 
+/* What tells an owner whose timewait socket has ended, at one reading. */
+struct sweep {
+	struct timewait *tw;
+	struct namespaces *nss;
+	const unsigned int *listed; /* each namespace's families listed */
+	uint64_t stamp, now;
+};
+
+/* Whether o's timewait socket has ended: its namespace and family were
+ * listed without it, and it was recorded before this reading began (one
+ * recorded since may be younger than the listing). An owner kept has its
+ * namespace and family listed at the next reading. */
+static bool has_ended(struct tw_owner *o, void *ctx)
+{
+	struct sweep *s = ctx;
+	size_t i = namespaces_index(s->nss, o->flow.netns);
+	unsigned int bit = family_bit(o->flow.family);
+	bool listed = i < TT_MAX_NETNS && (s->listed[i] & bit);
+
+	if (o->seen != s->tw->reading &&
+	    (listed ? o->stamp < s->stamp : o->stamp + TT_TW_UNLISTED_MS < s->now))
+		return true;
+	if (i < TT_MAX_NETNS)
+		s->tw->families[i] |= bit;
+	return false;
+}
+
 /* The kernel's own list of timewait sockets is read before tw_records is
  * drained, so that the owner of every listed timewait socket is in the
  * table: the program run that sees its full socket move to CLOSE records
- * it, right after the kernel has put it in the connection hash. Each owner
- * is matched to that list in its namespace and family: a listed one in
- * TIME_WAIT is held; an unlisted one recorded before this reading's stamp
- * belongs to a timewait socket that has ended, and goes (its RSTs, sent
- * before its end, were drained with it). Only the namespaces and families
- * holding owners are listed, unless every_socket. */
+ * it, right after the kernel has put it in the connection hash. Each
+ * listed one is looked up by its four-tuple, whose owner in the table is
+ * the four-tuple's latest connection; one in TIME_WAIT is held. An owner
+ * not listed whose namespace and family were, and recorded before this
+ * reading's stamp, belongs to a timewait socket that has ended, and goes
+ * (its RSTs, sent before its end, were drained with it). Only the
+ * namespaces and families holding owners are listed, unless every_socket.
+ * Nothing here is sorted: the reading's cost is one lookup per timewait
+ * socket listed and one look at each owner. */
 void timewait_read(struct timewait *tw, struct namespaces *nss, bool every_socket,
 		   struct tw_reading *r)
 {
-	unsigned int want[TT_MAX_NETNS] = {}, listed[TT_MAX_NETNS] = {};
-	size_t n = 0, pos = 0;
+	unsigned int listed[TT_MAX_NETNS] = {};
 	struct listing list = {};
-	struct tw_entry *entries = NULL;
-	struct tw_owner *owner;
-	uint64_t stamp, now;
+	struct sweep sweep = { .tw = tw, .nss = nss, .listed = listed };
 
 	memset(r, 0, sizeof(*r));
-	stamp = next_stamp(tw);
+	sweep.stamp = next_stamp(tw);
+	tw->reading++;
 	for (size_t i = 0; i < nss->n; i++)
 		if (every_socket || tw->families[i])
 			list_namespace(nss, i, tw->families[i], every_socket, listed, &list, r);
+	tw->nss = nss;
 	ring_buffer__consume(tw->ring);
-	entries = malloc((tw->owners.n ? tw->owners.n : 1) * sizeof(*entries));
-	if (!entries)
-		goto out;
-	while ((owner = tw_table_next(&tw->owners, &pos))) {
-		const struct tt_flow_key *flow = &owner->key.flow;
-		size_t i = namespaces_index(nss, flow->netns);
-
-		entries[n++] = (struct tw_entry){ .owner = owner, .ns = i };
-		if (i < TT_MAX_NETNS)
-			want[i] |= family_bit(flow->family);
-	}
+	tw->nss = NULL;
 	/* A namespace or family without owners at the reading before: listed
 	 * now, and at the next reading first. */
-	for (size_t i = 0; i < nss->n; i++) {
-		if (want[i] & ~listed[i])
-			list_namespace(nss, i, want[i], every_socket, listed, &list, r);
-		tw->families[i] = want[i];
-	}
-	if (list.n > 1)
-		qsort(list.v, list.n, sizeof(*list.v), cmp_listed);
-	if (n > 1)
-		qsort(entries, n, sizeof(*entries), cmp_entry_flow);
-	now = monotonic_ms();
-	/* One group of owners per four-tuple. A listed timewait socket is the
-	 * four-tuple's latest connection, whose sequence numbers are the
-	 * highest (a new connection's ISN follows the clock): the group's other
-	 * owners, and every owner of an unlisted four-tuple, have ended. */
-	for (size_t a = 0, b; a < n; a = b) {
-		const struct tt_flow_key *flow = &entries[a].owner->key.flow;
-		size_t i = entries[a].ns, latest = a;
-		bool is_listed = i < TT_MAX_NETNS && (listed[i] & family_bit(flow->family));
-		const struct listed_tw *found = NULL;
+	for (size_t i = 0; i < nss->n; i++)
+		if (tw->families[i] & ~listed[i])
+			list_namespace(nss, i, tw->families[i], every_socket, listed, &list, r);
+	for (size_t k = 0; k < list.n; k++) {
+		struct tw_owner *o = tw_table_get(&tw->owners, &list.v[k].key);
 
-		for (b = a + 1; b < n && !cmp_entry_flow(&entries[b], &entries[a]); b++)
-			if ((int32_t)(entries[b].owner->key.snd_nxt -
-				      entries[latest].owner->key.snd_nxt) > 0)
-				latest = b;
-		if (list.n)
-			found = bsearch(flow, list.v, list.n, sizeof(*list.v), cmp_listed);
-		if (found && found->time_wait)
-			add_held(r, entries[latest].owner);
-		for (size_t e = a; e < b; e++) {
-			const struct tw_owner *o = entries[e].owner;
-
-			if (found && e == latest)
-				continue;
-			if (is_listed ? o->stamp < stamp : o->stamp + TT_TW_UNLISTED_MS < now)
-				entries[e].owner->ended = true;
-		}
+		if (!o)
+			continue;
+		o->seen = tw->reading;
+		if (list.v[k].time_wait)
+			add_held(r, o, every_socket);
 	}
-	tw_table_remove_if(&tw->owners, has_ended, NULL);
-out:
-	free(entries);
 	free(list.v);
+	memset(tw->families, 0, sizeof(tw->families));
+	sweep.now = monotonic_ms();
+	tw_table_remove_if(&tw->owners, has_ended, &sweep);
 }
 
 void tw_reading_free(struct tw_reading *r)
@@ -381,5 +370,6 @@ void tw_reading_free(struct tw_reading *r)
 		free(r->listed[i].socks);
 	free(r->listed);
 	free(r->held);
+	free(r->held_by_slot);
 	memset(r, 0, sizeof(*r));
 }

@@ -34,12 +34,13 @@ struct timewait {
 	uint64_t stamp;      /* the last one given to the BPF side */
 	__u64 *bpf_stamp;    /* the BPF side's copy */
 	unsigned int families[TT_MAX_NETNS]; /* namespaces' with owners: 1 IPv4, 2 IPv6 */
+	uint16_t reading;    /* readings so far, as each owner's seen */
+	struct namespaces *nss; /* while a reading drains tw_records */
 };
 
-/* A timewait socket in TIME_WAIT and the process that left it. */
+/* A timewait socket in TIME_WAIT that a process's connection out left. */
 struct tw_held {
 	uint32_t slot;
-	uint8_t side;
 	struct tt_flow_key flow;
 };
 
@@ -52,7 +53,9 @@ struct ns_sockets {
 
 /* What one reading found. */
 struct tw_reading {
-	struct tw_held *held;
+	uint32_t *held_by_slot; /* timewait sockets in TIME_WAIT, by process slot */
+	size_t n_slots;
+	struct tw_held *held; /* with every_socket: the `out` side's, one by one */
 	size_t n_held, cap_held;
 	struct ns_sockets *listed; /* with every_socket only */
 	size_t n_listed;
@@ -64,8 +67,9 @@ int timewait_open(struct timewait *tw, int ring_fd, __u64 *bpf_stamp, char *err)
 void timewait_close(struct timewait *tw);
 
 /* Drains tw_records and matches the owners with the timewait sockets of
- * the namespaces in nss that hold any: the held ones in TIME_WAIT go to
- * r->held, those gone leave the table. With every_socket, each namespace
+ * the namespaces in nss that hold any: the held ones in TIME_WAIT are
+ * counted in r->held_by_slot (with every_socket, the `out` side's listed
+ * in r->held too), those gone leave the table. With every_socket, each namespace
  * is listed whole and its sockets kept in r->listed. */
 void timewait_read(struct timewait *tw, struct namespaces *nss, bool every_socket,
 		   struct tw_reading *r);

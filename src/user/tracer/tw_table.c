@@ -5,23 +5,28 @@
 #include <string.h>
 #include "tracer/tw_table.h"
 
-/* FNV-1a over the key's bytes: the BPF side zeroes the key's padding. */
-static size_t hash_of(const struct tt_tw_key *key)
-{
-	const unsigned char *p = (const unsigned char *)key;
-	uint64_t h = 14695981039346656037ull;
+_Static_assert(sizeof(struct tw_owner) == 64, "one owner a cache line");
+_Static_assert(sizeof(struct tt_flow_key) % sizeof(uint32_t) == 0, "a key of whole words");
 
-	for (size_t i = 0; i < sizeof(*key); i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return (size_t)(h ^ h >> 32);
+/* The key's words mixed by multiplication: the BPF side and the listing
+ * zero the key's padding. */
+static size_t hash_of(const struct tt_flow_key *flow)
+{
+	uint32_t w[sizeof(*flow) / sizeof(uint32_t)];
+	uint64_t h = 0;
+
+	memcpy(w, flow, sizeof(w));
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h ^ h >> 29);
 }
 
-/* The slot holding key, or the free slot where it would go. */
-static size_t slot_of(const struct tw_table *t, const struct tt_tw_key *key)
+/* The place holding flow, or the free place where it would go. */
+static size_t place_of(const struct tw_table *t, const struct tt_flow_key *flow)
 {
-	size_t i = hash_of(key) & (t->cap - 1);
+	size_t i = hash_of(flow) & (t->cap - 1);
 
-	while (t->used[i] && memcmp(&t->slots[i].key, key, sizeof(*key)) != 0)
+	while (t->slots[i].used && memcmp(&t->slots[i].flow, flow, sizeof(*flow)) != 0)
 		i = (i + 1) & (t->cap - 1);
 	return i;
 }
@@ -30,23 +35,14 @@ static int resize(struct tw_table *t, size_t cap)
 {
 	struct tw_table bigger = { .cap = cap };
 
-	bigger.slots = malloc(cap * sizeof(*bigger.slots));
-	bigger.used = calloc(cap, sizeof(*bigger.used));
-	if (!bigger.slots || !bigger.used) {
-		free(bigger.slots);
-		free(bigger.used);
+	bigger.slots = calloc(cap, sizeof(*bigger.slots));
+	if (!bigger.slots)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < t->cap; i++) {
-		size_t j;
-
-		if (!t->used[i])
-			continue;
-		j = slot_of(&bigger, &t->slots[i].key);
-		bigger.slots[j] = t->slots[i];
-		bigger.used[j] = true;
-		bigger.n++;
-	}
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->slots[i].used) {
+			bigger.slots[place_of(&bigger, &t->slots[i].flow)] = t->slots[i];
+			bigger.n++;
+		}
 	tw_table_free(t);
 	*t = bigger;
 	return 0;
@@ -54,38 +50,39 @@ static int resize(struct tw_table *t, size_t cap)
 
 int tw_table_put(struct tw_table *t, const struct tw_owner *o)
 {
-	size_t i;
+	struct tw_owner *at;
 
 	if (2 * (t->n + 1) > t->cap && resize(t, t->cap ? 2 * t->cap : 1024))
 		return -ENOMEM;
-	i = slot_of(t, &o->key);
-	if (!t->used[i]) {
-		t->used[i] = true;
+	at = &t->slots[place_of(t, &o->flow)];
+	if (at->used && (int32_t)(o->snd_nxt - at->snd_nxt) < 0)
+		return 0;
+	if (!at->used)
 		t->n++;
-	}
-	t->slots[i] = *o;
+	*at = *o;
+	at->used = true;
 	return 0;
 }
 
-struct tw_owner *tw_table_get(const struct tw_table *t, const struct tt_tw_key *key)
+struct tw_owner *tw_table_get(const struct tw_table *t, const struct tt_flow_key *flow)
 {
-	size_t i;
+	struct tw_owner *at;
 
 	if (!t->n)
 		return NULL;
-	i = slot_of(t, key);
-	return t->used[i] ? &t->slots[i] : NULL;
+	at = &t->slots[place_of(t, flow)];
+	return at->used ? at : NULL;
 }
 
-/* Empties slot i. Linear probing cannot just clear it: an owner further
- * in the run, whose home slot is not between i and itself, would no longer
- * be found. Such owners move back into the hole (backward shift). */
+/* Empties place i. Linear probing cannot just clear it: an owner further
+ * in the run, whose home place is not between i and itself, would no
+ * longer be found. Such owners move back into the hole (backward shift). */
 static void remove_at(struct tw_table *t, size_t i)
 {
 	size_t mask = t->cap - 1;
 
-	for (size_t j = (i + 1) & mask; t->used[j]; j = (j + 1) & mask) {
-		size_t home = hash_of(&t->slots[j].key) & mask;
+	for (size_t j = (i + 1) & mask; t->slots[j].used; j = (j + 1) & mask) {
+		size_t home = hash_of(&t->slots[j].flow) & mask;
 
 		/* home is cyclically in (i, j]: the owner stays. */
 		if (((j - home) & mask) < ((j - i) & mask))
@@ -93,18 +90,17 @@ static void remove_at(struct tw_table *t, size_t i)
 		t->slots[i] = t->slots[j];
 		i = j;
 	}
-	t->used[i] = false;
+	t->slots[i].used = false;
 	t->n--;
 }
 
-size_t tw_table_remove_if(struct tw_table *t, bool (*drop)(const struct tw_owner *, void *),
-			  void *ctx)
+size_t tw_table_remove_if(struct tw_table *t, bool (*drop)(struct tw_owner *, void *), void *ctx)
 {
 	size_t removed = 0;
 
-	/* A removal may move another owner into slot i: look at it again. */
+	/* A removal may move another owner into place i: look at it again. */
 	for (size_t i = 0; i < t->cap;) {
-		if (t->used[i] && drop(&t->slots[i], ctx)) {
+		if (t->slots[i].used && drop(&t->slots[i], ctx)) {
 			remove_at(t, i);
 			removed++;
 		} else {
@@ -119,7 +115,7 @@ struct tw_owner *tw_table_next(const struct tw_table *t, size_t *pos)
 	while (*pos < t->cap) {
 		size_t i = (*pos)++;
 
-		if (t->used[i])
+		if (t->slots[i].used)
 			return &t->slots[i];
 	}
 	return NULL;
@@ -128,8 +124,6 @@ struct tw_owner *tw_table_next(const struct tw_table *t, size_t *pos)
 void tw_table_free(struct tw_table *t)
 {
 	free(t->slots);
-	free(t->used);
 	t->slots = NULL;
-	t->used = NULL;
 	t->cap = t->n = 0;
 }
