@@ -316,6 +316,10 @@ static bool has_ended(struct tw_owner *o, void *ctx)
 	return false;
 }
 
+/* How many listed timewait sockets ahead the owners' table is prefetched:
+ * enough lookups in flight to hide a miss to memory each. */
+#define TT_TW_AHEAD 8
+
 /* The kernel's own list of timewait sockets is read before tw_records is
  * drained, so that the owner of every listed timewait socket is in the
  * table: the program run that sees its full socket move to CLOSE records
@@ -350,7 +354,11 @@ void timewait_read(struct timewait *tw, struct namespaces *nss, bool every_socke
 		if (tw->families[i] & ~listed[i])
 			list_namespace(nss, i, tw->families[i], every_socket, listed, &list, r);
 	for (size_t k = 0; k < list.n; k++) {
-		struct tw_owner *o = tw_table_get(&tw->owners, &list.v[k].key);
+		struct tw_owner *o;
+
+		if (k + TT_TW_AHEAD < list.n)
+			tw_table_prefetch(&tw->owners, &list.v[k + TT_TW_AHEAD].key);
+		o = tw_table_get(&tw->owners, &list.v[k].key);
 
 		if (!o)
 			continue;

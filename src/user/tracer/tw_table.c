@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "tracer/tw_table.h"
 
 _Static_assert(sizeof(struct tw_owner) == 64, "one owner a cache line");
@@ -31,11 +32,30 @@ static size_t place_of(const struct tw_table *t, const struct tt_flow_key *flow)
 	return i;
 }
 
+/* A table of a pile-up is looked up at random places, once per timewait
+ * socket at each reading: on huge pages, where the kernel has them, each
+ * lookup's miss costs no page walk too. */
+#define TT_HUGE_PAGE (2u << 20)
+
+static struct tw_owner *places_alloc(size_t cap)
+{
+	size_t size = cap * sizeof(struct tw_owner);
+	void *p;
+
+	if (size < TT_HUGE_PAGE)
+		return calloc(cap, sizeof(struct tw_owner));
+	if (posix_memalign(&p, TT_HUGE_PAGE, size))
+		return NULL;
+	(void)madvise(p, size, MADV_HUGEPAGE);
+	memset(p, 0, size);
+	return p;
+}
+
 static int resize(struct tw_table *t, size_t cap)
 {
 	struct tw_table bigger = { .cap = cap };
 
-	bigger.slots = calloc(cap, sizeof(*bigger.slots));
+	bigger.slots = places_alloc(cap);
 	if (!bigger.slots)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->cap; i++)
@@ -62,6 +82,12 @@ int tw_table_put(struct tw_table *t, const struct tw_owner *o)
 	*at = *o;
 	at->used = true;
 	return 0;
+}
+
+void tw_table_prefetch(const struct tw_table *t, const struct tt_flow_key *flow)
+{
+	if (t->n)
+		__builtin_prefetch(&t->slots[hash_of(flow) & (t->cap - 1)]);
 }
 
 struct tw_owner *tw_table_get(const struct tw_table *t, const struct tt_flow_key *flow)

@@ -31,6 +31,9 @@ struct tw_table {
  * connection (the kernel holds one socket per four-tuple: a new timewait
  * socket there means the one before has ended). Returns 0, or -ENOMEM. */
 int tw_table_put(struct tw_table *t, const struct tw_owner *o);
+/* Asks the CPU for the place where flow's owner would be, ahead of a
+ * tw_table_get of it among many. */
+void tw_table_prefetch(const struct tw_table *t, const struct tt_flow_key *flow);
 /* The owner of flow, or NULL. */
 struct tw_owner *tw_table_get(const struct tw_table *t, const struct tt_flow_key *flow);
 /* Removes every owner for which drop(owner, ctx) is true; returns how many. */
