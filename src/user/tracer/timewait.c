@@ -81,6 +81,8 @@ static int on_record(void *ctx, void *data, size_t size)
 			tw->unrecorded++;
 		else if (i < TT_MAX_NETNS)
 			tw->families[i] |= family_bit(o.flow.family);
+		else
+			tw->unplaced = true;
 		return 0;
 	}
 	if (r->kind != TT_TW_RST)
@@ -259,8 +261,10 @@ static void list_namespace(struct namespaces *nss, size_t i, unsigned int bits, 
  * destinations. */
 static void add_held(struct tw_reading *r, const struct tw_owner *o, bool every_socket)
 {
+	if (o->slot == TT_NO_SLOT) /* a process the BPF side had no slot for: no row */
+		return;
 	if (o->slot >= r->n_slots) {
-		size_t n = o->slot + 64;
+		size_t n = (size_t)o->slot + 64;
 		uint32_t *v = realloc(r->held_by_slot, n * sizeof(*v));
 
 		if (!v)
@@ -289,6 +293,24 @@ static void add_held(struct tw_reading *r, const struct tw_owner *o, bool every_
  * ten minutes. */
 #define TT_TW_UNLISTED_MS (10ull * 60 * 1000)
 
+/* The families of every owner's namespace, once owners were kept whose
+ * namespace tcptrace had not opened: it may have been opened since. */
+static void place_owners(struct timewait *tw, struct namespaces *nss)
+{
+	const struct tw_owner *o;
+	size_t pos = 0;
+
+	tw->unplaced = false;
+	while ((o = tw_table_next(&tw->owners, &pos))) {
+		size_t i = namespaces_index(nss, o->flow.netns);
+
+		if (i < TT_MAX_NETNS)
+			tw->families[i] |= family_bit(o->flow.family);
+		else
+			tw->unplaced = true;
+	}
+}
+
 /* What tells an owner whose timewait socket has ended, at one reading. */
 struct sweep {
 	struct timewait *tw;
@@ -313,6 +335,8 @@ static bool has_ended(struct tw_owner *o, void *ctx)
 		return true;
 	if (i < TT_MAX_NETNS)
 		s->tw->families[i] |= bit;
+	else
+		s->tw->unplaced = true;
 	return false;
 }
 
@@ -348,19 +372,22 @@ void timewait_read(struct timewait *tw, struct namespaces *nss, bool every_socke
 	tw->nss = nss;
 	ring_buffer__consume(tw->ring);
 	tw->nss = NULL;
+	if (tw->unplaced)
+		place_owners(tw, nss);
 	/* A namespace or family without owners at the reading before: listed
 	 * now, and at the next reading first. */
 	for (size_t i = 0; i < nss->n; i++)
 		if (tw->families[i] & ~listed[i])
 			list_namespace(nss, i, tw->families[i], every_socket, listed, &list, r);
+	/* A timewait socket listed twice (a dump that failed part-way and was
+	 * made again; one that the kernel's walk met twice) counts once. */
 	for (size_t k = 0; k < list.n; k++) {
 		struct tw_owner *o;
 
 		if (k + TT_TW_AHEAD < list.n)
 			tw_table_prefetch(&tw->owners, &list.v[k + TT_TW_AHEAD].key);
 		o = tw_table_get(&tw->owners, &list.v[k].key);
-
-		if (!o)
+		if (!o || o->seen == tw->reading)
 			continue;
 		o->seen = tw->reading;
 		if (list.v[k].time_wait)
@@ -368,6 +395,7 @@ void timewait_read(struct timewait *tw, struct namespaces *nss, bool every_socke
 	}
 	free(list.v);
 	memset(tw->families, 0, sizeof(tw->families));
+	tw->unplaced = false;
 	sweep.now = monotonic_ms();
 	tw_table_remove_if(&tw->owners, has_ended, &sweep);
 }

@@ -35,6 +35,7 @@ struct timewait {
 	__u64 *bpf_stamp;    /* the BPF side's copy */
 	unsigned int families[TT_MAX_NETNS]; /* namespaces' with owners: 1 IPv4, 2 IPv6 */
 	uint16_t reading;    /* readings so far, as each owner's seen */
+	bool unplaced;       /* owners kept whose namespace was not opened */
 	struct namespaces *nss; /* while a reading drains tw_records */
 };
 

@@ -75,8 +75,6 @@ int tw_table_put(struct tw_table *t, const struct tw_owner *o)
 	if (2 * (t->n + 1) > t->cap && resize(t, t->cap ? 2 * t->cap : 1024))
 		return -ENOMEM;
 	at = &t->slots[place_of(t, &o->flow)];
-	if (at->used && (int32_t)(o->snd_nxt - at->snd_nxt) < 0)
-		return 0;
 	if (!at->used)
 		t->n++;
 	*at = *o;

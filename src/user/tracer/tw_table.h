@@ -27,9 +27,10 @@ struct tw_table {
 	size_t n;
 };
 
-/* Adds o, unless its four-tuple's owner in the table is of a later
- * connection (the kernel holds one socket per four-tuple: a new timewait
- * socket there means the one before has ended). Returns 0, or -ENOMEM. */
+/* Adds o, in the place of its four-tuple's owner if the table has one:
+ * the kernel holds one socket per four-tuple, so a new timewait socket
+ * there means the one before has ended (owners are put in the order the
+ * BPF side recorded them). Returns 0, or -ENOMEM. */
 int tw_table_put(struct tw_table *t, const struct tw_owner *o);
 /* Asks the CPU for the place where flow's owner would be, ahead of a
  * tw_table_get of it among many. */
