@@ -297,8 +297,13 @@ case_vegeta_constant_rate() {
 	scenario nginx-constant-rate -r "$rate" || return 1
 	expect_kernel_totals proxy
 	expect_findings
-	expect_load_served
-	expect_eq "vegeta sent rate x duration = -n requests" "$requests" "$load_requests"
+	# vegeta paces itself and stops at the end of -duration: behind its
+	# schedule then (a busy machine), it never sends the hits still due
+	# (seen: 1999 of 2000 beside the kernel matrix's guests). Its own count
+	# is what every count below is held to.
+	expect_eq "vegeta answered every request it sent with 2xx" 0 "$load_non2xx"
+	expect_eq "vegeta sent rate x duration, or at most 1 % fewer when behind at its end ($load_requests of $requests)" \
+		1 "$((load_requests <= requests && load_requests * 100 >= requests * 99))"
 	local conn_out
 	conn_out=$(sum proxy conn_out)
 	expect_eq "nginx: an upstream connection per request" "$load_requests" "$conn_out"
@@ -499,6 +504,12 @@ case_listen_queue() { # scenario load requests
 			expect_eq "ab's connects over 1 s: tcptrace's = ab's own ($load_slow_connects of $load_timed_connects) and at most $untimed it did not time" \
 				1 "$((slow >= load_slow_connects && slow <= load_slow_connects + untimed))"
 		fi
+		# Seen once out of bounds by one, beside the kernel matrix (89 for
+		# 52 and 36): what tells a clock's edge from a connection miscounted.
+		[ "$CASE_FAILED" = 0 ] || log "    ab's own connects of 990 to 999 ms: $load_near_second_connects;" \
+			"tcptrace's connect_1s $(sum load connect_1s), connect_2s $(sum load connect_2s)," \
+			"conn_out $(sum load conn_out), connfail_abandoned $(sum load connfail_abandoned)," \
+			"$LOST events lost"
 		expect_eq "ab timed no connection tcptrace did not see" 1 "$((untimed >= 0))"
 		expect_le "each of them a SYN sent again, at least" "$slow" "$(sum load syn_retrans_out)"
 	fi
