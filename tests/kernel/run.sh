@@ -51,7 +51,7 @@ boot_guest() {
 		timeout -k 10 "$QEMU_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1024 \
 			-display none -monitor none -serial stdio -nic none -no-reboot \
 			-kernel "$kernel/vmlinuz" -initrd "$WORK/initramfs.gz" \
-			-append "console=ttyS0 panic=-1 loglevel=3 no_timer_check tt_n=$N" \
+			-append "console=ttyS0 panic=-1 loglevel=5 no_timer_check tt_n=$N" \
 			</dev/null >"$WORK/console.raw" 2>"$WORK/qemu.err"
 		rc=$?
 		log "guest ran for $((SECONDS - start)) s (qemu exit status $rc)"
@@ -69,6 +69,10 @@ boot_guest() {
 	sed -n 's/^@tt stderr //p' "$WORK/console.log" >"$GUEST/tracer.err"
 	if [ "$rc" -ne 0 ] || ! grep -q '^@tt done$' "$WORK/console.log"; then
 		log "the guest did not finish (timeout ${QEMU_TIMEOUT} s; KEEP=1 keeps its console): $(tail -5 "$WORK/console.log") $(tail -3 "$WORK/qemu.err")"
+		# Where a stuck CPU was (the console's loglevel 5 lets the
+		# kernel's warnings and their call traces through).
+		grep -q 'soft lockup' "$WORK/console.log" &&
+			log "the first soft lockup: $(grep -m1 -A40 'soft lockup' "$WORK/console.log")"
 		return 1
 	fi
 }
