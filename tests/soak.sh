@@ -65,6 +65,7 @@ short|integration|without CAP_SYS_ADMIN: another namespace said, its own read
 short|integration|data segments sent again --by dest: each destination's = its client's, the finding names the lossy one
 short|integration|clean exit: count, duration, signals, closed stdout, traced process gone, SIGKILL
 short|e2e|L4 nginx stream, ab: the backend's FIN passed on, TIME_WAIT where each hop accepted
+short|e2e|vegeta at a constant rate, nginx without an upstream pool: its upstream TIME_WAIT grows by the rate
 short|e2e|listen queue: haproxy maxconn 20 backlog 16, ab -c 300: drops = ListenDrops, SYN retries
 short|e2e|listen queue: haproxy maxconn 20 backlog 16, wrk -c 300: drops = ListenDrops, SYN retries
 short|e2e|listen queue: nginx listen backlog=16 out of descriptors, ab -c 300: drops = ListenDrops, SYN retries
