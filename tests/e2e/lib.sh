@@ -106,7 +106,8 @@ expect_findings() {
 	expect_counted "listen_drops findings = TcpExtListenDrops" "$TcpExtListenDrops" \
 		"$(finding_count listen_drops all)"
 	expect_counted "syn_retries + synack_retries findings = TcpExtTCPSynRetrans" \
-		"$TcpExtTCPSynRetrans" "$(($(finding_count syn_retries all) + $(finding_count synack_retries all)))"
+		"$TcpExtTCPSynRetrans" "$(($(finding_count syn_retries all) + $(finding_count synack_retries all)))" \
+		"$SYNS_PER_EVENT"
 	other_rsts=$(($(sum all tw_rst) + rsts_no_process))
 	expect_counted "rst_sent findings = TcpOutRsts - RSTs of timewait sockets and of no process" \
 		"$((TcpOutRsts - other_rsts))" "$(finding_count rst_sent all)"
@@ -214,16 +215,22 @@ expect_le() { # what value limit
 # the namespace), against the namespace's own counters. RSTs that no
 # process sent (no socket) are in tcptrace's "RSTs in no process row".
 # EXPECTED = ACTUAL, or, when tcptrace said the kernel kept LOST events from
-# its programs, at most LOST apart (the kernel's own count of them).
-expect_counted() { # what expected actual
-	local diff=$(($2 - $3))
+# its programs, at most LOST apart (the kernel's own count of them), or
+# LOST x PER apart where one event carries up to PER of the count.
+expect_counted() { # what expected actual [per-event]
+	local diff=$(($2 - $3)) per=${4:-1}
 	if [ "$LOST" -eq 0 ] || [ "$diff" -eq 0 ]; then
 		expect_eq "$1" "$2" "$3"
 	else
-		expect_eq "$1 (expected $2, got $3: within the $LOST events lost)" 1 \
-			"$((${diff#-} <= LOST))"
+		expect_eq "$1 (expected $2, got $3: within the $LOST events lost${4:+, up to $per each})" 1 \
+			"$((${diff#-} <= LOST * per))"
 	fi
 }
+
+# SYNs sent again are counted when their connect() leaves SYN_SENT, all at
+# once: that one event lost takes up to tcp_syn_retries of them (6 in a new
+# namespace; seen: 33 short for 29 events lost).
+SYNS_PER_EVENT=6
 
 # With "overflow", the front's listen queue overflowed, and a final ACK
 # that found it full was dropped (the kernel adds it to the listener's d

@@ -483,7 +483,8 @@ case_listen_queue() { # scenario load requests
 	fi
 	expect_eq "no other process's listener dropped" "$drops" "$(sum all listen_drops)"
 	expect_counted "$load's syn_retrans_out + $p's synack_retrans_in = TcpExtTCPSynRetrans" \
-		"$TcpExtTCPSynRetrans" "$(($(sum load syn_retrans_out) + $(sum proxy synack_retrans_in)))"
+		"$TcpExtTCPSynRetrans" "$(($(sum load syn_retrans_out) + $(sum proxy synack_retrans_in)))" \
+		"$SYNS_PER_EVENT"
 	expect_eq "the clients sent SYNs again" 1 "$(($(sum load syn_retrans_out) > 0))"
 	if [ "$load" = ab ]; then
 		expect_eq "ab's Connect: max is a SYN sent again (1000 ms or more: $load_connect_max)" \
