@@ -50,7 +50,7 @@ static uint64_t *count_of(struct tw_count **v, size_t *n, uint32_t id, uint16_t 
 	return &grown[(*n)++].count;
 }
 
-/* A namespace's families, as bits of want[] and listed[]. */
+/* A family as a bit of struct timewait's families[] and a reading's listed[]. */
 static unsigned int family_bit(uint16_t family)
 {
 	return family == AF_INET6 ? 2 : 1;
