@@ -116,6 +116,23 @@ expect_two_sides() { # lossy-end lossy-side other-end other-side (ends: server, 
 	LOSSY=$lossy
 }
 
+# Whether RETRANS segments sent again of SENT make a retrans finding: at
+# least 10, and at least 1 % (src/user/output/findings_load.h). The loss is
+# random: a run seen with 4 packets dropped of the usual 11 to 20 sent
+# 40 segments again of 5,124, under 1 %, and rightly made none.
+retrans_due() { # retrans sent
+	[ "$1" -ge 10 ] && [ $(($1 * 1000)) -ge $(($2 * 10)) ]
+}
+
+# The retrans finding's "SIDE COUNT" (or nothing) that a case expects.
+retrans_finding_expected() { # retrans sent side
+	if retrans_due "$1" "$2"; then
+		echo "$3 $1"
+	else
+		log "    $1 segments sent again of $2: under the finding's share"
+	fi
+}
+
 # The server's data segments lost: its side in sends them again.
 case_retrans_server_side() {
 	local csv=$WORK/t.csv n=$RETRANS_CONNS srv cli
@@ -127,7 +144,8 @@ case_retrans_server_side() {
 	retrans_truth
 	expect_two_sides server in client out
 	expect_segs_sent "$srv" "$cli"
-	expect_eq "the retrans finding: the server's side in, its count" "in $LOSSY" \
+	expect_eq "the retrans finding: the server's side in, its count, if due" \
+		"$(retrans_finding_expected "$LOSSY" "$(csv_sum "$csv" "$srv" segs_sent_in)" in)" \
 		"$(jq -r --arg c "$SCENARIO_NAME" 'select(.finding == "retrans" and .comm == $c and .side == "in") |
 			"\(.side) \(.count)"' "$WORK/t.json")"
 	expect_eq "the summary's segments block: the server's row" \
@@ -198,8 +216,16 @@ case_retrans_by_dest() {
 		"$(($(dest_sum "$csv" "127.0.0.1:$PORT" segs_sent_out) > 0)) $(($(dest_sum "$csv" "127.0.0.1:$lossy" segs_sent_out) > 0))"
 	dest=$(jq -r --arg c "$SCENARIO_NAME" 'select(.finding == "retrans" and .comm == $c and .side == "out") |
 		"\(.dests[0].dest) \(.dests[0].retrans)"' "$WORK/t.json")
-	expect_eq "the retrans finding names the lossy destination first, with its count" \
-		"127.0.0.1:$lossy $(dest_sum "$csv" "127.0.0.1:$lossy" retrans_out)" "$dest"
+	local retrans sent expected
+	retrans=$(dest_sum "$csv" "127.0.0.1:$lossy" retrans_out)
+	sent=$(dest_sum "$csv" "127.0.0.1:$lossy" segs_sent_out)
+	# The lossy destination's share, or the clients' (one name) over both, makes it due.
+	expected=$(retrans_finding_expected "$retrans" "$sent" "127.0.0.1:$lossy")
+	retrans_due "$((retrans + $(dest_sum "$csv" "127.0.0.1:$PORT" retrans_out)))" \
+		"$((sent + $(dest_sum "$csv" "127.0.0.1:$PORT" segs_sent_out)))" &&
+		expected="127.0.0.1:$lossy $retrans"
+	expect_eq "the retrans finding names the lossy destination first, with its count, if due" \
+		"$expected" "$dest"
 }
 
 # wrk -c 400 against haproxy at maxconn 20, a listen queue of 16 and SYN
