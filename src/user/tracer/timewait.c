@@ -56,6 +56,17 @@ static unsigned int family_bit(uint16_t family)
 	return family == AF_INET6 ? 2 : 1;
 }
 
+/* An owner kept: its namespace (index i in struct namespaces) and family
+ * are listed at the next reading; a namespace not opened yet (i is
+ * TT_MAX_NETNS) is looked for again then. */
+static void note_owner_place(struct timewait *tw, size_t i, uint16_t family)
+{
+	if (i < TT_MAX_NETNS)
+		tw->families[i] |= family_bit(family);
+	else
+		tw->unplaced = true;
+}
+
 /* One record of tw_records: an owner goes into the table, and its
  * namespace and family are listed from this reading on; an RST to its
  * owner's count, or, for a timewait socket whose owner is not known, to
@@ -79,10 +90,8 @@ static int on_record(void *ctx, void *data, size_t size)
 
 		if (tw_table_put(&tw->owners, &o))
 			tw->unrecorded++;
-		else if (i < TT_MAX_NETNS)
-			tw->families[i] |= family_bit(o.flow.family);
 		else
-			tw->unplaced = true;
+			note_owner_place(tw, i, o.flow.family);
 		return 0;
 	}
 	if (r->kind != TT_TW_RST)
@@ -301,14 +310,8 @@ static void place_owners(struct timewait *tw, struct namespaces *nss)
 	size_t pos = 0;
 
 	tw->unplaced = false;
-	while ((o = tw_table_next(&tw->owners, &pos))) {
-		size_t i = namespaces_index(nss, o->flow.netns);
-
-		if (i < TT_MAX_NETNS)
-			tw->families[i] |= family_bit(o->flow.family);
-		else
-			tw->unplaced = true;
-	}
+	while ((o = tw_table_next(&tw->owners, &pos)))
+		note_owner_place(tw, namespaces_index(nss, o->flow.netns), o->flow.family);
 }
 
 /* What tells an owner whose timewait socket has ended, at one reading. */
@@ -327,16 +330,12 @@ static bool has_ended(struct tw_owner *o, void *ctx)
 {
 	struct sweep *s = ctx;
 	size_t i = namespaces_index(s->nss, o->flow.netns);
-	unsigned int bit = family_bit(o->flow.family);
-	bool listed = i < TT_MAX_NETNS && (s->listed[i] & bit);
+	bool listed = i < TT_MAX_NETNS && (s->listed[i] & family_bit(o->flow.family));
 
 	if (o->seen != s->tw->reading &&
 	    (listed ? o->stamp < s->stamp : o->stamp + TT_TW_UNLISTED_MS < s->now))
 		return true;
-	if (i < TT_MAX_NETNS)
-		s->tw->families[i] |= bit;
-	else
-		s->tw->unplaced = true;
+	note_owner_place(s->tw, i, o->flow.family);
 	return false;
 }
 
