@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # The kernel matrix: tests/kernel/run.sh for each series named (default:
 # every series Debian serves that tcptrace supports), KERNEL_JOBS of them
-# at once (default 2: a guest keeps about one CPU busy, its scenarios
-# running on one of its two CPUs). Each series' output is printed once it
-# has ended, in the order named. Each series runs even when one before it
-# failed; the last line counts them.
+# at once (default 2: a guest has one CPU, emulated by one host thread).
+# Each series' output is printed once it has ended, in the order named.
+# Each series runs even when one before it failed; the last line counts
+# them.
 set -u
 cd "$(dirname "$0")/../.."
 [ $# -gt 0 ] || set -- 5.10 6.1 6.12
