@@ -135,8 +135,6 @@ int main(int argc, char **argv)
 	s.cmd_prepared = opts->command != NULL;
 	if ((ret = startup_trace(&s)) || (ret = startup_go_live(&s)))
 		return clean_up(&s, ret);
-	if (tt_test_hooks()->detach_after_start)
-		tracer_test_detach(&s.t, tt_test_hooks()->detach_after_start);
 
 	ret = trace_loop(&s.t, opts, &s.rep, opts->command ? &s.cmd : NULL,
 			 opts->listen_addr.set ? &s.exp : NULL, &s.first, &s.last);

@@ -10,6 +10,7 @@
 #include "cli/startup.h"
 #include "cli/targets.h"
 #include "common/fail.h"
+#include "common/test_hooks.h"
 #include "tracer/netns_broker.h"
 
 uint64_t monotonic_ns(void)
@@ -158,6 +159,9 @@ int startup_trace(struct session *s)
 	startup_mark(&s->clock, STEP_SELFCHECK);
 	if (tracer_snapshot(&s->t, &s->first))
 		return tt_die(TT_EXIT_RUNTIME, "%s", s->t.err);
+	/* Before the "tracing" line, which a test's load waits for. */
+	if (tt_test_hooks()->detach_after_start)
+		tracer_test_detach(&s->t, tt_test_hooks()->detach_after_start);
 	return TT_EXIT_OK;
 }
 

@@ -7,8 +7,9 @@
 #include <stdbool.h>
 
 struct tt_test_hooks {
-	/* TCPTRACE_TEST_DETACH_AFTER_START=NAME: that program detached once
-	 * tracing, as if the kernel never ran it (ends no program saw). */
+	/* TCPTRACE_TEST_DETACH_AFTER_START=NAME: that program detached after
+	 * the self-check and before the "tracing" line, as if the kernel never
+	 * ran it from then on (ends no program saw). */
 	const char *detach_after_start;
 	/* TCPTRACE_TEST_SOCKETS_LEFT: the socket table's entries at exit. */
 	bool sockets_left;
