@@ -75,6 +75,8 @@ run_case "listen drops under overload, no SYN cookies: = ListenDrops" case_liste
 run_case "listen drops under overload, SYN cookies: = ListenDrops" case_listen_drops_overload 1
 run_case "listen drops of a listener closed between two snapshots: none lost" case_listen_drops_listener_closed
 run_case "handshakes: last ACKs dropped at a full accept queue, SYN-ACKs sent again" case_handshakes_synack_again
+run_case "handshakes with --netns: the listener from before the start seeded, its SYN-ACKs sent again counted" \
+	case_handshakes_synack_again_netns
 run_case "handshakes at a full accept queue, the listeners' extra drops read late" \
 	case_handshakes_synack_again_read_late
 run_case "listen drops under TCP_DEFER_ACCEPT: its bare ACKs dropped are none" case_listen_drops_defer_accept

@@ -494,6 +494,16 @@ static void list_all_pids(uint32_t **pids, size_t *n, const uint32_t *hidden, si
 	closedir(dir);
 }
 
+/* Whether the namespace inum was dumped already; noted as dumped if not. */
+static bool ns_dumped(uint32_t *dumped, size_t *n, uint32_t inum)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (dumped[i] == inum)
+			return true;
+	if (*n < TT_MAX_NETNS)
+		dumped[(*n)++] = inum;
+	return false;
+}
 
 uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const uint32_t *pids,
 		      size_t n_pids, bool all, const uint32_t *hidden, size_t n_hidden,
@@ -502,6 +512,8 @@ uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const u
 	struct inode_table inodes = {};
 	uint32_t *all_pids = NULL;
 	uint64_t listeners = 0, connections = 0;
+	uint32_t dumped[TT_MAX_NETNS];
+	size_t n_dumped = 0;
 
 	if (all) {
 		list_all_pids(&all_pids, &n_pids, hidden, n_hidden);
@@ -512,15 +524,15 @@ uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const u
 	if (inodes.n > 1)
 		qsort(inodes.v, inodes.n, sizeof(*inodes.v), cmp_inode);
 
-	/* One dump per network namespace the processes live in. */
+	/* One dump per network namespace the processes live in: not one
+	 * opened before (--netns opens its namespace first), one dumped. */
 	for (size_t i = 0; i < n_pids && inodes.n; i++) {
-		size_t before = nss->n;
 		struct tt_netns *ns = namespaces_of_pid(nss, pids[i]);
 		struct seed_ctx ctx = { .skel = skel, .inodes = &inodes, .open = open };
 		struct tt_port_policy policy;
 
-		if (!ns || nss->n == before)
-			continue; /* already dumped, or gone */
+		if (!ns || ns_dumped(dumped, &n_dumped, ns->inum))
+			continue; /* gone, or already dumped */
 		ctx.netns = ns->inum;
 		namespaces_port_policy(ns, &policy);
 		ctx.ephemeral_lo = policy.lo;
