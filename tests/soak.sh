@@ -54,6 +54,7 @@ short|integration|listen drops under overload, SYN cookies: = ListenDrops
 short|integration|listen drops of a listener closed between two snapshots: none lost
 short|integration|listen drops under TCP_DEFER_ACCEPT: its bare ACKs dropped are none
 short|integration|handshakes: last ACKs dropped at a full accept queue, SYN-ACKs sent again
+short|integration|handshakes with --netns: the listener from before the start seeded, its SYN-ACKs sent again counted
 short|integration|TCP Fast Open, handshakes completed
 short|integration|TCP Fast Open, closed in SYN_RECV: FIN
 short|integration|TCP Fast Open, IPv6: closed in SYN_RECV: FIN
@@ -64,6 +65,8 @@ short|integration|timewait sockets awaiting the peer's FIN keep their owner
 short|integration|without CAP_SYS_ADMIN: another namespace said, its own read
 short|integration|data segments sent again --by dest: each destination's = its client's, the finding names the lossy one
 short|integration|clean exit: count, duration, signals, closed stdout, traced process gone, SIGKILL
+short|integration|wrk against haproxy at maxconn: the load_client finding = wrk's connections, TCPSynRetrans
+short|integration|ends no program saw: each connection counted once, ended, said not counted, or left
 short|e2e|L4 nginx stream, ab: the backend's FIN passed on, TIME_WAIT where each hop accepted
 short|e2e|vegeta at a constant rate, nginx without an upstream pool: its upstream TIME_WAIT grows by the rate
 short|e2e|listen queue: haproxy maxconn 20 backlog 16, ab -c 300: drops = ListenDrops, SYN retries
