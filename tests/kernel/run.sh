@@ -51,7 +51,7 @@ boot_guest() {
 		# One CPU: with two, this emulator (qemu 7.2) can leave both stuck at a
 		# syscall tracepoint's jump once the kernel patches it while the other
 		# CPU makes syscalls, 5.10 and 6.1 alike, with no BPF at all (a loop
-		# enabling and disabling syscalls:sys_exit_connect through tracefs,
+		# enabling and disabling syscalls:sys_{enter,exit}_connect in tracefs,
 		# tests/kernel/toggle-check.sh); tcptrace attaching its syscall hooks
 		# does that patching.
 		timeout -k 10 "$QEMU_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 1024 \

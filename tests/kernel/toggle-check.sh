@@ -11,7 +11,9 @@
 # upgrade before giving the guests two CPUs again (docs/testing.md).
 #
 # Usage: tests/kernel/toggle-check.sh SERIES [CPUS [ROUNDS]]
-# Exit 0 if every round ended, 1 if the guest hung, 2 on a missing tool.
+# Exit 0 if every round ended, 1 if the guest hung, 2 if it checked
+# nothing (a missing tool, a guest that never ran its /init or could not
+# switch the events). KEEP=1 keeps the guest's console.
 set -u
 SERIES=${1:?usage: tests/kernel/toggle-check.sh SERIES [CPUS [ROUNDS]]}
 CPUS=${2:-2}
@@ -20,9 +22,13 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 for tool in qemu-system-x86_64 busybox cpio; do
 	command -v "$tool" >/dev/null || { echo "toggle-check: $tool not found" >&2; exit 2; }
 done
+if ldd "$(command -v busybox)" >/dev/null 2>&1; then
+	echo "toggle-check: busybox is not static (install busybox-static)" >&2
+	exit 2
+fi
 kernel=$("$TOP/tests/kernel/fetch-kernel.sh" "$SERIES" "$TOP/build/kernel") || exit 2
 work=$(mktemp -d /tmp/tcptrace-toggle.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] && echo "toggle-check: kept $work" >&2 || rm -rf "$work"' EXIT
 mkdir -p "$work"/root/{bin,dev,proc,sys,tmp}
 cp "$(command -v busybox)" "$work/root/bin/busybox"
 cat >"$work/root/init" <<'EOF'
@@ -33,6 +39,7 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs dev /dev
 mount -t tracefs nodev /sys/kernel/tracing
+echo "@tt init"
 rounds=$(sed -n 's/.*tt_rounds=\([0-9]*\).*/\1/p' /proc/cmdline)
 for _ in 1 2; do
 	(while :; do dd if=/dev/zero of=/dev/null bs=1 count=20000 2>/dev/null; done) &
@@ -41,8 +48,8 @@ events=/sys/kernel/tracing/events/syscalls
 i=0
 while [ "$i" -lt "$rounds" ]; do
 	for on in 1 0; do
-		echo $on >$events/sys_exit_connect/enable
-		echo $on >$events/sys_enter_connect/enable
+		echo $on >$events/sys_exit_connect/enable && echo $on >$events/sys_enter_connect/enable ||
+			{ echo "@tt cannot switch"; reboot -f; }
 		sleep 0.2
 	done
 	i=$((i + 1))
@@ -59,6 +66,11 @@ timeout -k 10 $((60 + ROUNDS * 3)) qemu-system-x86_64 -accel tcg -cpu max -smp "
 	-append "console=ttyS0 panic=-1 loglevel=5 no_timer_check tt_rounds=$ROUNDS" \
 	</dev/null 2>&1 | tr -d '\r' >"$work/console.log"
 done_rounds=$(grep -c '^@tt round' "$work/console.log")
+if ! grep -q '^@tt init' "$work/console.log" || grep -q '^@tt cannot switch' "$work/console.log"; then
+	echo "toggle-check: $SERIES: the guest checked nothing (no /init run, or the events not switched):" \
+		"$(tail -3 "$work/console.log" | tr '\n' ' ')"
+	exit 2
+fi
 if grep -q '^@tt done' "$work/console.log" && ! grep -q 'soft lockup' "$work/console.log"; then
 	echo "toggle-check: $SERIES on $CPUS emulated CPU(s): $done_rounds of $ROUNDS rounds, no hang"
 	exit 0

@@ -289,7 +289,7 @@ case_self_check() {
 
 # A socket's destruction that no program ran for, as the kernel sometimes
 # gives no BPF program the event (docs/reliability.md): here every one,
-# the destruction's program detached once tcptrace is tracing. Each
+# the destruction's program detached before tcptrace says it is tracing. Each
 # connection is then counted once: its end counted another way (a
 # connect() that finds its entry), among the ends tcptrace says it could
 # not count (a new socket found the entry at its address), or among the
