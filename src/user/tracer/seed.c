@@ -524,8 +524,8 @@ uint64_t seed_sockets(struct tcptrace_bpf *skel, struct namespaces *nss, const u
 	if (inodes.n > 1)
 		qsort(inodes.v, inodes.n, sizeof(*inodes.v), cmp_inode);
 
-	/* One dump per network namespace the processes live in: not one
-	 * opened before (--netns opens its namespace first), one dumped. */
+	/* One dump per network namespace the processes live in. Dumped is
+	 * not the same as open: --netns opens its namespace before this. */
 	for (size_t i = 0; i < n_pids && inodes.n; i++) {
 		struct tt_netns *ns = namespaces_of_pid(nss, pids[i]);
 		struct seed_ctx ctx = { .skel = skel, .inodes = &inodes, .open = open };
