@@ -112,36 +112,57 @@ static void test_last_symbol_has_no_end(void **state)
 	free(path);
 }
 
-/* A file of several read blocks (tcptrace reads 256 KiB at a time): a
- * line that straddles two blocks is whole, a line longer than a block is
- * passed over, and a last line without its newline counts. */
+/* A file of several read blocks: a line that straddles two blocks is
+ * whole; a line longer than a block is passed over whole, though its tail
+ * after the block it fills ("0000000000000001 T tcp_v6_rcv") would read as
+ * a symbol; a last line without its newline counts. */
 static void test_lines_across_blocks(void **state)
 {
-	size_t block = (size_t)256 << 10, long_name = (size_t)300 << 10, size = 2 * block + long_name, used = 0;
+	size_t block = TT_KALLSYMS_BLOCK, zeros = block - 4, size = 3 * block, used = 0;
 	char *text = malloc(size), *path;
 	uint64_t start[3], end[3];
 
 	(void)state;
 	assert_non_null(text);
-	/* Filler up to 10 bytes before the first block's end. */
+	/* Filler up to 10 bytes before the first block's end: a regular file
+	 * gives the first read() a whole block. */
 	while (used + 64 < block - 10)
 		used += (size_t)snprintf(text + used, size - used, "ffffffff80000000 t filler\n");
 	used += (size_t)snprintf(text + used, size - used, "ffffffff80000000 t %0*d\n",
 				 (int)(block - 10 - used - 20), 0);
 	assert_int_equal(used, block - 10);
-	used += (size_t)snprintf(text + used, size - used, "ffffffff81a00000 T tcp_v4_rcv\n"
-						       "ffffffff81a00100 T ");
-	memset(text + used, 'x', long_name);
-	used += long_name;
-	snprintf(text + used, size - used, "\nffffffff81a00200 T tcp_rcv_state_process\n"
+	used += (size_t)snprintf(text + used, size - used,
+				 "ffffffff81a00000 T tcp_v4_rcv\nffffffff81a00100 T ");
+	/* The long line fills a block from its start: 19 bytes, then zeros
+	 * up to 15 past the block's end. */
+	memset(text + used, '0', zeros);
+	used += zeros;
+	snprintf(text + used, size - used, "1 T tcp_v6_rcv\n"
+					   "ffffffff81a00200 T tcp_rcv_state_process\n"
 					   "ffffffff81a00300 T last_without_newline");
 	path = write_file(text);
 	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), 2);
 	assert_true(start[0] == 0xffffffff81a00000ull && end[0] == 0xffffffff81a00200ull);
+	assert_true(start[1] == 0 && end[1] == 0);
 	assert_true(start[2] == 0xffffffff81a00200ull && end[2] == 0xffffffff81a00300ull);
 	unlink(path);
 	free(path);
 	free(text);
+}
+
+/* An address of more than 16 digits is no kernel's: the line is passed
+ * over. */
+static void test_overlong_address_passed_over(void **state)
+{
+	char *path = write_file("1ffffffff81a00000 T tcp_v4_rcv\n"
+				"ffffffff81a00100 T next\n");
+	uint64_t start[3], end[3];
+
+	(void)state;
+	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), 0);
+	assert_true(start[0] == 0 && end[0] == 0);
+	unlink(path);
+	free(path);
 }
 
 int main(void)
@@ -153,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_hidden_addresses),
 		cmocka_unit_test(test_last_symbol_has_no_end),
 		cmocka_unit_test(test_lines_across_blocks),
+		cmocka_unit_test(test_overlong_address_passed_over),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,9 +4,10 @@
  * address begins. /proc/kallsyms lists the kernel's own symbols in address
  * order, so the first symbol after a function's line that lies above it
  * ends it, and the pass stops at the end of the kernel's text (_etext)
- * or once every name has an end. The kernel makes the file as it is read,
- * and a small read costs it nearly as much as a large one: the file is
- * read in large blocks, and each line parsed in place, without stdio. */
+ * or once every name has an end. Functions of modules, listed after, are
+ * not looked for. The kernel makes /proc/kallsyms as it is read, at most a
+ * page per read(), and that is most of the time the pass takes; of the
+ * rest, each line is parsed in place (no stdio, no strtoull). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -15,21 +16,20 @@
 #include <unistd.h>
 #include "tracer/kallsyms.h"
 
-#define KALLSYMS_BLOCK ((size_t)256 << 10)
-
 struct wanted {
 	const char *const *names;
 	size_t *lens;
 	size_t n;
 	size_t open; /* names not ended yet */
-	size_t started; /* names found and not ended yet */
+	size_t started; /* names whose line was met, and not their end */
 	uint64_t *start;
 	uint64_t *end;
 	int found;
 	bool any_address;
 };
 
-/* Each byte's value as a hex digit, plus one; 0 for any other byte. */
+/* Each byte's value as a hex digit, plus one; 0 for any other byte: a
+ * table rather than strtoull, which took most of the parse's time. */
 static const unsigned char hex_value[256] = {
 	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
 	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
@@ -57,7 +57,8 @@ static void take_line(struct wanted *w, const char *line, size_t len)
 		addr = addr << 4 | (uint64_t)(d - 1);
 		p++;
 	}
-	if (p == line || stop - p < 3 || p[0] != ' ' || p[2] != ' ')
+	/* At most 16 digits: a longer address is no kernel's. */
+	if (p == line || p - line > 16 || stop - p < 3 || p[0] != ' ' || p[2] != ' ')
 		return;
 	type = p[1];
 	name = p + 3;
@@ -85,14 +86,15 @@ static void take_line(struct wanted *w, const char *line, size_t len)
 }
 
 /* Every whole line of the file until no name is open; false on a read
- * error. A line longer than the block is passed over. */
+ * error. A line longer than the block is passed over whole, address and
+ * all: the kernel writes no such line. */
 static bool take_lines(struct wanted *w, int fd, char *buf)
 {
 	size_t have = 0;
 	bool skipping = false;
 
 	while (w->open) {
-		ssize_t got = read(fd, buf + have, KALLSYMS_BLOCK - have);
+		ssize_t got = read(fd, buf + have, TT_KALLSYMS_BLOCK - have);
 		char *line = buf, *nl;
 
 		if (got < 0 && errno == EINTR)
@@ -109,7 +111,7 @@ static bool take_lines(struct wanted *w, int fd, char *buf)
 			line = nl + 1;
 		}
 		have -= (size_t)(line - buf);
-		if (have == KALLSYMS_BLOCK) {
+		if (have == TT_KALLSYMS_BLOCK) {
 			skipping = true;
 			have = 0;
 		} else {
@@ -126,7 +128,7 @@ int kallsyms_ranges(const char *path, const char *const *names, size_t n, uint64
 {
 	struct wanted w = { .names = names, .n = n, .open = n, .start = start, .end = end };
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char *buf = malloc(KALLSYMS_BLOCK);
+	char *buf = malloc(TT_KALLSYMS_BLOCK);
 	bool read_ok;
 
 	w.lens = calloc(n ? n : 1, sizeof(*w.lens));

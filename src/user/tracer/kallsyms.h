@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The bytes read at a time, and one more than the longest line read:
+ * far more than any line of the kernel's (a name is at most 512 bytes). */
+#define TT_KALLSYMS_BLOCK ((size_t)256 << 10)
+
 /* For each of the n function names, its first address and the address of
  * the next symbol after it (its end), or 0 and 0 when the file does not
  * have it. Returns how many names were found, or -1 when the file cannot
