@@ -29,87 +29,83 @@ static char *write_file(const char *text)
 
 static const char *const names[] = { "tcp_v4_rcv", "tcp_v6_rcv", "tcp_rcv_state_process" };
 
+/* kallsyms_ranges of the three names over a file holding text. */
+static int ranges_of(const char *text, uint64_t start[3], uint64_t end[3])
+{
+	char *path = write_file(text);
+	int found = kallsyms_ranges(path, names, 3, start, end);
+
+	unlink(path);
+	free(path);
+	return found;
+}
+
 static void test_ranges_in_address_order(void **state)
 {
-	char *path = write_file("ffffffff81a00000 t tcp_v4_rcv\n"
-				"ffffffff81a00080 t tcp_v4_rcv.cold\n"
-				"ffffffff81a00100 T tcp_v4_do_rcv\n"
-				"ffffffff81a00300 T tcp_rcv_state_process\n"
-				"ffffffff81b00000 d some_data\n"
-				"ffffffffc0001000 t nf_hook [nf_tables]\n");
 	uint64_t start[3], end[3];
 
 	(void)state;
-	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), 2);
+	assert_int_equal(ranges_of("ffffffff81a00000 t tcp_v4_rcv\n"
+				   "ffffffff81a00080 t tcp_v4_rcv.cold\n"
+				   "ffffffff81a00100 T tcp_v4_do_rcv\n"
+				   "ffffffff81a00300 T tcp_rcv_state_process\n"
+				   "ffffffff81b00000 d some_data\n"
+				   "ffffffffc0001000 t nf_hook [nf_tables]\n", start, end), 2);
 	assert_true(start[0] == 0xffffffff81a00000ull && end[0] == 0xffffffff81a00080ull);
 	assert_true(start[1] == 0 && end[1] == 0);
 	assert_true(start[2] == 0xffffffff81a00300ull && end[2] == 0xffffffff81b00000ull);
-	unlink(path);
-	free(path);
 }
 
 /* A lower address after a function's line does not end it; the end of
  * the kernel's text ends the search. */
 static void test_lower_addresses_passed_over_and_etext_stops(void **state)
 {
-	char *path = write_file("ffffffff81a00300 T tcp_rcv_state_process\n"
-				"ffffffff81a00000 t tcp_v4_rcv\n"
-				"ffffffff81a00400 T next\n"
-				"ffffffff81c00000 T _etext\n"
-				"ffffffffc0002000 t tcp_v6_rcv [ipv6]\n"
-				"ffffffffc0003000 t after [ipv6]\n");
 	uint64_t start[3], end[3];
 
 	(void)state;
-	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), 2);
+	assert_int_equal(ranges_of("ffffffff81a00300 T tcp_rcv_state_process\n"
+				   "ffffffff81a00000 t tcp_v4_rcv\n"
+				   "ffffffff81a00400 T next\n"
+				   "ffffffff81c00000 T _etext\n"
+				   "ffffffffc0002000 t tcp_v6_rcv [ipv6]\n"
+				   "ffffffffc0003000 t after [ipv6]\n", start, end), 2);
 	assert_true(end[2] == 0xffffffff81a00400ull);
 	assert_true(end[0] == 0xffffffff81a00400ull);
 	assert_true(start[1] == 0);
-	unlink(path);
-	free(path);
 }
 
 /* A data symbol of the same name is no function. */
 static void test_only_text_symbols(void **state)
 {
-	char *path = write_file("ffffffff81a00000 d tcp_v4_rcv\n"
-				"ffffffff81a00100 T tcp_v6_rcv\n"
-				"ffffffff81a00200 T next\n");
 	uint64_t start[3], end[3];
 
 	(void)state;
-	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), 1);
+	assert_int_equal(ranges_of("ffffffff81a00000 d tcp_v4_rcv\n"
+				   "ffffffff81a00100 T tcp_v6_rcv\n"
+				   "ffffffff81a00200 T next\n", start, end), 1);
 	assert_true(start[0] == 0);
 	assert_true(start[1] == 0xffffffff81a00100ull && end[1] == 0xffffffff81a00200ull);
-	unlink(path);
-	free(path);
 }
 
 /* kernel.kptr_restrict hides every address: nothing can be told. */
 static void test_hidden_addresses(void **state)
 {
-	char *path = write_file("0000000000000000 T tcp_v4_rcv\n"
-				"0000000000000000 T tcp_rcv_state_process\n");
 	uint64_t start[3], end[3];
 
 	(void)state;
-	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), -1);
+	assert_int_equal(ranges_of("0000000000000000 T tcp_v4_rcv\n"
+				   "0000000000000000 T tcp_rcv_state_process\n", start, end), -1);
 	assert_int_equal(kallsyms_ranges("/nonexistent/kallsyms", names, 3, start, end), -1);
-	unlink(path);
-	free(path);
 }
 
 /* The last symbol of the file has no end: not a range. */
 static void test_last_symbol_has_no_end(void **state)
 {
-	char *path = write_file("ffffffff81a00000 T tcp_v4_rcv\n");
 	uint64_t start[3], end[3];
 
 	(void)state;
-	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), 0);
+	assert_int_equal(ranges_of("ffffffff81a00000 T tcp_v4_rcv\n", start, end), 0);
 	assert_true(start[0] == 0 && end[0] == 0);
-	unlink(path);
-	free(path);
 }
 
 /* A file of several read blocks: a line that straddles two blocks is
@@ -119,7 +115,7 @@ static void test_last_symbol_has_no_end(void **state)
 static void test_lines_across_blocks(void **state)
 {
 	size_t block = TT_KALLSYMS_BLOCK, zeros = block - 4, size = 3 * block, used = 0;
-	char *text = malloc(size), *path;
+	char *text = malloc(size);
 	uint64_t start[3], end[3];
 
 	(void)state;
@@ -140,13 +136,10 @@ static void test_lines_across_blocks(void **state)
 	snprintf(text + used, size - used, "1 T tcp_v6_rcv\n"
 					   "ffffffff81a00200 T tcp_rcv_state_process\n"
 					   "ffffffff81a00300 T last_without_newline");
-	path = write_file(text);
-	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), 2);
+	assert_int_equal(ranges_of(text, start, end), 2);
 	assert_true(start[0] == 0xffffffff81a00000ull && end[0] == 0xffffffff81a00200ull);
 	assert_true(start[1] == 0 && end[1] == 0);
 	assert_true(start[2] == 0xffffffff81a00200ull && end[2] == 0xffffffff81a00300ull);
-	unlink(path);
-	free(path);
 	free(text);
 }
 
@@ -154,15 +147,12 @@ static void test_lines_across_blocks(void **state)
  * over. */
 static void test_overlong_address_passed_over(void **state)
 {
-	char *path = write_file("1ffffffff81a00000 T tcp_v4_rcv\n"
-				"ffffffff81a00100 T next\n");
 	uint64_t start[3], end[3];
 
 	(void)state;
-	assert_int_equal(kallsyms_ranges(path, names, 3, start, end), 0);
+	assert_int_equal(ranges_of("1ffffffff81a00000 T tcp_v4_rcv\n"
+				   "ffffffff81a00100 T next\n", start, end), 0);
 	assert_true(start[0] == 0 && end[0] == 0);
-	unlink(path);
-	free(path);
 }
 
 int main(void)
