@@ -128,8 +128,14 @@ case_grafana_dashboard() {
 		"$(jq '[.panels[].id] | unique | length' "$DASHBOARD")"
 	expect_eq "dashboard: panels without gridPos" 0 "$(jq '[.panels[] | select(.gridPos.w == null)] | length' "$DASHBOARD")"
 	t0=$(date +%s)
+	# tcp_rfc1337: the exhausting client's timewait sockets must hold their
+	# ports until the port-0 binds. On a busy machine the server's port
+	# once answered the end of such a connection with an RST (NO_SOCKET,
+	# seen by tcp:tcp_send_reset), which ends a timewait socket unless
+	# RFC 1337 is followed: a port came free and the binds succeeded.
 	ns_new "net.ipv4.ip_local_port_range=40000 40009" net.ipv4.tcp_tw_reuse=0 \
-		net.ipv4.tcp_syncookies=0 && in_ns ip route add prohibit 10.78.2.0/24 || return 1
+		net.ipv4.tcp_syncookies=0 net.ipv4.tcp_rfc1337=1 &&
+		in_ns ip route add prohibit 10.78.2.0/24 || return 1
 	mkdir -p "$WORK/idle" && cp "$(command -v sleep)" "$WORK/idle/$s"
 	in_ns "$WORK/idle/$s" 300 &
 	local idle=$!
@@ -271,8 +277,8 @@ case_grafana_dashboard() {
 	expect_panel "Local ports run out: connect() EADDRNOTAVAIL, bind() EADDRINUSE" A "$c $((n4 - n3))"
 	expect_panel "Local ports run out: connect() EADDRNOTAVAIL, bind() EADDRINUSE" B "$c $n8"
 	# The exhausting client's ports stay held by its timewait sockets, as
-	# many as ss still shows toward 8082: all of them, unless an RST ended
-	# one early (a late segment of a busy machine; once in a fresh run).
+	# many as ss still shows toward 8082: all of them, since an RST cannot
+	# end them here (tcp_rfc1337 above).
 	local free82 fewest
 	free82=$((10 - $(tw_count dport 8082)))
 	log "    timewait toward 8082: $((10 - free82)) of $n3, TcpExtTWKilled $(nstat_of TcpExtTWKilled)"
