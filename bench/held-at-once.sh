@@ -8,7 +8,7 @@
 # It prints each check, tcptrace's map memory, the time taken and
 # "N passed, N failed"; it exits 1 on any failure, 2 on bad usage.
 #
-#   bench/held-at-once.sh [-k PAIRS] [-n CONNECTIONS] [--max-sockets N]
+#   bench/held-at-once.sh [-k PAIRS] [-n CONNECTIONS] [--max-sockets N] [--catch-nested]
 #
 # Root only, after make. A heavy run (by default 507,000 connections and
 # 1,014,000 sockets): see bench/README.md.
@@ -23,6 +23,7 @@ TT_SCENARIO=${TT_SCENARIO:-$TOP/build/tt-scenario}
 PAIRS=26
 CONNS=19500
 MAX_SOCKETS=1100000
+CATCH_NESTED=()
 BASE_PORT=9000
 UP_LIMIT=900  # seconds the clients may take to connect everything
 END_LIMIT=120 # seconds the scenario may take to end after the release
@@ -37,10 +38,12 @@ FAILED=0
 
 usage() {
 	cat >&2 <<EOF
-usage: $0 [-k PAIRS] [-n CONNECTIONS] [--max-sockets N]
+usage: $0 [-k PAIRS] [-n CONNECTIONS] [--max-sockets N] [--catch-nested]
   -k PAIRS         server and client processes, one pair per server port (default $PAIRS)
   -n CONNECTIONS   connections each client opens and holds (default $CONNS)
   --max-sockets N  tcptrace's --max-sockets (default $MAX_SOCKETS)
+  --catch-nested   tcptrace's --catch-nested: the release ends every connection at once,
+                   where the default loses the events a softirq nests in a program
 EOF
 	exit 2
 }
@@ -63,6 +66,7 @@ parse_args() {
 		-k) [ $# -ge 2 ] && is_count "$2" || usage; PAIRS=$2; shift 2 ;;
 		-n) [ $# -ge 2 ] && is_count "$2" || usage; CONNS=$2; shift 2 ;;
 		--max-sockets) [ $# -ge 2 ] && is_count "$2" || usage; MAX_SOCKETS=$2; shift 2 ;;
+		--catch-nested) CATCH_NESTED=(--catch-nested); shift ;;
 		-h|--help) usage ;;
 		*) log "held-at-once: unknown option $1"; usage ;;
 		esac
@@ -187,7 +191,7 @@ start_servers() {
 
 start_tracer() {
 	local i
-	"$TCPTRACE" --max-sockets "$MAX_SOCKETS" -p "$NAME" -i 1 --csv "$WORK/t.csv" \
+	"$TCPTRACE" --max-sockets "$MAX_SOCKETS" "${CATCH_NESTED[@]}" -p "$NAME" -i 1 --csv "$WORK/t.csv" \
 		>"$WORK/tracer.out" 2>"$WORK/tracer.err" &
 	TRACER_PID=$!
 	for i in $(seq 1200); do
@@ -415,8 +419,10 @@ check_after_release() {
 	expect_eq "RSTs received, timeouts" 0/0 "$(($(csv_total rst_recv_in) + $(csv_total rst_recv_out)))/$((
 		$(csv_total timeout_in) + $(csv_total timeout_out)))"
 	expect_eq "untracked over the run" 0 "$(csv_total untracked)"
+	# Every summary line that counts something, but the twins' own (events
+	# caught and counted, under --catch-nested).
 	expect_eq "sockets not followed, events lost (tcptrace's summary)" 0 \
-		"$(grep -cE '^tcptrace: [0-9]+ ' "$WORK/tracer.err")"
+		"$(grep -E '^tcptrace: [0-9]+ ' "$WORK/tracer.err" | grep -cv 'counted by its twin')"
 	grep -E '^tcptrace: [0-9]+ ' "$WORK/tracer.err" >&2
 	log "    CSV totals: $(awk -F, 'NR == 1 { for (i = 5; i <= 23; i++) h[i] = $i; next }
 		{ for (i = 5; i <= 23; i++) s[i] += $i }

@@ -79,8 +79,8 @@ short|report|real run: a full accept queue drops SYNs, which go again
 short|report|real run --by dest: one destination runs out of local ports
 scale|integration|102,000 concurrent connections, exact
 scale|integration|1,000,000 connections through haproxy: totals = nstat and ss
-scale|held|-k 13 -n 3750 --max-sockets 100000
-scale|held|
+scale|held|-k 13 -n 3750 --max-sockets 100000 --catch-nested
+scale|held|--catch-nested
 EOF
 	for series in $KERNELS; do echo "guest|kernel|$series"; done
 )
@@ -88,7 +88,10 @@ EOF
 KINDS=() SUITES=() ARGS=() LABELS=() COUNTS=() DONE=() FAILS=() SECS=()
 while IFS='|' read -r kind suite arg; do
 	case $suite in
-	held) label="held-at-once ${arg:-(default: 1,014,000 sockets)}" ;;
+	held)
+		label="held-at-once $arg"
+		[[ $arg == *-k* ]] || label+=" (default: 1,014,000 sockets)"
+		;;
 	kernel) label="kernel $arg (tests/kernel/run.sh)" ;;
 	*) label="$suite: $arg" ;;
 	esac
