@@ -277,8 +277,8 @@ case_grafana_dashboard() {
 	expect_panel "Local ports run out: connect() EADDRNOTAVAIL, bind() EADDRINUSE" A "$c $((n4 - n3))"
 	expect_panel "Local ports run out: connect() EADDRNOTAVAIL, bind() EADDRINUSE" B "$c $n8"
 	# The exhausting client's ports stay held by its timewait sockets, as
-	# many as ss still shows toward 8082: all of them, since an RST cannot
-	# end them here (tcp_rfc1337 above).
+	# many as ss still shows toward 8082 in TIME-WAIT: all of them, since an
+	# RST no longer ends one there (tcp_rfc1337 above).
 	local free82 fewest
 	free82=$((10 - $(tw_count dport 8082)))
 	log "    timewait toward 8082: $((10 - free82)) of $n3, TcpExtTWKilled $(nstat_of TcpExtTWKilled)"
