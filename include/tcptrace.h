@@ -143,7 +143,7 @@ struct tt_other_rst_key {
 struct tt_sock {
 	__u32 tgid;
 	__u16 flags; /* TT_SK_* */
-	__u8 side;
+	__u8 side; /* enum tt_side, and TT_SOCK_GONE */
 	/* TT_ACCEPTED_*: what accept() did, where it is traced, set by
 	 * on_accept alone, which holds no lock of the socket, until a program
 	 * that holds it takes it into flags (settle_accept, accept.bpf.h). */
@@ -158,6 +158,14 @@ struct tt_sock {
 	};
 	__u32 slot; /* tgid's index in proc_counters, or TT_NO_SLOT */
 };
+
+/* In tt_sock's side: the socket was found gone with its entry still here
+ * (its destruction unseen), by the sweep at exit. */
+#define TT_SOCK_GONE 0x80
+/* The socket table's buckets that one run of the sweep looks at, with
+ * bpf_loop and without. */
+#define TT_SWEEP_BUCKETS 16384
+#define TT_SWEEP_BUCKETS_UNROLLED 64
 
 /* A process with no counter slot: every slot is taken (--max-procs). */
 #define TT_NO_SLOT 0xffffffffu

@@ -139,6 +139,9 @@ static __always_inline bool sock_filter_may_hold(__u64 key)
  * socket at the same address found the entry. */
 __u64 ends_unseen = 0;
 
+/* The same, found by the sweep at exit: the entry's socket is gone. */
+__u64 ends_swept = 0;
+
 /* Sockets held outside their home bucket, for bench/held-at-once.sh. */
 __s64 sockets_spilled = 0;
 
@@ -272,20 +275,28 @@ static __always_inline bool sock_read_common(struct sock_common *c, const void *
 
 static __always_inline bool sock_awaits_touch(const struct tt_sock *s)
 {
-	return s->side == TT_SIDE_IN && !(s->flags & TT_SK_TOUCHED);
+	return (s->side & 1) == TT_SIDE_IN && !(s->flags & TT_SK_TOUCHED);
+}
+
+/* A connection whose end no program saw, found by a new socket at its
+ * address; not one the sweep has said already. */
+static __always_inline bool sock_end_unseen(__u16 flags, __u8 side)
+{
+	return (flags & TT_SK_ESTABLISHED) && !(side & TT_SOCK_GONE);
 }
 
 /* Every followed socket leaves the table here, so that the filters stay
  * exact. Its entry is read before it goes: the kernel may reuse the
  * address at once. found: the entry the caller's lookup gave, which saves
- * a second search, or TT_NO_ENTRY. Returns the entry's TT_SK_* flags, or
- * -1 when key has no entry. */
+ * a second search, or TT_NO_ENTRY. Returns the entry's TT_SK_* flags and
+ * its side << 16, or -1 when key has no entry. */
 __noinline int sock_forget(__u64 key, __u32 found)
 {
 	__u32 home, filter = sock_filter_slot(key), entry = found, i, w;
 	struct tt_sock_bucket *b, *h;
 	bool untouched;
 	__u16 flags;
+	__u8 side;
 	__u32 slot;
 
 	if (!sock_filter_may_hold(key))
@@ -305,6 +316,7 @@ __noinline int sock_forget(__u64 key, __u32 found)
 	home = sock_home_bucket(key);
 	untouched = sock_awaits_touch(&b->s[w]);
 	flags = b->s[w].flags;
+	side = b->s[w].side;
 	slot = b->s[w].slot;
 	sock_way_release(b, w);
 	if (i != home) {
@@ -320,7 +332,46 @@ __noinline int sock_forget(__u64 key, __u32 found)
 		sock_count_awaiting(flags, -1);
 	}
 	proc_count_sockets(slot, -1);
-	return flags;
+	return flags | (__u32)side << 16;
+}
+
+/* The sweep at exit (sweep_sockets_gone): way w of bucket b, if its
+ * socket is gone. A followed socket leaves the table at its destruction's
+ * event, before the kernel drops its last reference; an entry whose
+ * socket has none left is one whose destruction no program ran for. The
+ * memory of a freed socket keeps its count at zero until a new socket
+ * takes it: its slab puts its free list outside the object
+ * (SLAB_TYPESAFE_BY_RCU). Marked, so that a new socket at its address
+ * does not count it again in ends_unseen; not freed, which would race
+ * with the programs' own sock_forget. */
+static __always_inline void sock_sweep_way(struct tt_sock_bucket *b, int w)
+{
+	__u64 key = b->sk[w];
+	__u16 flags = b->s[w].flags;
+	int refs = 1;
+
+	if (!key || (b->s[w].side & TT_SOCK_GONE))
+		return;
+	if (bpf_probe_read_kernel(&refs, sizeof(refs),
+				  (void *)key + bpf_core_field_offset(struct sock_common, skc_refcnt)) ||
+	    refs || b->sk[w] != key)
+		return;
+	b->s[w].side |= TT_SOCK_GONE;
+	if (flags & TT_SK_ESTABLISHED)
+		__sync_fetch_and_add(&ends_swept, 1);
+}
+
+/* The sweep's step: bucket i's ways. Global, verified once. Returns
+ * nonzero past the last bucket. */
+__noinline int sock_sweep_bucket(__u32 i)
+{
+	struct tt_sock_bucket *b = bpf_map_lookup_elem(&sock_table, &i);
+
+	if (!b)
+		return 1;
+	for (int w = 0; w < TT_SOCK_WAYS; w++)
+		sock_sweep_way(b, w);
+	return 0;
 }
 
 static __always_inline void sock_forget_sk(const struct sock *sk)
@@ -417,7 +468,7 @@ __noinline __u32 sock_track(__u64 key, __u32 tgid, __u32 slot, __u32 side_flags)
 	/* Left by an earlier socket at this address whose destruction went
 	 * unseen: its connection's end cannot be counted any more. */
 	left = sock_forget(key, TT_NO_ENTRY);
-	if (left > 0 && (left & TT_SK_ESTABLISHED))
+	if (left > 0 && sock_end_unseen(left, left >> 16))
 		__sync_fetch_and_add(&ends_unseen, 1);
 	entry = sock_claim(key, tgid, slot, side_flags);
 	if (entry == TT_NO_ENTRY) {

@@ -151,9 +151,12 @@ static __always_inline void conn_on_connect(const struct sock *sk, struct net *n
 	struct tt_sock *old = sock_find(sk), *s;
 
 	if (old) {
-		accept_settle(sk, old);
-		listener_touch(sk, old); /* connect() after connect(AF_UNSPEC) by its owner */
-		conn_finish(sk, net, old);
+		/* Else the sweep at exit has said its end was not counted. */
+		if (!(old->side & TT_SOCK_GONE)) {
+			accept_settle(sk, old);
+			listener_touch(sk, old); /* connect() after connect(AF_UNSPEC) by its owner */
+			conn_finish(sk, net, old);
+		}
 		sock_forget_sk(sk);
 	}
 	/* Most connects on a machine are of processes not traced: the
@@ -289,7 +292,7 @@ static __always_inline void conn_on_set_state(struct sock *sk, int oldstate, int
 	 * was left at this address by a socket whose end went unseen, and
 	 * the new one must not take its owner. */
 	if (s && oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED && !accept_made_at(s)) {
-		if (s->flags & TT_SK_ESTABLISHED)
+		if (sock_end_unseen(s->flags, s->side))
 			__sync_fetch_and_add(&ends_unseen, 1);
 		sock_forget_sk(sk);
 		s = NULL;
@@ -666,6 +669,38 @@ int BPF_PROG(catch_destroy_sock, struct sock *sk)
 {
 	if (nested_skipped_by_primary(TT_HOOK_DESTROY, sk, nested_event_what(0, 0)))
 		conn_on_destroy(sk);
+	return 0;
+}
+
+/* Never attached: at exit user space runs it over the socket table,
+ * TT_SWEEP_BUCKETS buckets a run from the first it is given, to find the
+ * entries of sockets whose destruction no program ran for (tracer_sweep).
+ * A raw tracepoint program run by BPF_PROG_TEST_RUN: every kernel from
+ * 5.10 on runs one on demand, where some refuse iterators over a map. */
+static long sweep_step(__u32 n, void *first)
+{
+	return sock_sweep_bucket(*(__u32 *)first + n) ? 1 : 0;
+}
+
+SEC("raw_tp")
+int sweep_sockets_gone(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 first = ctx->args[0];
+
+	bpf_loop(TT_SWEEP_BUCKETS, sweep_step, &first, 0);
+	return 0;
+}
+
+/* Kernels before 5.17 have no bpf_loop: a loop the verifier walks
+ * through, of fewer buckets. User space loads one of the two. */
+SEC("raw_tp")
+int sweep_sockets_gone_unrolled(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 first = ctx->args[0];
+
+	for (__u32 n = 0; n < TT_SWEEP_BUCKETS_UNROLLED; n++)
+		if (sock_sweep_bucket(first + n))
+			break;
 	return 0;
 }
 

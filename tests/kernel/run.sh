@@ -134,6 +134,8 @@ case_boot_and_load() {
 		"tcptrace: tracing the named processes, $(guest existing) existing sockets found, acceptors named at accept(); Ctrl-C to stop" \
 		"$(grep '^tcptrace: tracing' "$GUEST/tracer.err")"
 	expect_eq "tcptrace exit status" 0 "$(guest tcptrace-exit)"
+	expect_eq "socket table swept at exit (no line saying it could not be)" 0 \
+		"$(grep -c '^tcptrace: cannot look for connections whose end no program saw' "$GUEST/tracer.err")"
 	local mode
 	for mode in fin-server fin-client linger0-server linger0-client linger2-server tw-overflow held \
 		moment listen-queue defer exhaust shared fastopen keepalive; do
@@ -146,6 +148,7 @@ case_boot_and_load() {
 	log "    guest's $(grep -m1 '^tcptrace: start-up' "$GUEST/tracer.err")"
 	log "    guest's $(grep -m1 '^tcptrace: verifier: all programs' "$GUEST/tracer.err" | tr -s ' ')"
 	log "    guest's $(grep -m1 '^tcptrace: followed sockets' "$GUEST/tracer.err")"
+	log "    guest's $(grep -m1 '^tcptrace: verifier: sweep_sockets_gone' "$GUEST/tracer.err" | tr -s ' ')"
 }
 
 # Each case below needs a guest run where tcptrace started; without it, it

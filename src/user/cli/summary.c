@@ -26,7 +26,7 @@ void summary_print(struct tracer *t, struct report *rep, const struct tt_snapsho
 	};
 	struct tt_dest_row *dests = calloc(last->n_dests ? last->n_dests : 1, sizeof(*dests));
 	uint64_t lost, ends_lost, unattached;
-	int attach_error;
+	int attach_error, swept;
 	size_t n;
 
 	if (!totals || !dests || !listeners) {
@@ -65,6 +65,10 @@ void summary_print(struct tracer *t, struct report *rep, const struct tt_snapsho
 	if (ends_lost)
 		fprintf(stderr, "tcptrace: %llu of them sockets' ends: the close of any "
 				"followed one among them is not counted\n", (unsigned long long)ends_lost);
+	swept = tracer_sweep(t);
+	if (swept)
+		fprintf(stderr, "tcptrace: cannot look for connections whose end no program saw "
+				"(%s)\n", strerror(-swept));
 	if (tracer_ends_unseen(t))
 		fprintf(stderr, "tcptrace: %llu connections' ends not counted: no program ran for "
 				"their sockets' destruction\n", (unsigned long long)tracer_ends_unseen(t));

@@ -18,6 +18,7 @@ const struct tt_test_hooks *tt_test_hooks(void)
 		hooks.listeners_late_ms = getenv("TCPTRACE_TEST_LISTENERS_LATE_MS");
 		hooks.args_kept = getenv("TCPTRACE_TEST_ARGS_KEPT") != NULL;
 		hooks.retrans_skip_every = getenv("TCPTRACE_TEST_RETRANS_SKIP_EVERY");
+		hooks.sweep_unrolled = getenv("TCPTRACE_TEST_SWEEP_UNROLLED") != NULL;
 		read = true;
 	}
 	return &hooks;

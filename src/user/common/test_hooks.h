@@ -30,6 +30,9 @@ struct tt_test_hooks {
 	/* TCPTRACE_TEST_RETRANS_SKIP_EVERY=N: the retransmit hook ignores
 	 * every Nth event, as if the kernel had run no program for it. */
 	const char *retrans_skip_every;
+	/* TCPTRACE_TEST_SWEEP_UNROLLED: the sweep at exit without bpf_loop,
+	 * as before Linux 5.17. */
+	bool sweep_unrolled;
 };
 
 /* Read from the environment at the first call. */

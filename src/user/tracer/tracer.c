@@ -377,6 +377,10 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 				  cfg->catch_nested && !t->reasons_available);
 	bpf_program__set_autoload(skel->progs.catch_receive_reset, cfg->catch_nested);
 	bpf_program__set_autoload(skel->progs.catch_destroy_sock, cfg->catch_nested);
+	t->sweep_loops = !tt_test_hooks()->sweep_unrolled &&
+			 libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_loop, NULL) == 1;
+	bpf_program__set_autoload(skel->progs.sweep_sockets_gone, t->sweep_loops);
+	bpf_program__set_autoload(skel->progs.sweep_sockets_gone_unrolled, !t->sweep_loops);
 	/* The verdicts by process are kept only with names to match. */
 	bpf_program__set_autoload(skel->progs.handle_task_rename, skel->rodata->trace_comms);
 	/* fexit/inet_csk_accept where it loads, else the read hook. */
@@ -540,6 +544,7 @@ int tracer_attach(struct tracer *t)
 			if (!bpf_program__autoload(prog) || is_twin(prog) != twins ||
 			    (prog == t->skel->progs.handle_kfree_skb && !t->listen_drops_exact) ||
 			    bpf_program__expected_attach_type(prog) == BPF_TRACE_ITER ||
+			    bpf_program__type(prog) == BPF_PROG_TYPE_RAW_TRACEPOINT ||
 			    acceptors_own(&t->acceptors, prog) || syscall_hooks_own(t->skel, prog) ||
 			    (skip && !strcmp(skip, bpf_program__name(prog))))
 				continue;
@@ -626,7 +631,27 @@ void tracer_test_detach(struct tracer *t, const char *name)
 
 uint64_t tracer_ends_unseen(const struct tracer *t)
 {
-	return __atomic_load_n(&t->skel->bss->ends_unseen, __ATOMIC_RELAXED);
+	return __atomic_load_n(&t->skel->bss->ends_unseen, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&t->skel->bss->ends_swept, __ATOMIC_RELAXED);
+}
+
+int tracer_sweep(struct tracer *t)
+{
+	int fd = bpf_program__fd(t->sweep_loops ? t->skel->progs.sweep_sockets_gone :
+						  t->skel->progs.sweep_sockets_gone_unrolled);
+	__u32 buckets = bpf_map__max_entries(t->skel->maps.sock_table);
+	__u32 step = t->sweep_loops ? TT_SWEEP_BUCKETS : TT_SWEEP_BUCKETS_UNROLLED;
+
+	for (__u32 first = 0; first < buckets; first += step) {
+		__u64 args[1] = { first };
+		struct bpf_test_run_opts run = {
+			.sz = sizeof(run), .ctx_in = args, .ctx_size_in = sizeof(args),
+		};
+
+		if (bpf_prog_test_run_opts(fd, &run))
+			return -errno;
+	}
+	return 0;
 }
 
 uint64_t tracer_retrans_late(const struct tracer *t)
@@ -655,9 +680,10 @@ void tracer_print_sockets_left(struct tracer *t, FILE *f)
 			if (bpf_map_lookup_elem(fd, &home, &h))
 				h.spilled = 0;
 			fprintf(f, "tcptrace: socket left: tgid %u side %u flags 0x%x bucket %u "
-				   "home %u (spilled %u) claims %u\n",
-				b.s[w].tgid, b.s[w].side, b.s[w].flags, i, home, h.spilled,
-				b.claims[w]);
+				   "home %u (spilled %u) claims %u at %#llx%s\n",
+				b.s[w].tgid, b.s[w].side & 1, b.s[w].flags, i, home, h.spilled,
+				b.claims[w], (unsigned long long)b.sk[w],
+				b.s[w].side & TT_SOCK_GONE ? " (gone)" : "");
 		}
 	}
 }

@@ -78,6 +78,7 @@ struct tracer {
 	bool reasons_available; /* tcp_send_reset carries enum sk_rst_reason */
 	bool listen_drops_exact; /* drops that were no connection attempt are told apart */
 	bool cookies_mark;       /* followed sockets are marked by their cookies */
+	bool sweep_loops;        /* the sweep at exit runs with bpf_loop */
 	struct drop_sites sites;
 	struct slot_fill fill;
 	struct tt_reason_names reason_names;
@@ -134,8 +135,12 @@ uint64_t tracer_map_bytes(struct tracer *t);
  * it events would. */
 void tracer_test_detach(struct tracer *t, const char *name);
 /* Connections whose socket's destruction no program ran for, found when a
- * new socket took the address. */
+ * new socket took the address, or by tracer_sweep. */
 uint64_t tracer_ends_unseen(const struct tracer *t);
+/* Looks through the socket table for sockets gone with their entry still
+ * there (sweep_sockets_gone), once, at the end: before
+ * tracer_ends_unseen, which then counts them. Returns 0 or -errno. */
+int tracer_sweep(struct tracer *t);
 /* Segments sent again whose event no program handled, counted from the
  * socket's own count at its next one or at the connection's end. */
 uint64_t tracer_retrans_late(const struct tracer *t);
