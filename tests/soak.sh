@@ -66,7 +66,7 @@ short|integration|without CAP_SYS_ADMIN: another namespace said, its own read
 short|integration|data segments sent again --by dest: each destination's = its client's, the finding names the lossy one
 short|integration|clean exit: count, duration, signals, closed stdout, traced process gone, SIGKILL
 short|integration|wrk against haproxy at maxconn: the load_client finding = wrk's connections, TCPSynRetrans
-short|integration|ends no program saw: each connection counted once, ended or said not counted
+short|integration|ends no program saw: each connection counted once, ended, said not counted, or left
 short|e2e|L4 nginx stream, ab: the backend's FIN passed on, TIME_WAIT where each hop accepted
 short|e2e|vegeta at a constant rate, nginx without an upstream pool: its upstream TIME_WAIT grows by the rate
 short|e2e|listen queue: haproxy maxconn 20 backlog 16, ab -c 300: drops = ListenDrops, SYN retries

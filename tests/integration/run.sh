@@ -84,7 +84,7 @@ run_case "connections in an accept queue at start: the listener's" case_unaccept
 run_case "servers that start while tcptrace starts are counted" case_servers_starting_with_tcptrace
 run_case "-p NAME not running yet: waited for, counted from its start" case_name_not_running_yet
 run_case "self-check: refuses when its programs see nothing, shows nowhere otherwise" case_self_check
-run_case "ends no program saw: each connection counted once, ended or said not counted" case_ends_unseen_counted
+run_case "ends no program saw: each connection counted once, ended, said not counted, or left" case_ends_unseen_counted
 run_case "ends no program saw, swept at exit without bpf_loop (before 5.17)" case_ends_unseen_swept_unrolled
 run_case "without CAP_SYS_ADMIN: another namespace said, its own read" case_without_sys_admin
 run_case "timewait sockets awaiting the peer's FIN keep their owner" case_timewait_awaiting_peer_fin

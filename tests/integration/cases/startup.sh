@@ -291,10 +291,11 @@ case_self_check() {
 # gives no BPF program the event (docs/reliability.md): here every one,
 # the destruction's program detached before tcptrace says it is tracing. Each
 # connection is then counted once: its end counted another way (a
-# connect() that finds its entry), or among the ends tcptrace says it could
-# not count, found by a new socket at its address or by the sweep at exit
-# (its entry left, its socket gone). Every socket of the run is gone at
-# the end, so no entry of a live socket is left.
+# connect() that finds its entry), among the ends tcptrace says it could
+# not count (found by a new socket at its address, or by the sweep at
+# exit: its entry left, its socket gone), or left in the table with a live
+# socket at its address. Sockets' memory is the machine's: how many ends
+# go which way depends on what else runs, so only the whole is checked.
 case_ends_unseen_counted() {
 	ends_unseen_counted
 }
@@ -329,12 +330,14 @@ ends_unseen_counted() {
 	# Entries of a connection (TT_SK_ESTABLISHED, bit 0 of the flags).
 	gone=$(awk -v a="$SRV" -v b="$CLI" '/^tcptrace: socket left:/ && ($5 == a || $5 == b) &&
 		$9 ~ /[13579bdf]$/ && / \(gone\)$/' "$WORK/tracer.err" | wc -l)
-	live=$(grep '^tcptrace: socket left:' "$WORK/tracer.err" | grep -vc ' (gone)$')
+	live=$(awk -v a="$SRV" -v b="$CLI" '/^tcptrace: socket left:/ && ($5 == a || $5 == b) &&
+		$9 ~ /[13579bdf]$/ && !/ \(gone\)$/' "$WORK/tracer.err" | wc -l)
 	unseen=${unseen:-0}
-	log "    ends counted $ends, said not counted $unseen ($gone found at exit), entries of live sockets left $live"
-	expect_eq "some ends said not counted found by a new socket at their address (said - found at exit)" \
-		1 "$((unseen - gone > 0))"
-	expect_eq "some found at exit" 1 "$((gone > 0))"
-	expect_eq "ends counted + ends not counted = connections" "$conns" "$((ends + unseen))"
-	expect_eq "entries of live sockets left" 0 "$live"
+	log "    ends counted $ends, said not counted $unseen ($gone found gone at exit), entries of live sockets left $live"
+	expect_eq "socket table swept at exit (no line saying it could not be)" 0 \
+		"$(grep -c '^tcptrace: cannot look for connections whose end no program saw' "$WORK/tracer.err")"
+	expect_eq "some ends said not counted" 1 "$((unseen > 0))"
+	expect_eq "entries found gone at exit, among the ends said not counted" 1 "$((gone <= unseen))"
+	expect_eq "ends counted + ends not counted + entries of live sockets left = connections" "$conns" \
+		"$((ends + unseen + live))"
 }
