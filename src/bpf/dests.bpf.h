@@ -40,7 +40,7 @@ static __always_inline struct tt_dest_counters *dest_of(const struct sock *sk, s
 	struct tt_dest_key key = {};
 	const struct sock_common *c = &sk->__sk_common;
 
-	if (!by_dest || s->side != TT_SIDE_OUT)
+	if (!by_dest || (s->side & 1) != TT_SIDE_OUT)
 		return NULL;
 	key.slot = sock_proc_slot(s);
 	if (key.slot == TT_NO_SLOT)

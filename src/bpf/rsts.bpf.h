@@ -73,7 +73,7 @@ static __always_inline bool rst_counted_at_end(const struct sock *sk)
 static __always_inline void rst_count_reason(struct tt_sock *s)
 {
 	struct tt_reason_key key = { .slot = sock_proc_slot(s), .reason = s->rst_reason,
-				     .side = s->side };
+				     .side = s->side & 1 };
 	__u64 zero = 0, *count;
 
 	if (key.slot == TT_NO_SLOT)

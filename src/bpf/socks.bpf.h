@@ -335,26 +335,41 @@ __noinline int sock_forget(__u64 key, __u32 found)
 	return flags | (__u32)side << 16;
 }
 
+/* Whether the socket at address key is gone: its destruction's event,
+ * where a followed socket leaves the table, comes before the kernel drops
+ * its last reference. The memory of a freed socket keeps its count at
+ * zero until a new socket takes it: its slab puts its free list outside
+ * the object (SLAB_TYPESAFE_BY_RCU). A new socket there is not the one
+ * followed where it has no cookie and cookies mark the followed ones. */
+static __always_inline bool sock_gone(__u64 key)
+{
+	const void *skc = (const void *)key;
+	__u64 cookie = 0;
+	int refs = 1;
+
+	if (bpf_probe_read_kernel(&refs, sizeof(refs),
+				  skc + bpf_core_field_offset(struct sock_common, skc_refcnt)))
+		return false;
+	if (!refs)
+		return true;
+	if (!cookie_marks_followed ||
+	    bpf_probe_read_kernel(&cookie, sizeof(cookie),
+				  skc + bpf_core_field_offset(struct sock_common, skc_cookie)))
+		return false;
+	return !cookie;
+}
+
 /* The sweep at exit (sweep_sockets_gone): way w of bucket b, if its
- * socket is gone. A followed socket leaves the table at its destruction's
- * event, before the kernel drops its last reference; an entry whose
- * socket has none left is one whose destruction no program ran for. The
- * memory of a freed socket keeps its count at zero until a new socket
- * takes it: its slab puts its free list outside the object
- * (SLAB_TYPESAFE_BY_RCU). Marked, so that a new socket at its address
- * does not count it again in ends_unseen; not freed, which would race
- * with the programs' own sock_forget. */
+ * socket is gone, an entry whose socket's destruction no program ran for.
+ * Marked, so that a new socket at its address does not count it again in
+ * ends_unseen; not freed, which would race with the programs' own
+ * sock_forget. */
 static __always_inline void sock_sweep_way(struct tt_sock_bucket *b, int w)
 {
 	__u64 key = b->sk[w];
 	__u16 flags = b->s[w].flags;
-	int refs = 1;
 
-	if (!key || (b->s[w].side & TT_SOCK_GONE))
-		return;
-	if (bpf_probe_read_kernel(&refs, sizeof(refs),
-				  (void *)key + bpf_core_field_offset(struct sock_common, skc_refcnt)) ||
-	    refs || b->sk[w] != key)
+	if (!key || (b->s[w].side & TT_SOCK_GONE) || !sock_gone(key) || b->sk[w] != key)
 		return;
 	b->s[w].side |= TT_SOCK_GONE;
 	if (flags & TT_SK_ESTABLISHED)

@@ -25,7 +25,7 @@ __u64 tw_stamp = 0;
 static __always_inline void timewait_record_owner(const struct tt_tw_key *key, struct tt_sock *s)
 {
 	struct tt_tw_record r = {
-		.kind = TT_TW_OWNER, .stamp = tw_stamp, .slot = sock_proc_slot(s), .side = s->side
+		.kind = TT_TW_OWNER, .stamp = tw_stamp, .slot = sock_proc_slot(s), .side = s->side & 1
 	};
 
 	r.key = *key;
