@@ -318,7 +318,7 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 	const struct tracer_config *cfg = &t->cfg;
 	int ids[KERNEL_TYPES], err;
 	struct tcptrace_bpf *skel;
-	bool at_accept, retrans_err;
+	bool at_accept, retrans_err, sweep_loops;
 	struct btf *btf;
 
 	t->cfg = *config;
@@ -377,10 +377,10 @@ int tracer_open(struct tracer *t, const struct tracer_config *config)
 				  cfg->catch_nested && !t->reasons_available);
 	bpf_program__set_autoload(skel->progs.catch_receive_reset, cfg->catch_nested);
 	bpf_program__set_autoload(skel->progs.catch_destroy_sock, cfg->catch_nested);
-	t->sweep_loops = !tt_test_hooks()->sweep_unrolled &&
-			 libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_loop, NULL) == 1;
-	bpf_program__set_autoload(skel->progs.sweep_sockets_gone, t->sweep_loops);
-	bpf_program__set_autoload(skel->progs.sweep_sockets_gone_unrolled, !t->sweep_loops);
+	sweep_loops = !tt_test_hooks()->sweep_unrolled &&
+		      libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_loop, NULL) == 1;
+	bpf_program__set_autoload(skel->progs.sweep_sockets_gone, sweep_loops);
+	bpf_program__set_autoload(skel->progs.sweep_sockets_gone_unrolled, !sweep_loops);
 	/* The verdicts by process are kept only with names to match. */
 	bpf_program__set_autoload(skel->progs.handle_task_rename, skel->rodata->trace_comms);
 	/* fexit/inet_csk_accept where it loads, else the read hook. */
@@ -539,7 +539,8 @@ int tracer_attach(struct tracer *t)
 		bpf_object__for_each_program(prog, t->skel->obj) {
 			struct bpf_link *link;
 
-			/* The seeding runs the iterator itself (walk_listeners). */
+			/* The seeding runs the iterator itself (walk_listeners), the
+			 * summary the sweep (raw_tp, run on demand). */
 			/* Without the drop sites' addresses it would count nothing. */
 			if (!bpf_program__autoload(prog) || is_twin(prog) != twins ||
 			    (prog == t->skel->progs.handle_kfree_skb && !t->listen_drops_exact) ||
@@ -637,10 +638,11 @@ uint64_t tracer_ends_unseen(const struct tracer *t)
 
 int tracer_sweep(struct tracer *t)
 {
-	int fd = bpf_program__fd(t->sweep_loops ? t->skel->progs.sweep_sockets_gone :
-						  t->skel->progs.sweep_sockets_gone_unrolled);
+	bool loops = bpf_program__autoload(t->skel->progs.sweep_sockets_gone);
+	int fd = bpf_program__fd(loops ? t->skel->progs.sweep_sockets_gone :
+					 t->skel->progs.sweep_sockets_gone_unrolled);
 	__u32 buckets = bpf_map__max_entries(t->skel->maps.sock_table);
-	__u32 step = t->sweep_loops ? TT_SWEEP_BUCKETS : TT_SWEEP_BUCKETS_UNROLLED;
+	__u32 step = loops ? TT_SWEEP_BUCKETS : TT_SWEEP_BUCKETS_UNROLLED;
 
 	for (__u32 first = 0; first < buckets; first += step) {
 		__u64 args[1] = { first };

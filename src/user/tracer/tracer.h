@@ -78,7 +78,6 @@ struct tracer {
 	bool reasons_available; /* tcp_send_reset carries enum sk_rst_reason */
 	bool listen_drops_exact; /* drops that were no connection attempt are told apart */
 	bool cookies_mark;       /* followed sockets are marked by their cookies */
-	bool sweep_loops;        /* the sweep at exit runs with bpf_loop */
 	struct drop_sites sites;
 	struct slot_fill fill;
 	struct tt_reason_names reason_names;
